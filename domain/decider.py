@@ -1,0 +1,92 @@
+"""The shape every game has: a decider (Chassaing's pattern), bundled as one frozen value.
+
+A game is a set of pure functions over immutable msgspec Structs::
+
+    initial_state(options) -> State            # before the game starts: nothing dealt
+    start(state, ctx) -> list[Event]           # the setup (shuffle, deal), randomness via ctx
+    decide(state, command, ctx) -> list[Event] # raises RuleViolation
+    evolve(state, event) -> State              # total, deterministic, no RNG, no clock
+    view(state, viewer) -> View                # Seat(n) | Spectator | Moderator
+    redact(event, viewer) -> Event | None      # what a viewer may see of one event
+    legal_commands(state, seat) -> list[Command]
+    deadline(state) -> float | None            # when the server must act on its own
+    on_deadline(state) -> Command              # what it sends then (with ctx.seat = None)
+    outcome(state) -> Outcome | None           # None while the game runs
+
+The service and the projections only ever see a ``Decider``; they never import a game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from domain.errors import RuleViolation
+from domain.viewers import Viewer
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every game's events: facts in the past tense, tagged by class name."""
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every game's commands: imperatives, tagged by class name."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What ``decide`` may use beyond the state: the RNG, the clock and who is acting.
+
+    ``seat`` is None when the server itself acts (a deadline passed).
+    """
+
+    rng: random.Random
+    now: float
+    seat: int | None
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """How a finished game ended: the winning seats (several on a shared win)."""
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Decider:
+    """One game, as the registry holds it."""
+
+    kind: str
+    min_players: int
+    max_players: int
+    options_type: type[msgspec.Struct]
+    command_type: Any  # the game's tagged union of command Structs
+    event_type: Any  # the game's tagged union of event Structs
+    view_type: Any  # the union of the view Structs ``view`` returns
+    initial_state: Callable[[Any], Any]
+    start: Callable[[Any, Context], Sequence[Any]]
+    decide: Callable[[Any, Any, Context], Sequence[Any]]
+    evolve: Callable[[Any, Any], Any]
+    view: Callable[[Any, Viewer], Any]
+    redact: Callable[[Any, Viewer], Any | None]
+    legal_commands: Callable[[Any, int], Sequence[Any]]
+    deadline: Callable[[Any], float | None]
+    on_deadline: Callable[[Any], Any]
+    outcome: Callable[[Any], Outcome | None]
+
+    def parse_options(self, raw: object) -> Any:
+        """Options from untrusted input; unknown keys and bad values raise ``invalid_options``."""
+        try:
+            return msgspec.convert(raw, self.options_type)
+        except msgspec.ValidationError as exc:
+            raise RuleViolation("invalid_options", f"Bad game options: {exc}") from exc
+
+    def fold(self, state: Any, events: Sequence[Any]) -> Any:
+        """Apply ``evolve`` for each event in order."""
+        for event in events:
+            state = self.evolve(state, event)
+        return state

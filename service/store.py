@@ -1,0 +1,255 @@
+"""The event store: an append-only log of game events in PostgreSQL, through asyncpg.
+
+Appends
+    ``append`` calls the ``playlog_append`` SQL function (migrations/versions/0001): one round
+    trip, one transaction. It locks the game's row in ``streams`` (so appends to one game are
+    ordered and appends to different games run in parallel), answers a repeated ``command_id``
+    with the events that command appended the first time, refuses a stale ``expected_seq``, and
+    chains every event's hash to the previous one. Nothing here uses ``ON CONFLICT DO NOTHING``
+    on events: a conflict must surface.
+
+Reading the whole log without skipping late commits
+    Positions come from an identity sequence, handed out when a row is inserted, but
+    transactions commit in any order. A subscriber that remembers "the last position I saw" and
+    asks for ``position > last`` skips for good every row whose transaction commits after a
+    higher position was already visible. Serialising all writers behind one lock avoids that at
+    the cost of all concurrency. Instead each row records the id of the transaction that wrote it
+    (``tx_id xid8 DEFAULT pg_current_xact_id()``), and ``read_all`` only returns rows whose
+    ``tx_id`` is below ``pg_snapshot_xmin(pg_current_snapshot())``: every transaction below that
+    horizon has finished, so no row can ever appear behind the cursor ``(tx_id, position)``.
+    A transaction still open holds the horizon back and delays (never loses) what follows it;
+    the pool sets ``idle_in_transaction_session_timeout`` so a stuck client cannot hold it long.
+
+Tamper evidence
+    ``hash = sha256(prev_hash || canonical bytes)``, computed by ``playlog_event_digest`` from
+    the stored columns. ``verify`` recomputes the chain and names the first seq that breaks it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+
+GENESIS_HASH = bytes(32)
+IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000
+
+
+class StoreError(Exception):
+    """Base of the store's own errors."""
+
+
+class ConcurrencyConflict(StoreError):
+    """The game moved on since ``expected_seq``: reload and decide again."""
+
+    def __init__(self, game_id: uuid.UUID, expected: int, current: int) -> None:
+        super().__init__(f"Game {game_id} is at seq {current}, not {expected}.")
+        self.game_id = game_id
+        self.expected = expected
+        self.current = current
+
+
+class InvalidExpectedSeq(StoreError):
+    """A negative expected seq, or one ahead of the game."""
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    """An event to append: its type tag and its msgspec-encoded JSON."""
+
+    type: str
+    data: bytes
+    schema_version: int = 1
+
+
+class StoredEvent(msgspec.Struct, frozen=True):
+    position: int
+    game_id: uuid.UUID
+    seq: int
+    type: str
+    schema_version: int
+    data: str  # the event's JSON, as stored
+    metadata: dict[str, Any]
+    recorded_at: datetime
+    prev_hash: bytes
+    hash: bytes
+    tx_id: int = 0
+
+
+class AppendResult(msgspec.Struct, frozen=True):
+    events: list[StoredEvent]
+    duplicate: bool  # True when command_id had been applied before: nothing was appended
+    fingerprint: str | None  # the fingerprint stored with that command
+
+
+class Cursor(msgspec.Struct, frozen=True):
+    """Where a subscriber of ``read_all`` stands: after (tx_id, position)."""
+
+    tx_id: int = 0
+    position: int = 0
+
+
+START = Cursor()
+
+
+class ChainReport(msgspec.Struct, frozen=True):
+    ok: bool
+    events: int
+    first_bad_seq: int | None
+    last_hash: str  # hex
+    reason: str | None = None
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await conn.set_type_codec("jsonb", encoder=str, decoder=str, schema="pg_catalog")
+
+
+async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asyncpg.Pool:
+    pool = await asyncpg.create_pool(
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        init=_init_connection,
+        server_settings={
+            "application_name": "playlog",
+            "idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_TIMEOUT_MS),
+        },
+    )
+    assert pool is not None
+    return pool
+
+
+_metadata_decoder = msgspec.json.Decoder(dict[str, Any])
+_encoder = msgspec.json.Encoder()
+
+_EVENT_COLUMNS = (
+    "position, game_id, seq, type, schema_version, data, metadata, recorded_at, prev_hash, hash, "
+    "tx_id::text::bigint AS tx_id"
+)
+
+
+def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None) -> StoredEvent:
+    return StoredEvent(
+        position=row["position"],
+        game_id=game_id if game_id is not None else row["game_id"],
+        seq=row["seq"],
+        type=row["type"],
+        schema_version=row["schema_version"],
+        data=row["data"],
+        metadata=_metadata_decoder.decode(row["metadata"]),
+        recorded_at=row["recorded_at"],
+        prev_hash=row["prev_hash"],
+        hash=row["hash"],
+        tx_id=row.get("tx_id", 0),
+    )
+
+
+class EventStore:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    async def append(
+        self,
+        game_id: uuid.UUID,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+        correlation_id: str | None = None,
+        fingerprint: str | None = None,
+    ) -> AppendResult:
+        """Append ``events`` after ``expected_seq``, atomically; see the module docstring."""
+        if expected_seq < 0:
+            raise InvalidExpectedSeq(f"Expected seq must be 0 or more, not {expected_seq}.")
+        if not events:
+            raise ValueError("Nothing to append.")
+        metadata = {"command_id": command_id, "actor": actor, "correlation_id": correlation_id}
+        try:
+            rows = await self.pool.fetch(
+                "SELECT * FROM playlog_append($1, $2, $3, $4, $5, $6, $7, $8)",
+                game_id,
+                expected_seq,
+                command_id,
+                fingerprint,
+                [e.type for e in events],
+                [e.schema_version for e in events],
+                [e.data.decode() for e in events],
+                _encoder.encode(metadata).decode(),
+            )
+        except asyncpg.PostgresError as exc:
+            state = getattr(exc, "sqlstate", None)
+            if state == "PL409":
+                raise ConcurrencyConflict(game_id, expected_seq, int(exc.detail or 0)) from None
+            if state == "PL422":
+                raise InvalidExpectedSeq(
+                    f"Expected seq {expected_seq} is ahead of the game (at {exc.detail})."
+                ) from None
+            raise
+        stored = [_stored(row, game_id) for row in rows]
+        duplicate = bool(rows) and rows[0]["duplicate"]
+        return AppendResult(
+            events=stored, duplicate=duplicate, fingerprint=rows[0]["fingerprint"] if rows else None
+        )
+
+    async def current_seq(self, game_id: uuid.UUID) -> int:
+        seq = await self.pool.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)
+        return int(seq or 0)
+
+    async def read(
+        self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
+    ) -> list[StoredEvent]:
+        """One game's events after ``after_seq`` (and up to ``up_to_seq``), in seq order."""
+        rows = await self.pool.fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq > $2"
+            " AND ($3::int IS NULL OR seq <= $3) ORDER BY seq",
+            game_id,
+            after_seq,
+            up_to_seq,
+        )
+        return [_stored(row, game_id) for row in rows]
+
+    async def read_all(self, after: Cursor = START, limit: int = 1000) -> list[StoredEvent]:
+        """Events of every game after the cursor, never skipping a late commit (see above)."""
+        rows = await self.pool.fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events"
+            " WHERE (tx_id, position) > ($1::text::xid8, $2)"
+            " AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
+            " ORDER BY tx_id, position LIMIT $3",
+            str(after.tx_id),
+            after.position,
+            limit,
+        )
+        return [_stored(row) for row in rows]
+
+    async def verify(self, game_id: uuid.UUID) -> ChainReport:
+        """Recompute the hash chain of one game and report the first seq that breaks it."""
+        rows = await self.pool.fetch(
+            "SELECT seq, prev_hash, hash, playlog_event_digest(prev_hash, game_id, seq, type,"
+            " schema_version, data, metadata, recorded_at) AS digest"
+            " FROM events WHERE game_id = $1 ORDER BY seq",
+            game_id,
+        )
+        head = await self.pool.fetchrow(
+            "SELECT seq, last_hash FROM streams WHERE game_id = $1", game_id
+        )
+        running = GENESIS_HASH
+        for expected_seq, row in enumerate(rows, start=1):
+            reason = None
+            if row["seq"] != expected_seq:
+                reason = f"seq {expected_seq} is missing"
+            elif bytes(row["prev_hash"]) != running:
+                reason = "prev_hash does not match the previous event's hash"
+            elif bytes(row["digest"]) != bytes(row["hash"]):
+                reason = "content does not match its hash"
+            if reason:
+                return ChainReport(False, len(rows), expected_seq, running.hex(), reason)
+            running = bytes(row["hash"])
+        if head is not None and (head["seq"] != len(rows) or bytes(head["last_hash"]) != running):
+            return ChainReport(
+                False, len(rows), len(rows) + 1, running.hex(), "events after this seq are missing"
+            )
+        return ChainReport(True, len(rows), None, running.hex())

