@@ -12,6 +12,7 @@ A game is a set of pure functions over immutable msgspec Structs::
     deadline(state) -> float | None            # when the server must act on its own
     on_deadline(state) -> Command              # what it sends then (with ctx.seat = None)
     outcome(state) -> Outcome | None           # None while the game runs
+    concede() -> Command                       # optional: how a seat leaves a running game
 
 The service and the projections only ever see a ``Decider``; they never import a game.
 """
@@ -77,6 +78,7 @@ class Decider:
     deadline: Callable[[Any], float | None]
     on_deadline: Callable[[Any], Any]
     outcome: Callable[[Any], Outcome | None]
+    concede: Callable[[], Any] | None = None  # the command a seat sends to leave a running game
 
     def parse_options(self, raw: object) -> Any:
         """Options from untrusted input; unknown keys and bad values raise ``invalid_options``."""

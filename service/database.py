@@ -5,7 +5,6 @@ Also the migrations (Alembic, plain SQL revisions in migrations/) and a friendly
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,7 +45,7 @@ async def ping(url: str, timeout: float = 5.0) -> None:
     check_url(url)
     try:
         conn = await asyncpg.connect(url, timeout=timeout)
-    except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, ValueError) as exc:
+    except (TimeoutError, OSError, asyncpg.PostgresError, ValueError) as exc:
         raise DatabaseUnavailable(f"Cannot reach the database at {_safe(url)}: {exc}") from None
     await conn.close()
 

@@ -161,8 +161,12 @@ class EventStore:
         actor: str | None = None,
         correlation_id: str | None = None,
         fingerprint: str | None = None,
+        due_at: float | None = None,
     ) -> AppendResult:
-        """Append ``events`` after ``expected_seq``, atomically; see the module docstring."""
+        """Append ``events`` after ``expected_seq``, atomically; see the module docstring.
+
+        ``due_at`` (epoch seconds) is when the game next needs the scheduler, or None.
+        """
         if expected_seq < 0:
             raise InvalidExpectedSeq(f"Expected seq must be 0 or more, not {expected_seq}.")
         if not events:
@@ -170,7 +174,7 @@ class EventStore:
         metadata = {"command_id": command_id, "actor": actor, "correlation_id": correlation_id}
         try:
             rows = await self.pool.fetch(
-                "SELECT * FROM playlog_append($1, $2, $3, $4, $5, $6, $7, $8)",
+                "SELECT * FROM playlog_append($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 game_id,
                 expected_seq,
                 command_id,
@@ -179,6 +183,7 @@ class EventStore:
                 [e.schema_version for e in events],
                 [e.data.decode() for e in events],
                 _encoder.encode(metadata).decode(),
+                due_at,
             )
         except asyncpg.PostgresError as exc:
             state = getattr(exc, "sqlstate", None)
@@ -198,6 +203,27 @@ class EventStore:
     async def current_seq(self, game_id: uuid.UUID) -> int:
         seq = await self.pool.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)
         return int(seq or 0)
+
+    async def command_events(
+        self, game_id: uuid.UUID, command_id: str
+    ) -> tuple[list[StoredEvent], str | None] | None:
+        """The events a command appended and its fingerprint, or None if it never was applied."""
+        row = await self.pool.fetchrow(
+            "SELECT first_seq, last_seq, fingerprint FROM commands WHERE game_id = $1 AND command_id = $2",
+            game_id,
+            command_id,
+        )
+        if row is None:
+            return None
+        events = await self.read(game_id, row["first_seq"] - 1, row["last_seq"])
+        return events, row["fingerprint"]
+
+    async def due_games(self, limit: int = 100) -> list[uuid.UUID]:
+        """Games whose deadline has passed, earliest first (for the scheduler)."""
+        rows = await self.pool.fetch(
+            "SELECT game_id FROM streams WHERE due_at <= now() ORDER BY due_at LIMIT $1", limit
+        )
+        return [row["game_id"] for row in rows]
 
     async def read(
         self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
@@ -233,9 +259,7 @@ class EventStore:
             " FROM events WHERE game_id = $1 ORDER BY seq",
             game_id,
         )
-        head = await self.pool.fetchrow(
-            "SELECT seq, last_hash FROM streams WHERE game_id = $1", game_id
-        )
+        head = await self.pool.fetchrow("SELECT seq, last_hash FROM streams WHERE game_id = $1", game_id)
         running = GENESIS_HASH
         for expected_seq, row in enumerate(rows, start=1):
             reason = None

@@ -21,9 +21,13 @@ def upgrade() -> None:
         CREATE TABLE streams (
             game_id    uuid PRIMARY KEY,
             seq        integer NOT NULL DEFAULT 0 CHECK (seq >= 0),
-            last_hash  bytea NOT NULL DEFAULT '\\x0000000000000000000000000000000000000000000000000000000000000000'::bytea,
-            updated_at timestamptz NOT NULL DEFAULT now()
+            last_hash  bytea NOT NULL DEFAULT decode(repeat('00', 32), 'hex'),
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            -- When the game next needs the server to act on its own (a reaction window or a
+            -- decision timeout), as the game's rules computed it after the last append.
+            due_at     timestamptz
         );
+        CREATE INDEX streams_due ON streams (due_at) WHERE due_at IS NOT NULL;
 
         CREATE TABLE events (
             position       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -72,7 +76,8 @@ def upgrade() -> None:
         -- Errors: PL409 (stale expected seq; DETAIL = current seq), PL422 (expected seq ahead).
         CREATE FUNCTION playlog_append(
             p_game uuid, p_expected integer, p_command_id text, p_fingerprint text,
-            p_types text[], p_versions integer[], p_data jsonb[], p_metadata jsonb
+            p_types text[], p_versions integer[], p_data jsonb[], p_metadata jsonb,
+            p_due_at double precision DEFAULT NULL
         ) RETURNS TABLE (
             "position" bigint, seq integer, type text, schema_version integer, data jsonb,
             metadata jsonb, recorded_at timestamptz, prev_hash bytea, hash bytea,
@@ -138,7 +143,8 @@ def upgrade() -> None:
                         cur_seq + coalesce(array_length(p_types, 1), 0));
             END IF;
             UPDATE streams s SET seq = cur_seq + coalesce(array_length(p_types, 1), 0),
-                                 last_hash = cur_hash, updated_at = ts
+                                 last_hash = cur_hash, updated_at = ts,
+                                 due_at = to_timestamp(p_due_at)
              WHERE s.game_id = p_game;
         END
         $$;
@@ -165,7 +171,9 @@ def downgrade() -> None:
         """
         DROP TABLE events;
         DROP FUNCTION playlog_refuse_change();
-        DROP FUNCTION playlog_append(uuid, integer, text, text, text[], integer[], jsonb[], jsonb);
+        DROP FUNCTION playlog_append(
+            uuid, integer, text, text, text[], integer[], jsonb[], jsonb, double precision
+        );
         DROP FUNCTION playlog_event_digest(bytea, uuid, integer, text, integer, jsonb, jsonb, timestamptz);
         DROP TABLE commands;
         DROP TABLE streams;

@@ -107,9 +107,7 @@ async def test_stale_expected_seq_raises_concurrency_conflict(store: EventStore)
         "TRUNCATE events CASCADE",
     ],
 )
-async def test_raw_sql_cannot_change_the_log(
-    store: EventStore, pool: asyncpg.Pool, statement: str
-) -> None:
+async def test_raw_sql_cannot_change_the_log(store: EventStore, pool: asyncpg.Pool, statement: str) -> None:
     game = uuid.uuid4()
     await store.append(game, 0, [event(1)])
     with pytest.raises(asyncpg.PostgresError, match="append-only"):
@@ -126,7 +124,7 @@ async def test_verify_names_the_first_altered_seq(store: EventStore, pool: async
         # As a superuser would: switch the guard off, rewrite history.
         await conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only")
         await conn.execute(
-            "UPDATE events SET data = '{\"type\": \"Ticked\", \"n\": 99}' WHERE game_id = $1 AND seq = 3",
+            'UPDATE events SET data = \'{"type": "Ticked", "n": 99}\' WHERE game_id = $1 AND seq = 3',
             game,
         )
         await conn.execute("ALTER TABLE events ENABLE TRIGGER events_append_only")

@@ -1,0 +1,33 @@
+# Two commands for a fresh machine with Python 3.11+:
+#   make serve   start the service (embedded PostgreSQL unless PLAYLOG_DATABASE_URL is set)
+#   make test    run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: serve test lint install openapi bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@
+
+install: $(BIN)/.installed
+
+serve: install
+	$(BIN)/playlog serve
+
+test: install
+	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+openapi: install
+	$(BIN)/playlog openapi > openapi/openapi.json
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,142 @@
+"""A game table: the lobby events every game shares, and the fold of a whole game log.
+
+A game's log starts with lobby events (created, seats joined or left, started), then holds the
+game's own events. ``Table`` is the state of both, for any game kind, through the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import msgspec
+
+from domain import registry
+from domain.decider import Decider, Outcome
+
+Status = Literal["open", "running", "finished"]
+
+
+class LobbyEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of the lobby events; their tags start with ``lobby.``."""
+
+
+class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
+    kind: str
+    options: dict[str, Any]
+    public: bool
+    spectator_delay: float
+    created_at: float
+
+
+class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
+    seat: int
+    name: str
+
+
+class SeatLeft(LobbyEvent, frozen=True, tag="lobby.left"):
+    seat: int
+
+
+class GameStarted(LobbyEvent, frozen=True, tag="lobby.started"):
+    started_at: float
+
+
+LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted
+lobby_decoder = msgspec.json.Decoder(LobbyEvents)
+
+
+def is_lobby_type(event_type: str) -> bool:
+    return event_type.startswith("lobby.")
+
+
+def event_tag(event: msgspec.Struct) -> str:
+    tag = type(event).__struct_config__.tag
+    assert isinstance(tag, str)
+    return tag
+
+
+class Table(msgspec.Struct, frozen=True, kw_only=True):
+    kind: str
+    options: Any  # the game's options Struct
+    raw_options: dict[str, Any]
+    public: bool
+    spectator_delay: float
+    created_at: float
+    seats: tuple[str | None, ...]  # display names; None for a free seat
+    status: Status = "open"
+    state: Any  # the game's state
+    version: int = 0  # seq of the last event folded
+    outcome: Outcome | None = None
+
+    @property
+    def decider(self) -> Decider:
+        return registry.get(self.kind)
+
+    def free_seats(self) -> list[int]:
+        return [i for i, name in enumerate(self.seats) if name is None]
+
+
+_decoders: dict[str, msgspec.json.Decoder[Any]] = {}
+
+
+def game_decoder(kind: str) -> msgspec.json.Decoder[Any]:
+    decoder = _decoders.get(kind)
+    if decoder is None:
+        decoder = _decoders[kind] = msgspec.json.Decoder(registry.get(kind).event_type)
+    return decoder
+
+
+def decode(kind: str | None, event_type: str, data: str | bytes) -> Any:
+    """A stored event as a Struct: lobby events for any game, game events by the game's kind."""
+    if is_lobby_type(event_type) or kind is None:
+        return lobby_decoder.decode(data)
+    return game_decoder(kind).decode(data)
+
+
+def created(event: GameCreated) -> Table:
+    decider = registry.get(event.kind)
+    options = decider.parse_options(event.options)
+    return Table(
+        kind=event.kind,
+        options=options,
+        raw_options=event.options,
+        public=event.public,
+        spectator_delay=event.spectator_delay,
+        created_at=event.created_at,
+        seats=(None,) * options.players,
+        state=decider.initial_state(options),
+        version=1,
+    )
+
+
+def evolve(table: Table | None, event: Any) -> Table:
+    """Fold one event (lobby or game) into the table; the version is bumped by one."""
+    if table is None:
+        assert isinstance(event, GameCreated), "a game log starts with lobby.created"
+        return created(event)
+    version = table.version + 1
+    match event:
+        case SeatJoined(seat=seat, name=name):
+            seats = list(table.seats)
+            seats[seat] = name
+            return msgspec.structs.replace(table, seats=tuple(seats), version=version)
+        case SeatLeft(seat=seat):
+            seats = list(table.seats)
+            seats[seat] = None
+            return msgspec.structs.replace(table, seats=tuple(seats), version=version)
+        case GameStarted():
+            return msgspec.structs.replace(table, status="running", version=version)
+        case GameCreated():
+            raise ValueError("lobby.created can only open a log")
+    decider = table.decider
+    state = decider.evolve(table.state, event)
+    outcome = decider.outcome(state)
+    status: Status = "finished" if outcome is not None else table.status
+    return msgspec.structs.replace(table, state=state, version=version, outcome=outcome, status=status)
+
+
+def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:
+    for event in events:
+        table = evolve(table, event)
+    return table

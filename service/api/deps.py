@@ -1,0 +1,30 @@
+"""Dependencies shared by the controllers: the services and the caller's token."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar.datastructures import State
+from litestar.params import Parameter
+
+from service.auth import Principal, read_bearer
+from service.games import GameService
+
+AuthorizationHeader = Annotated[
+    str | None, Parameter(header="Authorization", required=False, description="Bearer <token>")
+]
+
+
+def provide_games(state: State) -> GameService:
+    games: GameService = state.games
+    return games
+
+
+def provide_principal(state: State, authorization: AuthorizationHeader = None) -> Principal:
+    return read_bearer(authorization, state.secret)
+
+
+def provide_optional_principal(state: State, authorization: AuthorizationHeader = None) -> Principal | None:
+    if not authorization:
+        return None
+    return read_bearer(authorization, state.secret)

@@ -1,0 +1,113 @@
+"""The lobby: create a game, join a seat, start, leave."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import msgspec
+from litestar import Controller, delete, get, post
+from litestar.datastructures import State
+from litestar.di import Provide
+
+from projections.table import Table
+from service import auth
+from service.api.deps import provide_principal
+from service.auth import Principal
+from service.games import GameService
+
+
+class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    kind: str
+    options: dict[str, Any] = {}
+    public: bool = True
+    spectator_delay: float | None = None
+
+
+class GameCreatedOut(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    seats: int
+    host_token: str
+
+
+class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: str
+
+
+class SeatOut(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    seat: int
+    token: str
+
+
+class GameSummary(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: str
+    version: int
+    public: bool
+    spectator_delay: float
+    seats: list[str | None]
+    winners: list[int] | None = None
+
+
+def summary(game_id: uuid.UUID, table: Table) -> GameSummary:
+    return GameSummary(
+        game_id=game_id,
+        kind=table.kind,
+        status=table.status,
+        version=table.version,
+        public=table.public,
+        spectator_delay=table.spectator_delay,
+        seats=list(table.seats),
+        winners=list(table.outcome.winners) if table.outcome else None,
+    )
+
+
+class LobbyController(Controller):
+    path = "/games"
+    tags = ["lobby"]
+
+    @post("/", operation_id="createGame", summary="Create a game; returns its host token")
+    async def create(self, data: CreateGame, games: GameService, state: State) -> GameCreatedOut:
+        game_id, table = await games.create(
+            data.kind, data.options, public=data.public, spectator_delay=data.spectator_delay
+        )
+        token = auth.issue(state.secret, Principal(role="host", game_id=game_id))
+        return GameCreatedOut(game_id=game_id, kind=table.kind, seats=len(table.seats), host_token=token)
+
+    @get("/{game_id:uuid}", operation_id="getGame", summary="A game's public summary")
+    async def get_game(self, game_id: uuid.UUID, games: GameService) -> GameSummary:
+        return summary(game_id, await games.load(game_id))
+
+    @post("/{game_id:uuid}/seats", operation_id="joinGame", summary="Take a free seat")
+    async def join(self, game_id: uuid.UUID, data: JoinSeat, games: GameService, state: State) -> SeatOut:
+        seat, _ = await games.join(game_id, data.name)
+        token = auth.issue(state.secret, Principal(role="seat", game_id=game_id, seat=seat))
+        return SeatOut(game_id=game_id, seat=seat, token=token)
+
+    @post(
+        "/{game_id:uuid}/start",
+        operation_id="startGame",
+        summary="Start the game (host token; every seat taken)",
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
+        status_code=200,
+    )
+    async def start(self, game_id: uuid.UUID, games: GameService, principal: Principal) -> GameSummary:
+        auth.require_host(principal, game_id)
+        return summary(game_id, await games.start(game_id))
+
+    @delete(
+        "/{game_id:uuid}/seats/{seat:int}",
+        operation_id="leaveGame",
+        summary="Leave a seat before the game starts, or concede once it runs",
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
+        status_code=200,
+    )
+    async def leave(
+        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
+    ) -> GameSummary:
+        if auth.require_seat(principal, game_id) != seat:
+            raise auth.wrong_seat()
+        return summary(game_id, await games.leave(game_id, seat))

@@ -1,0 +1,109 @@
+"""Playing: a seat's commands, its view and its events."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, get, post
+from litestar.di import Provide
+from litestar.params import Parameter
+
+from domain.viewers import Seat
+from projections.envelopes import EventOut
+from service import auth
+from service.api.deps import provide_principal
+from service.auth import Principal
+from service.games import CommandResult, GameService
+
+
+class SeatViewOut(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: str
+    version: int
+    seat: int
+    seats: list[str | None]
+    view: Any  # the game's view for this seat (None before the game starts)
+    winners: list[int] | None = None
+
+
+def _seat(principal: Principal, game_id: uuid.UUID, seat: int) -> int:
+    if auth.require_seat(principal, game_id) != seat:
+        raise auth.wrong_seat()
+    return seat
+
+
+class PlayController(Controller):
+    path = "/games/{game_id:uuid}/seats/{seat:int}"
+    tags = ["play"]
+    dependencies = {"principal": Provide(provide_principal, sync_to_thread=False)}
+
+    @post(
+        "/commands",
+        operation_id="sendCommand",
+        summary="Send a command for this seat (the game's tagged union)",
+        status_code=200,
+    )
+    async def command(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        request: Request[Any, Any, Any],
+        games: GameService,
+        principal: Principal,
+        idempotency_key: Annotated[
+            str | None,
+            Parameter(
+                header="Idempotency-Key",
+                required=False,
+                max_length=200,
+                description="A retried request with the same key returns the original result",
+            ),
+        ] = None,
+        expected_version: Annotated[
+            int | None,
+            Parameter(
+                query="expected_version",
+                required=False,
+                ge=0,
+                description="Refuse with 409 unless the game is at this version",
+            ),
+        ] = None,
+    ) -> CommandResult:
+        _seat(principal, game_id, seat)
+        body = await request.body()
+        return await games.command(
+            game_id, seat, body, idempotency_key=idempotency_key, expected_version=expected_version
+        )
+
+    @get("/view", operation_id="getSeatView", summary="What this seat sees now, with its legal commands")
+    async def view(
+        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
+    ) -> SeatViewOut:
+        _seat(principal, game_id, seat)
+        table = await games.load(game_id)
+        shown = table.decider.view(table.state, Seat(seat)) if table.status != "open" else None
+        return SeatViewOut(
+            game_id=game_id,
+            kind=table.kind,
+            status=table.status,
+            version=table.version,
+            seat=seat,
+            seats=list(table.seats),
+            view=shown,
+            winners=list(table.outcome.winners) if table.outcome else None,
+        )
+
+    @get("/events", operation_id="getSeatEvents", summary="Events after a version, as this seat sees them")
+    async def events(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        games: GameService,
+        principal: Principal,
+        after: Annotated[int, Parameter(query="after", ge=0)] = 0,
+    ) -> list[EventOut]:
+        _seat(principal, game_id, seat)
+        return await games.events_for(game_id, Seat(seat), after)

@@ -1,0 +1,70 @@
+"""The Litestar application: ``create_app()``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+
+from service import log as logs
+from service.api.deps import provide_games
+from service.api.health import HealthController
+from service.api.lobby import LobbyController
+from service.api.play import PlayController
+from service.config import Settings
+from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
+from service.games import GameService
+from service.notifications import Listener, Notifier
+from service.scheduler import Scheduler
+from service.store import EventStore, create_pool
+
+VERSION = "0.1.0"
+
+
+def create_app(settings: Settings | None = None, *, database_url: str | None = None) -> Litestar:
+    """The app for ``database_url`` (default: the settings' URL; the CLI resolves embedded)."""
+    settings = settings or Settings.from_env()
+    url = database_url or settings.database_url
+    if not url:
+        raise ValueError("create_app needs a database URL (playlog serve starts an embedded one).")
+    logs.configure(settings.log_format)
+    secret = settings.secret()
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        pool = await create_pool(url, max_size=20)
+        store = EventStore(pool)
+        notifier = Notifier(pool)
+        listener = Listener(url)
+        games = GameService(
+            store, notifier=notifier, retries=settings.command_retries, cache_size=settings.cache_games
+        )
+        scheduler = Scheduler(games, settings.scheduler_interval)
+        app.state.update(pool=pool, store=store, games=games, listener=listener, secret=secret)
+        notifier.start()
+        listener.start()
+        scheduler.start()
+        try:
+            yield
+        finally:
+            await scheduler.stop()
+            await listener.stop()
+            await notifier.stop()
+            await pool.close()
+
+    prometheus = PrometheusConfig(app_name="playlog", group_path=True)
+    return Litestar(
+        route_handlers=[HealthController, LobbyController, PlayController, PrometheusController],
+        dependencies={"games": Provide(provide_games, sync_to_thread=False)},
+        lifespan=[lifespan],
+        plugins=[problem_details_plugin()],
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=[prometheus.middleware],
+        openapi_config=OpenAPIConfig(title="playlog", version=VERSION, path="/schema"),
+        request_max_body_size=settings.max_body_bytes,
+        state=None,
+    )

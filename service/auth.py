@@ -1,0 +1,82 @@
+"""Bearer tokens: signed JWTs (Litestar's ``Token``) scoped to a role, and for seats one game and seat.
+
+- ``seat``: issued on join; acts for one seat of one game.
+- ``host``: issued on create; starts that game.
+- ``moderator``: issued by ``playlog moderator-token``; reads everything of every game.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from litestar.exceptions import NotAuthorizedException
+from litestar.security.jwt import Token
+
+from service.errors import ServiceError
+
+ALGORITHM = "HS256"
+Role = Literal["seat", "host", "moderator"]
+SEAT_TOKEN_LIFETIME = timedelta(days=30)
+MODERATOR_TOKEN_LIFETIME = timedelta(hours=12)
+
+
+@dataclass(frozen=True)
+class Principal:
+    role: Role
+    game_id: uuid.UUID | None = None
+    seat: int | None = None
+
+
+def issue(secret: str, principal: Principal, lifetime: timedelta = SEAT_TOKEN_LIFETIME) -> str:
+    extras: dict[str, object] = {"role": principal.role}
+    if principal.game_id is not None:
+        extras["game_id"] = str(principal.game_id)
+    if principal.seat is not None:
+        extras["seat"] = principal.seat
+    subject = principal.role if principal.game_id is None else f"{principal.role}:{principal.game_id}"
+    token = Token(exp=datetime.now(UTC) + lifetime, sub=subject, extras=extras)
+    return token.encode(secret, ALGORITHM)
+
+
+def read_bearer(authorization: str | None, secret: str) -> Principal:
+    """The principal of an ``Authorization: Bearer`` header; 401 when missing or invalid."""
+    if not authorization or not authorization.lower().startswith("bearer "):
+        raise NotAuthorizedException("A bearer token is required (Authorization: Bearer <token>).")
+    try:
+        token = Token.decode(authorization[7:].strip(), secret, ALGORITHM)
+        role = token.extras["role"]
+        game = token.extras.get("game_id")
+        seat = token.extras.get("seat")
+        if role not in ("seat", "host", "moderator"):
+            raise ValueError(role)
+        return Principal(
+            role=role,
+            game_id=uuid.UUID(game) if game else None,
+            seat=int(seat) if seat is not None else None,
+        )
+    except (NotAuthorizedException, KeyError, ValueError, TypeError):
+        raise NotAuthorizedException("The bearer token is invalid or expired.") from None
+
+
+def require_seat(principal: Principal, game_id: uuid.UUID) -> int:
+    """The seat this principal plays in ``game_id``; 403 for any other game or role."""
+    if principal.role != "seat" or principal.game_id != game_id or principal.seat is None:
+        raise ServiceError(403, "forbidden", "This token does not act for a seat of this game.")
+    return principal.seat
+
+
+def wrong_seat() -> ServiceError:
+    return ServiceError(403, "forbidden", "This token acts for another seat.")
+
+
+def require_host(principal: Principal, game_id: uuid.UUID) -> None:
+    if principal.role != "host" or principal.game_id != game_id:
+        raise ServiceError(403, "forbidden", "Only the game's creator (host token) can do this.")
+
+
+def require_moderator(principal: Principal) -> None:
+    if principal.role != "moderator":
+        raise ServiceError(403, "forbidden", "A moderator token is required.")

@@ -1,0 +1,115 @@
+"""The ``playlog`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+
+from service.config import Settings
+from service.database import DatabaseUnavailable
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly(fn: F) -> F:
+    """Turn the expected failures into one clear line and exit code 1, not a traceback."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DatabaseUnavailable as exc:
+            click.echo(f"playlog: {exc}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def resolve_database(settings: Settings, *, migrate: bool = True) -> str:
+    """The configured URL (checked), or an embedded PostgreSQL in the data directory."""
+    from service import database
+
+    if settings.database_url:
+        url = settings.database_url
+        database.check_url(url)
+    else:
+        click.echo(f"playlog: no PLAYLOG_DATABASE_URL; embedded PostgreSQL in {settings.data_dir}", err=True)
+        url = database.start_embedded(settings.data_dir)
+    asyncio.run(database.ping(url))
+    if migrate:
+        try:
+            database.upgrade(url)
+        except Exception as exc:
+            raise DatabaseUnavailable(f"Migrations failed: {exc}".splitlines()[0]) from None
+    return url
+
+
+@click.group()
+@click.version_option(package_name="playlog")
+def main() -> None:
+    """playlog: an event-sourced service for turn-based games with hidden information."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@friendly
+def serve(host: str, port: int) -> None:
+    """Run the HTTP service (migrations applied at start)."""
+    import uvicorn
+
+    from service.app import create_app
+
+    settings = Settings.from_env()
+    url = resolve_database(settings)
+    app = create_app(settings, database_url=url)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+
+
+@main.group()
+def db() -> None:
+    """Database schema (Alembic migrations)."""
+
+
+@db.command()
+@click.option("--revision", default="head", show_default=True)
+@friendly
+def upgrade(revision: str) -> None:
+    """Apply migrations up to REVISION."""
+    from service import database
+
+    url = resolve_database(Settings.from_env(), migrate=False)
+    database.upgrade(url, revision)
+    click.echo(f"database at {revision}")
+
+
+@db.command()
+@click.option("--revision", default="base", show_default=True)
+@friendly
+def downgrade(revision: str) -> None:
+    """Revert migrations down to REVISION."""
+    from service import database
+
+    url = resolve_database(Settings.from_env(), migrate=False)
+    database.downgrade(url, revision)
+    click.echo(f"database at {revision}")
+
+
+@main.command("moderator-token")
+@click.option("--hours", default=12, show_default=True, type=int)
+def moderator_token(hours: int) -> None:
+    """Print a moderator bearer token (signed with this deployment's secret)."""
+    from datetime import timedelta
+
+    from service.auth import Principal, issue
+
+    click.echo(issue(Settings.from_env().secret(), Principal(role="moderator"), timedelta(hours=hours)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Every refused request becomes problem+json with a stable ``code``: mapped here, only here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.plugins.problem_details import (
+    ProblemDetailsConfig,
+    ProblemDetailsException,
+    ProblemDetailsPlugin,
+)
+from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+from litestar.types import ExceptionHandlersMap
+
+from domain.errors import RuleViolation
+from service.log import get_logger
+from service.store import ConcurrencyConflict, InvalidExpectedSeq
+
+log = get_logger("playlog.errors")
+
+
+class ServiceError(Exception):
+    """A refusal by the service itself (not by a game's rules)."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def not_found(what: str) -> ServiceError:
+    return ServiceError(404, "not_found", f"{what} does not exist.")
+
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    422: "unprocessable",
+    429: "too_many_requests",
+}
+
+
+def _problem(status: int, code: str, detail: str, **extra: Any) -> ProblemDetailsException:
+    log.info("request_refused", status=status, code=code, detail=detail)
+    return ProblemDetailsException(
+        status_code=status,
+        title=code.replace("_", " "),
+        detail=detail,
+        type_=f"https://playlog.dev/problems/{code}",
+        extra={"code": code, **extra},
+    )
+
+
+def _from_service(exc: ServiceError) -> ProblemDetailsException:
+    return _problem(exc.status, exc.code, exc.message, **exc.extra)
+
+
+def _from_rule(exc: RuleViolation) -> ProblemDetailsException:
+    status = 404 if exc.code == "unknown_game_kind" else 422
+    return _problem(status, exc.code, exc.message)
+
+
+def _from_conflict(exc: ConcurrencyConflict) -> ProblemDetailsException:
+    return _problem(
+        409, "version_conflict", "The game has moved on; reload and retry.", current_version=exc.current
+    )
+
+
+def _from_expected(exc: InvalidExpectedSeq) -> ProblemDetailsException:
+    return _problem(409, "version_conflict", str(exc))
+
+
+def _from_msgspec(exc: msgspec.ValidationError) -> ProblemDetailsException:
+    return _problem(400, "invalid_body", str(exc))
+
+
+def _from_validation(exc: ValidationException) -> ProblemDetailsException:
+    return _problem(400, "invalid_request", str(exc.detail), errors=exc.extra or [])
+
+
+def _from_http(exc: HTTPException) -> ProblemDetailsException:
+    code = _HTTP_CODES.get(exc.status_code, "error")
+    return _problem(exc.status_code, code, str(exc.detail))
+
+
+def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.exception("unhandled_error", path=request.url.path)
+    return Response(
+        {
+            "status": 500,
+            "code": "internal_error",
+            "title": "internal error",
+            "detail": "Something went wrong on our side.",
+        },
+        status_code=HTTP_500_INTERNAL_SERVER_ERROR,
+        media_type="application/problem+json",
+    )
+
+
+def problem_details_plugin() -> ProblemDetailsPlugin:
+    mapping: dict[type[Exception], Any] = {
+        ServiceError: _from_service,
+        RuleViolation: _from_rule,
+        ConcurrencyConflict: _from_conflict,
+        InvalidExpectedSeq: _from_expected,
+        msgspec.ValidationError: _from_msgspec,
+        ValidationException: _from_validation,
+        HTTPException: _from_http,
+    }
+    return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
+
+
+EXCEPTION_HANDLERS: ExceptionHandlersMap = {Exception: _internal}

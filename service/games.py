@@ -1,0 +1,405 @@
+"""The game service: lobby actions and commands, decided by the game's rules, appended to the log.
+
+Every action follows one loop: load the table (cache plus the log's tail), decide, append with
+the expected seq; on a conflict reload and decide again, a bounded number of times. The cache
+only saves reads: a stale entry makes the append conflict, never a wrong event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+import uuid
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+
+from domain import registry
+from domain.decider import Context, Decider
+from domain.errors import RuleViolation
+from domain.viewers import Seat, Viewer
+from projections import table as tables
+from projections.envelopes import EventOut, envelopes
+from projections.table import GameCreated, GameStarted, SeatJoined, SeatLeft, Table
+from service import metrics
+from service.errors import ServiceError, not_found
+from service.log import get_logger
+from service.notifications import Notifier
+from service.store import ConcurrencyConflict, EventStore, NewEvent, StoredEvent
+
+log = get_logger("playlog.commands")
+_encoder = msgspec.json.Encoder()
+
+MAX_SPECTATOR_DELAY = 3600.0
+DEFAULT_SPECTATOR_DELAY = 30.0
+
+
+class Loaded(msgspec.Struct, frozen=True):
+    table: Table
+    events: list[StoredEvent] | None = None  # the whole log, when it was just read
+
+
+class CommandResult(msgspec.Struct, frozen=True):
+    version: int
+    events: list[EventOut]
+
+
+def _key_reused() -> ServiceError:
+    return ServiceError(
+        422, "idempotency_key_reused", "This Idempotency-Key was already used for a different request."
+    )
+
+
+class GameService:
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        notifier: Notifier | None = None,
+        retries: int = 5,
+        cache_size: int = 2000,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.notifier = notifier
+        self.retries = retries
+        self.cache_size = cache_size
+        self.clock = clock
+        self._cache: OrderedDict[uuid.UUID, Table] = OrderedDict()
+        self._locks: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._command_decoders: dict[str, msgspec.json.Decoder[Any]] = {}
+
+    # -- loading -------------------------------------------------------------------------------
+
+    async def load(self, game_id: uuid.UUID, *, fresh: bool = False) -> Table:
+        """The table at the log's latest seq (the cache supplies a prefix, the log the rest)."""
+        cached = None if fresh else self._cache.get(game_id)
+        after = cached.version if cached else 0
+        tail = await self.store.read(game_id, after_seq=after)
+        if cached is None and not tail:
+            raise not_found(f"Game {game_id}")
+        table = self._fold(cached, tail)
+        self._remember(game_id, table)
+        return table
+
+    def _fold(self, table: Table | None, events: Sequence[StoredEvent]) -> Table:
+        for stored in events:
+            kind = table.kind if table is not None else None
+            table = tables.evolve(table, tables.decode(kind, stored.type, stored.data))
+        assert table is not None
+        return table
+
+    def _remember(self, game_id: uuid.UUID, table: Table) -> None:
+        self._cache[game_id] = table
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    def forget(self, game_id: uuid.UUID) -> None:
+        self._cache.pop(game_id, None)
+
+    def _lock(self, game_id: uuid.UUID) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[game_id] = lock
+        return lock
+
+    def rng(self, table: Table, game_id: uuid.UUID) -> random.Random:
+        """The system RNG, or for a seeded game one derived from the seed and the version."""
+        seed = getattr(table.options, "seed", None)
+        if seed is None:
+            return random.SystemRandom()
+        return random.Random(f"{seed}:{game_id}:{table.version}")
+
+    # -- appending -----------------------------------------------------------------------------
+
+    async def _append(
+        self,
+        game_id: uuid.UUID,
+        table: Table | None,
+        events: Sequence[Any],
+        *,
+        command_id: str | None,
+        actor: str,
+        fingerprint: str | None = None,
+    ) -> tuple[Table, list[StoredEvent], bool]:
+        """Append and remember; a reused ``command_id`` returns the original events instead."""
+        expected = table.version if table else 0
+        new_table = table
+        for event in events:
+            new_table = tables.evolve(new_table, event)
+        assert new_table is not None
+        due = new_table.decider.deadline(new_table.state) if new_table.status == "running" else None
+        result = await self.store.append(
+            game_id,
+            expected,
+            [NewEvent(type=tables.event_tag(e), data=_encoder.encode(e)) for e in events],
+            command_id=command_id,
+            actor=actor,
+            fingerprint=fingerprint,
+            due_at=due,
+        )
+        if result.duplicate:
+            if result.fingerprint != fingerprint:
+                raise _key_reused()
+            return await self.load(game_id), result.events, True
+        self._remember(game_id, new_table)
+        if self.notifier is not None:
+            self.notifier.publish(game_id, new_table.version)
+        return new_table, result.events, False
+
+    async def _retrying(
+        self, game_id: uuid.UUID, attempt: Callable[[Table], Any], expected_version: int | None = None
+    ) -> Any:
+        """Run ``attempt(table)`` until its append does not conflict (bounded)."""
+        async with self._lock(game_id):
+            table = await self.load(game_id)
+            for _ in range(self.retries):
+                if expected_version is not None and expected_version != table.version:
+                    raise ServiceError(
+                        409,
+                        "version_conflict",
+                        f"Expected version {expected_version}, the game is at {table.version}.",
+                        current_version=table.version,
+                    )
+                try:
+                    return await attempt(table)
+                except ConcurrencyConflict:
+                    table = await self.load(game_id, fresh=True)
+            raise ServiceError(
+                409, "version_conflict", "The game is too busy; retry.", current_version=table.version
+            )
+
+    # -- lobby ---------------------------------------------------------------------------------
+
+    async def create(
+        self, kind: str, options: dict[str, Any], *, public: bool, spectator_delay: float | None
+    ) -> tuple[uuid.UUID, Table]:
+        decider = registry.get(kind)
+        delay = DEFAULT_SPECTATOR_DELAY if spectator_delay is None else spectator_delay
+        if not 0 <= delay <= MAX_SPECTATOR_DELAY:
+            raise ServiceError(
+                422, "invalid_spectator_delay", f"spectator_delay must be 0..{MAX_SPECTATOR_DELAY:g} s."
+            )
+        parsed = decider.parse_options(options)
+        event = GameCreated(
+            kind=kind,
+            options=msgspec.to_builtins(parsed),
+            public=public,
+            spectator_delay=delay,
+            created_at=self.clock(),
+        )
+        game_id = uuid.uuid4()
+        table, _, _ = await self._append(game_id, None, [event], command_id=None, actor="lobby")
+        return game_id, table
+
+    async def join(self, game_id: uuid.UUID, name: str) -> tuple[int, Table]:
+        name = name.strip()
+        if not 1 <= len(name) <= 40:
+            raise ServiceError(422, "invalid_name", "A display name has 1 to 40 characters.")
+
+        async def attempt(table: Table) -> tuple[int, Table]:
+            if table.status != "open":
+                raise ServiceError(409, "game_already_started", "This game has already started.")
+            free = table.free_seats()
+            if not free:
+                raise ServiceError(409, "game_full", "Every seat of this game is taken.")
+            seat = free[0]
+            new, _, _ = await self._append(
+                game_id, table, [SeatJoined(seat=seat, name=name)], command_id=None, actor="lobby"
+            )
+            return seat, new
+
+        result: tuple[int, Table] = await self._retrying(game_id, attempt)
+        return result
+
+    async def start(self, game_id: uuid.UUID) -> Table:
+        async def attempt(table: Table) -> Table:
+            if table.status != "open":
+                raise ServiceError(409, "game_already_started", "This game has already started.")
+            if table.free_seats():
+                raise ServiceError(
+                    409, "seats_not_filled", f"{len(table.free_seats())} seat(s) are still free."
+                )
+            ctx = Context(rng=self.rng(table, game_id), now=self.clock(), seat=None)
+            setup = table.decider.start(table.state, ctx)
+            events = [GameStarted(started_at=ctx.now), *setup]
+            new, _, _ = await self._append(game_id, table, events, command_id="start", actor="host")
+            return new
+
+        result: Table = await self._retrying(game_id, attempt)
+        return result
+
+    async def leave_lobby(self, game_id: uuid.UUID, seat: int) -> Table:
+        async def attempt(table: Table) -> Table:
+            if table.status != "open":
+                raise ServiceError(
+                    409,
+                    "game_already_started",
+                    "The game has started: concede with the game's own command instead.",
+                )
+            new, _, _ = await self._append(
+                game_id, table, [SeatLeft(seat=seat)], command_id=None, actor=f"seat:{seat}"
+            )
+            return new
+
+        result: Table = await self._retrying(game_id, attempt)
+        return result
+
+    async def leave(self, game_id: uuid.UUID, seat: int) -> Table:
+        """Leave the lobby before the start; once the game runs, concede through its rules."""
+        table = await self.load(game_id)
+        if table.status == "open":
+            return await self.leave_lobby(game_id, seat)
+        concede = table.decider.concede
+        if table.status == "finished" or concede is None:
+            raise ServiceError(409, "cannot_leave", "This game cannot be left now.")
+        await self.command(game_id, seat, _encoder.encode(concede()))
+        return await self.load(game_id)
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def decode_command(self, decider: Decider, body: bytes) -> Any:
+        decoder = self._command_decoders.get(decider.kind)
+        if decoder is None:
+            decoder = self._command_decoders[decider.kind] = msgspec.json.Decoder(decider.command_type)
+        return decoder.decode(body)
+
+    async def command(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        body: bytes,
+        *,
+        idempotency_key: str | None = None,
+        expected_version: int | None = None,
+    ) -> CommandResult:
+        started = time.perf_counter()
+        outcome = "error"
+        command_type = "?"
+        kind = "?"
+        try:
+            result, outcome, command_type, kind = await self._command(
+                game_id, seat, body, idempotency_key, expected_version
+            )
+            return result
+        except RuleViolation as exc:
+            outcome = exc.code
+            raise
+        except ServiceError as exc:
+            outcome = exc.code
+            raise
+        except msgspec.ValidationError:
+            outcome = "invalid_body"
+            raise
+        finally:
+            metrics.COMMANDS.labels(kind=kind, outcome=outcome).inc()
+            log.info(
+                "command",
+                game_id=str(game_id),
+                seat=seat,
+                command=command_type,
+                outcome=outcome,
+                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+
+    async def _command(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        body: bytes,
+        idempotency_key: str | None,
+        expected_version: int | None,
+    ) -> tuple[CommandResult, str, str, str]:
+        command_id = f"seat:{seat}:{idempotency_key}" if idempotency_key else None
+        fingerprint = hashlib.sha256(body).hexdigest() if idempotency_key else None
+        table = await self.load(game_id)
+        decider = table.decider
+        command = self.decode_command(decider, body)
+        command_type = type(command).__name__
+
+        async def attempt(table: Table) -> tuple[CommandResult, str]:
+            if table.status == "open":
+                raise ServiceError(409, "game_not_started", "The game has not started yet.")
+            ctx = Context(rng=self.rng(table, game_id), now=self.clock(), seat=seat)
+            try:
+                events = decider.decide(table.state, command, ctx)
+            except RuleViolation:
+                if command_id is not None:
+                    replay = await self._replayed(game_id, seat, command_id, fingerprint)
+                    if replay is not None:
+                        return replay, "duplicate"
+                raise
+            new, stored, duplicate = await self._append(
+                game_id,
+                table,
+                events,
+                command_id=command_id,
+                actor=f"seat:{seat}",
+                fingerprint=fingerprint,
+            )
+            return self._result(new, seat, stored), "duplicate" if duplicate else "applied"
+
+        result, outcome = await self._retrying(game_id, attempt, expected_version)
+        return result, outcome, command_type, decider.kind
+
+    def _result(self, table: Table, seat: int, stored: Sequence[StoredEvent]) -> CommandResult:
+        items = [
+            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data)) for s in stored
+        ]
+        version = stored[-1].seq if stored else table.version
+        return CommandResult(version=version, events=envelopes(table, items, Seat(seat)))
+
+    async def _replayed(
+        self, game_id: uuid.UUID, seat: int, command_id: str, fingerprint: str | None
+    ) -> CommandResult | None:
+        """The original result of an already-applied command, if ``command_id`` was used."""
+        found = await self.store.command_events(game_id, command_id)
+        if found is None:
+            return None
+        stored, original_fingerprint = found
+        if original_fingerprint != fingerprint:
+            raise _key_reused()
+        return self._result(await self.load(game_id), seat, stored)
+
+    # -- scheduler -----------------------------------------------------------------------------
+
+    async def act_on_deadline(self, game_id: uuid.UUID) -> bool:
+        """Send the game's deadline command if its deadline has passed; True if appended."""
+        async with self._lock(game_id):
+            table = await self.load(game_id)
+            if table.status != "running":
+                return False
+            decider = table.decider
+            now = self.clock()
+            due = decider.deadline(table.state)
+            if due is None or due > now:
+                return False
+            command = decider.on_deadline(table.state)
+            ctx = Context(rng=self.rng(table, game_id), now=now, seat=None)
+            try:
+                events = decider.decide(table.state, command, ctx)
+                await self._append(
+                    game_id, table, events, command_id=f"deadline:{table.version}", actor="server"
+                )
+            except ConcurrencyConflict:
+                self.forget(game_id)
+                return False
+            log.info("deadline", game_id=str(game_id), command=type(command).__name__)
+            return True
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def events_for(self, game_id: uuid.UUID, viewer: Viewer, after: int = 0) -> list[EventOut]:
+        table = await self.load(game_id)
+        stored = await self.store.read(game_id, after_seq=after)
+        items = [
+            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data)) for s in stored
+        ]
+        return envelopes(table, items, viewer)

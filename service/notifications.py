@@ -1,0 +1,148 @@
+"""Waking streams across instances: NOTIFY as a hint, polling as the guarantee.
+
+``Notifier`` sends what was appended as ``game_id:seq`` pairs on channel ``playlog_events``, after
+the append committed and coalesced into one NOTIFY per burst: a NOTIFY inside the append
+transaction would take PostgreSQL's cluster-wide notify lock at every commit and halve commit
+throughput. ``Listener`` keeps one LISTEN connection per instance and wakes local waiters; every
+waiter also times out and polls, so a notification lost while reconnecting delays an event,
+never loses it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections import defaultdict
+
+import asyncpg
+
+from service.log import get_logger
+
+CHANNEL = "playlog_events"
+MAX_PAYLOAD = 7900  # PostgreSQL refuses payloads of 8000 bytes or more
+log = get_logger("playlog.notifications")
+
+
+class Notifier:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+        self._pending: dict[uuid.UUID, int] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="playlog-notifier")
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self._flush()
+
+    def publish(self, game_id: uuid.UUID, seq: int) -> None:
+        """Record that ``game_id`` reached ``seq``; sent soon, off the caller's path."""
+        if seq > self._pending.get(game_id, 0):
+            self._pending[game_id] = seq
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self._flush()
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("notify_failed", error=str(exc))  # listeners poll; nothing is lost
+                await asyncio.sleep(0.5)
+
+    async def _flush(self) -> None:
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, {}
+        payloads: list[str] = []
+        current: list[str] = []
+        size = 0
+        for game_id, seq in pending.items():
+            item = f"{game_id}:{seq}"
+            if size + len(item) + 1 > MAX_PAYLOAD:
+                payloads.append(";".join(current))
+                current, size = [], 0
+            current.append(item)
+            size += len(item) + 1
+        payloads.append(";".join(current))
+        async with self._pool.acquire() as conn:
+            for payload in payloads:
+                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
+
+
+class Listener:
+    """One LISTEN connection per instance; local waiters subscribe per game or to everything."""
+
+    def __init__(self, dsn: str, poll_interval: float = 1.0) -> None:
+        self._dsn = dsn
+        self.poll_interval = poll_interval
+        self._by_game: dict[uuid.UUID, set[asyncio.Event]] = defaultdict(set)
+        self._everything: set[asyncio.Event] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._conn: asyncpg.Connection | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="playlog-listener")
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._conn is not None and not self._conn.is_closed():
+            await self._conn.close()
+
+    def subscribe(self, game_id: uuid.UUID | None) -> asyncio.Event:
+        event = asyncio.Event()
+        (self._everything if game_id is None else self._by_game[game_id]).add(event)
+        return event
+
+    def unsubscribe(self, game_id: uuid.UUID | None, event: asyncio.Event) -> None:
+        if game_id is None:
+            self._everything.discard(event)
+            return
+        waiters = self._by_game.get(game_id)
+        if waiters is not None:
+            waiters.discard(event)
+            if not waiters:
+                del self._by_game[game_id]
+
+    async def wait(self, event: asyncio.Event, timeout: float | None = None) -> None:
+        """Until woken or the poll interval passes, whichever comes first."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout or self.poll_interval)
+        event.clear()
+
+    def wake(self, game_id: uuid.UUID) -> None:
+        for event in self._by_game.get(game_id, ()):
+            event.set()
+        for event in self._everything:
+            event.set()
+
+    def _on_notification(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        for item in payload.split(";"):
+            game, _, _seq = item.partition(":")
+            with contextlib.suppress(ValueError):
+                self.wake(uuid.UUID(game))
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                self._conn = await asyncpg.connect(self._dsn)
+                await self._conn.add_listener(CHANNEL, self._on_notification)
+                # Anything sent while we were away: let every waiter poll once.
+                for waiters in [*list(self._by_game.values()), self._everything]:
+                    for event in waiters:
+                        event.set()
+                while not self._conn.is_closed():
+                    await asyncio.sleep(1.0)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("listener_reconnecting", error=str(exc))
+            await asyncio.sleep(0.5)

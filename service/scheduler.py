@@ -1,0 +1,55 @@
+"""Acting on deadlines with no client request: reaction windows, decision timeouts.
+
+Each instance polls the ``streams.due_at`` column (set by every append from the game's own
+``deadline``) every ``interval`` seconds. Several instances may pick the same game: each decides
+against the state it loaded and appends with the expected seq and the command id
+``deadline:<version>``, so exactly one append lands and nobody appends twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import asyncpg
+
+from service import metrics
+from service.games import GameService
+from service.log import get_logger
+
+log = get_logger("playlog.scheduler")
+
+
+class Scheduler:
+    def __init__(self, games: GameService, interval: float = 0.05) -> None:
+        self.games = games
+        self.interval = interval
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="playlog-scheduler")
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def tick(self) -> int:
+        acted = 0
+        for game_id in await self.games.store.due_games():
+            try:
+                if await self.games.act_on_deadline(game_id):
+                    acted += 1
+                    metrics.DEADLINES.inc()
+            except Exception:
+                log.exception("deadline_failed", game_id=str(game_id))
+        return acted
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("scheduler_db_error", error=str(exc))
+            await asyncio.sleep(self.interval)

@@ -1,0 +1,96 @@
+"""``playlog serve`` on a fresh data directory: embedded PostgreSQL, migrations, health, restart."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _serve(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
+    env["PLAYLOG_DATA_DIR"] = str(data_dir)
+    return subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            out = proc.stdout.read().decode() if proc.stdout else ""
+            pytest.fail(f"playlog serve exited with {proc.returncode}: {out}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    pytest.fail("playlog serve did not become healthy")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def test_serve_without_database_url_starts_embedded_and_keeps_data(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = _serve(data_dir, port)
+    try:
+        _wait_healthy(url, proc)
+        assert httpx.get(f"{url}/readyz").json() == {"status": "ready"}
+        created = httpx.post(f"{url}/games", json={"kind": "exploding_kittens", "options": {"players": 2}})
+        assert created.status_code == 201, created.text
+        game_id = created.json()["game_id"]
+    finally:
+        _stop(proc)
+
+    proc = _serve(data_dir, port)
+    try:
+        _wait_healthy(url, proc)
+        again = httpx.get(f"{url}/games/{game_id}")
+        assert again.status_code == 200
+        assert again.json()["kind"] == "exploding_kittens"
+    finally:
+        _stop(proc)
+
+
+@pytest.mark.parametrize(
+    ("database_url", "message"),
+    [("not a url", "Malformed database URL"), ("postgresql://u@127.0.0.1:1/x", "Cannot reach")],
+)
+def test_bad_database_url_gives_one_clear_line(database_url: str, message: str) -> None:
+    env = {**os.environ, "PLAYLOG_DATABASE_URL": database_url}
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve"], env=env, capture_output=True, timeout=60
+    )
+    assert done.returncode == 1
+    err = done.stderr.decode().strip()
+    assert message in err
+    assert "Traceback" not in err
+    assert len(err.splitlines()) == 1
