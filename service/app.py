@@ -11,6 +11,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from service import log as logs
+from service.api.audit import AuditController
 from service.api.deps import provide_games
 from service.api.health import HealthController
 from service.api.lobby import LobbyController
@@ -58,7 +59,13 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
 
     prometheus = PrometheusConfig(app_name="playlog", group_path=True)
     return Litestar(
-        route_handlers=[HealthController, LobbyController, PlayController, PrometheusController],
+        route_handlers=[
+            HealthController,
+            LobbyController,
+            PlayController,
+            AuditController,
+            PrometheusController,
+        ],
         dependencies={"games": Provide(provide_games, sync_to_thread=False)},
         lifespan=[lifespan],
         plugins=[problem_details_plugin()],

@@ -111,5 +111,34 @@ def moderator_token(hours: int) -> None:
     click.echo(issue(Settings.from_env().secret(), Principal(role="moderator"), timedelta(hours=hours)))
 
 
+@main.command()
+@click.option("--url", required=True, help="Base URL of a running playlog service")
+@click.option("--kind", default="exploding_kittens", show_default=True)
+@click.option("--players", default=2, show_default=True, type=int)
+@click.option("--games", "count", default=1, show_default=True, type=int)
+@click.option("--concurrency", default=4, show_default=True, type=int)
+@click.option("--option", "extra", multiple=True, help="Game option KEY=JSON, e.g. reaction_window=0")
+@click.option("--seed", default=None, type=int, help="Seed the bots' choices")
+def bots(
+    url: str, kind: str, players: int, count: int, concurrency: int, extra: tuple[str, ...], seed: int | None
+) -> None:
+    """Play COUNT full games with random bots; exit 1 if one fails or its chain does not verify."""
+    import json
+
+    from service.bot_runner import run_bots
+
+    options: dict[str, Any] = {"players": players}
+    if kind == "exploding_kittens":
+        options["reaction_window"] = 0
+    for item in extra:
+        key, _, value = item.partition("=")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    ok = asyncio.run(run_bots(url, kind, options, count, concurrency, seed))
+    sys.exit(0 if ok else 1)
+
+
 if __name__ == "__main__":
     main()

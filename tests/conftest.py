@@ -17,8 +17,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
 
 from service import database
+from service.app import create_app
+from service.client import PlaylogClient
+from service.config import Settings
 from service.store import EventStore, create_pool
 
 
@@ -113,3 +118,26 @@ async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
 @pytest.fixture
 def store(pool: asyncpg.Pool) -> EventStore:
     return EventStore(pool)
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return Settings(
+        database_url=database_url,
+        data_dir=tmp_path,
+        jwt_secret="test-secret-that-is-long-enough-for-hs256",
+        scheduler_interval=0.02,
+        log_format="json",
+    )
+
+
+@pytest.fixture
+async def http(settings: Settings) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    """The real app (lifespan, pool, scheduler) over ASGI, on a fresh database."""
+    async with AsyncTestClient(create_app(settings)) as client:
+        yield client
+
+
+@pytest.fixture
+def api(http: AsyncTestClient[Litestar]) -> PlaylogClient:
+    return PlaylogClient(str(http.base_url), http=http)

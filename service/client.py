@@ -1,0 +1,215 @@
+"""A typed Python client for the playlog HTTP API (httpx, async).
+
+Errors come back as ``ApiError`` carrying the problem+json ``code``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from types import TracebackType
+from typing import Any
+
+import httpx
+import msgspec
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, detail: str, body: dict[str, Any]) -> None:
+        super().__init__(f"{status} {code}: {detail}")
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.body = body
+
+
+class CreatedGame(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    seats: int
+    host_token: str
+
+
+class JoinedSeat(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    seat: int
+    token: str
+
+
+class GameSummary(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: str
+    version: int
+    public: bool
+    spectator_delay: float
+    seats: list[str | None]
+    winners: list[int] | None = None
+
+
+class EventOut(msgspec.Struct, frozen=True):
+    seq: int
+    type: str
+    recorded_at: float
+    data: dict[str, Any]
+
+
+class CommandResult(msgspec.Struct, frozen=True):
+    version: int
+    events: list[EventOut]
+
+
+class SeatView(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: str
+    version: int
+    seat: int
+    seats: list[str | None]
+    view: dict[str, Any] | None
+    winners: list[int] | None = None
+
+    @property
+    def legal_commands(self) -> list[dict[str, Any]]:
+        if not self.view:
+            return []
+        commands: list[dict[str, Any]] = self.view.get("legal_commands", [])
+        return commands
+
+
+class ChainReport(msgspec.Struct, frozen=True):
+    ok: bool
+    events: int
+    first_bad_seq: int | None
+    last_hash: str
+    reason: str | None = None
+
+
+class PlaylogClient:
+    """``async with PlaylogClient(url) as api: ...``"""
+
+    def __init__(self, base_url: str, *, timeout: float = 30.0, http: httpx.AsyncClient | None = None):
+        self._own = http is None
+        self.http = http or httpx.AsyncClient(base_url=base_url, timeout=timeout)
+
+    async def __aenter__(self) -> PlaylogClient:
+        return self
+
+    async def __aexit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._own:
+            await self.http.aclose()
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        type_: type[Any],
+        *,
+        token: str | None = None,
+        json: Any = None,
+        content: bytes | None = None,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        all_headers = dict(headers or {})
+        if token:
+            all_headers["Authorization"] = f"Bearer {token}"
+        if content is not None:
+            all_headers.setdefault("Content-Type", "application/json")
+        response = await self.http.request(
+            method, path, json=json, content=content, params=params, headers=all_headers
+        )
+        if response.status_code >= 400:
+            try:
+                body = response.json()
+            except ValueError:
+                body = {"detail": response.text}
+            raise ApiError(
+                response.status_code, body.get("code", "error"), body.get("detail", ""), body
+            )
+        return msgspec.json.decode(response.content, type=type_)
+
+    async def create_game(
+        self,
+        kind: str,
+        options: dict[str, Any],
+        *,
+        public: bool = True,
+        spectator_delay: float | None = None,
+    ) -> CreatedGame:
+        body: dict[str, Any] = {"kind": kind, "options": options, "public": public}
+        if spectator_delay is not None:
+            body["spectator_delay"] = spectator_delay
+        result: CreatedGame = await self._call("POST", "/games", CreatedGame, json=body)
+        return result
+
+    async def join(self, game_id: uuid.UUID, name: str) -> JoinedSeat:
+        result: JoinedSeat = await self._call(
+            "POST", f"/games/{game_id}/seats", JoinedSeat, json={"name": name}
+        )
+        return result
+
+    async def start(self, game_id: uuid.UUID, host_token: str) -> GameSummary:
+        result: GameSummary = await self._call(
+            "POST", f"/games/{game_id}/start", GameSummary, token=host_token
+        )
+        return result
+
+    async def game(self, game_id: uuid.UUID) -> GameSummary:
+        result: GameSummary = await self._call("GET", f"/games/{game_id}", GameSummary)
+        return result
+
+    async def leave(self, game_id: uuid.UUID, seat: int, token: str) -> GameSummary:
+        result: GameSummary = await self._call(
+            "DELETE", f"/games/{game_id}/seats/{seat}", GameSummary, token=token
+        )
+        return result
+
+    async def send(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        token: str,
+        command: dict[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        expected_version: int | None = None,
+    ) -> CommandResult:
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        params = {"expected_version": expected_version} if expected_version is not None else None
+        result: CommandResult = await self._call(
+            "POST",
+            f"/games/{game_id}/seats/{seat}/commands",
+            CommandResult,
+            token=token,
+            content=msgspec.json.encode(command),
+            params=params,
+            headers=headers,
+        )
+        return result
+
+    async def view(self, game_id: uuid.UUID, seat: int, token: str) -> SeatView:
+        result: SeatView = await self._call(
+            "GET", f"/games/{game_id}/seats/{seat}/view", SeatView, token=token
+        )
+        return result
+
+    async def events(self, game_id: uuid.UUID, seat: int, token: str, after: int = 0) -> list[EventOut]:
+        result: list[EventOut] = await self._call(
+            "GET",
+            f"/games/{game_id}/seats/{seat}/events",
+            list[EventOut],
+            token=token,
+            params={"after": after},
+        )
+        return result
+
+    async def verify(self, game_id: uuid.UUID, token: str | None = None) -> ChainReport:
+        result: ChainReport = await self._call(
+            "GET", f"/games/{game_id}/audit/verify", ChainReport, token=token
+        )
+        return result
