@@ -1,0 +1,102 @@
+"""Options and state of an Exploding Kittens game (immutable; ``evolve`` replaces fields)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from domain.exploding_kittens.cards import Card
+
+Edition = Literal["2022", "classic"]
+DecisionKind = Literal["defuse", "favor", "discard_pick"]
+
+
+class ExplodingKittensOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Game options, validated at creation (bad values raise ``invalid_options``)."""
+
+    players: Annotated[int, msgspec.Meta(ge=2, le=5)]
+    edition: Edition = "2022"
+    special_combos: bool = True
+    reaction_window: Annotated[float, msgspec.Meta(ge=0, le=600)] = 3.0
+    decision_timeout: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
+    seed: int | None = None
+    first_seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+    def __post_init__(self) -> None:
+        if self.first_seat is not None and self.first_seat >= self.players:
+            raise ValueError(f"first_seat must be below players ({self.players})")
+
+
+class ReactionWindow(msgspec.Struct, frozen=True, kw_only=True):
+    """An action waiting for its Nope chain to close."""
+
+    actor: int
+    cards: tuple[Card, ...]  # one action card, or the combo
+    combo: bool
+    target: int | None
+    named: Card | None
+    nopes: tuple[int, ...]  # seats that played the chain's Nopes, in order
+    deadline: float
+    passed: tuple[int, ...]  # seats that passed since the top card
+
+    @property
+    def top_seat(self) -> int:
+        return self.nopes[-1] if self.nopes else self.actor
+
+
+class PendingDecision(msgspec.Struct, frozen=True, kw_only=True):
+    """A question the game waits for ``seat`` to answer."""
+
+    kind: DecisionKind
+    seat: int
+    receiver: int | None = None  # favor: who gets the card
+    deadline: float | None = None
+
+
+class ExplodingKittensState(msgspec.Struct, frozen=True, kw_only=True):
+    options: ExplodingKittensOptions
+    started: bool = False
+    hands: tuple[tuple[Card, ...], ...] = ()
+    draw_pile: tuple[Card, ...] = ()  # top first
+    discard: tuple[Card, ...] = ()  # oldest first
+    out_of_game: tuple[Card, ...] = ()
+    alive: tuple[bool, ...] = ()
+    active: int = 0
+    turns_owed: int = 1
+    under_attack: bool = False
+    turn_deadline: float | None = None
+    window: ReactionWindow | None = None
+    pending: PendingDecision | None = None
+    drawn_kitten: int | None = None  # seat holding a drawn Kitten not yet placed
+    winner: int | None = None
+    commitment: str = ""
+    salt: str | None = None
+    seen_future: tuple[tuple[Card, ...], ...] = ()  # per seat: its latest See the Future
+    placed_kitten: tuple[int | None, ...] = ()  # per seat: where it last put a defused Kitten
+
+    @property
+    def players(self) -> int:
+        return self.options.players
+
+    def living(self) -> list[int]:
+        return [seat for seat, alive in enumerate(self.alive) if alive]
+
+    def next_living(self, seat: int) -> int:
+        n = len(self.alive)
+        for step in range(1, n + 1):
+            candidate = (seat + step) % n
+            if self.alive[candidate]:
+                return candidate
+        return seat
+
+    def eligible(self) -> list[int]:
+        """Seats that may answer the open window: all living seats but the top card's player."""
+        if self.window is None:
+            return []
+        top = self.window.top_seat
+        return [seat for seat, alive in enumerate(self.alive) if alive and seat != top]
+
+
+def initial_state(options: ExplodingKittensOptions) -> ExplodingKittensState:
+    return ExplodingKittensState(options=options)

@@ -1,0 +1,260 @@
+"""RULES 1.6: actions and combos."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.commitment import verify
+from domain.errors import RuleViolation
+from domain.exploding_kittens import DECIDER
+from domain.exploding_kittens.commands import (
+    ActOnTimeout,
+    GiveCard,
+    Nope,
+    PassReaction,
+    PlayCard,
+    PlayCombo,
+    TakeFromDiscard,
+)
+from domain.exploding_kittens.events import (
+    CardStolen,
+    CardTakenFromDiscard,
+    DeckShuffled,
+    FavorGiven,
+    FutureSeen,
+    NamedCardRequested,
+)
+from domain.viewers import Seat, Spectator
+
+from .builders import BC, CM, HP, RR, SF, SH, TC, A, D, F, K, N, S, act, rigged, types
+
+
+def _refused(state: object, seat: int | None, command: object, code: str, now: float = 0.0) -> None:
+    with pytest.raises(RuleViolation) as err:
+        act(state, seat, command, now=now)  # type: ignore[arg-type]
+    assert err.value.code == code
+
+
+# ---- Favor
+
+
+def test_favor_target_chooses_the_card() -> None:
+    state = rigged([[F], [A, S, TC], [CM]])
+    state, events = act(state, 0, PlayCard(card=F, target=1))
+    assert types(events) == ["CardPlayed", "ReactionsResolved", "FavorAsked"]
+    assert state.pending.seat == 1 and state.pending.receiver == 0
+    assert DECIDER.legal_commands(state, 1)[:3] == [GiveCard(card=A), GiveCard(card=S), GiveCard(card=TC)]
+    _refused(state, 0, GiveCard(card=A), "not_your_decision")
+    _refused(state, 1, GiveCard(card=CM), "card_not_in_hand")
+    state, events = act(state, 1, GiveCard(card=S))
+    assert state.hands[0] == (S,) and state.hands[1] == (A, TC)
+    assert state.pending is None and state.active == 0
+
+
+def test_favor_card_is_visible_to_giver_and_receiver_only() -> None:
+    state, _ = act(rigged([[F], [A, S], [CM]]), 0, PlayCard(card=F, target=1))
+    _, events = act(state, 1, GiveCard(card=S))
+    event = events[0]
+    assert isinstance(event, FavorGiven)
+    assert DECIDER.redact(event, Seat(0)).card == S
+    assert DECIDER.redact(event, Seat(1)).card == S
+    assert DECIDER.redact(event, Seat(2)).card is None
+    assert DECIDER.redact(event, Spectator()).card is None
+
+
+def test_favor_timeout_gives_a_random_card() -> None:
+    state, _ = act(rigged([[F], [A, S, TC], [CM]], decision_timeout=5.0), 0, PlayCard(card=F, target=1))
+    assert DECIDER.deadline(state) == 5.0
+    given = set()
+    for seed in range(30):
+        _, events = act(state, None, ActOnTimeout(), now=5.0, seed=seed)
+        event = events[0]
+        assert isinstance(event, FavorGiven) and event.by_server
+        given.add(event.card)
+    assert given == {A, S, TC}
+
+
+# ---- pairs, triples, five different
+
+
+def test_pair_steals_a_random_card_with_the_server_rng() -> None:
+    state = rigged([[TC, TC], [A, S, CM], [HP]])
+    taken = set()
+    for seed in range(30):
+        after, events = act(state, 0, PlayCombo(cards=(TC, TC), target=1), seed=seed)
+        stolen = events[-1]
+        assert isinstance(stolen, CardStolen) and stolen.thief == 0 and stolen.victim == 1
+        assert stolen.card is not None
+        assert after.hands[0] == (stolen.card,) and len(after.hands[1]) == 2
+        taken.add(stolen.card)
+    assert taken == {A, S, CM}
+
+
+def test_pair_stolen_card_is_visible_to_thief_and_victim_only() -> None:
+    _, events = act(rigged([[TC, TC], [A], [HP]]), 0, PlayCombo(cards=(TC, TC), target=1))
+    stolen = events[-1]
+    assert DECIDER.redact(stolen, Seat(0)).card == A and DECIDER.redact(stolen, Seat(1)).card == A
+    assert DECIDER.redact(stolen, Seat(2)).card is None and DECIDER.redact(stolen, Spectator()).card is None
+
+
+def test_pair_of_different_cats_is_refused() -> None:
+    _refused(rigged([[TC, CM], [A]]), 0, PlayCombo(cards=(TC, CM), target=1), "invalid_combo")
+
+
+def test_four_of_a_kind_is_refused() -> None:
+    _refused(rigged([[TC] * 4, [A]]), 0, PlayCombo(cards=(TC,) * 4, target=1), "invalid_combo")
+
+
+def test_single_cat_is_refused() -> None:
+    _refused(rigged([[TC], [A]]), 0, PlayCard(card=TC), "single_cat")
+    _refused(rigged([[TC], [A]]), 0, PlayCombo(cards=(TC,), target=1), "single_cat")
+
+
+def test_pair_needs_both_cards_in_hand() -> None:
+    _refused(rigged([[TC], [A]]), 0, PlayCombo(cards=(TC, TC), target=1), "card_not_in_hand")
+
+
+def test_special_combos_allow_a_pair_of_any_title() -> None:
+    state, _ = act(rigged([[D, D], [A]]), 0, PlayCombo(cards=(D, D), target=1))
+    assert state.hands[0] == (A,) and state.discard == (D, D)
+
+
+def test_without_special_combos_only_cat_pairs_are_allowed() -> None:
+    state = rigged([[D, D, TC, TC, TC], [A]], special_combos=False)
+    _refused(state, 0, PlayCombo(cards=(D, D), target=1), "invalid_combo")
+    _refused(state, 0, PlayCombo(cards=(TC, TC, TC), target=1, named=A), "invalid_combo")
+    after, _ = act(state, 0, PlayCombo(cards=(TC, TC), target=1))
+    assert A in after.hands[0]
+
+
+def test_triple_takes_the_named_card_when_held() -> None:
+    state = rigged([[CM, CM, CM], [A, S], [HP]])
+    state, events = act(state, 0, PlayCombo(cards=(CM, CM, CM), target=1, named=S))
+    event = events[-1]
+    assert isinstance(event, NamedCardRequested) and event.given
+    assert DECIDER.redact(event, Spectator()) == event  # the title and whether it moved are public
+    assert state.hands[0] == (S,) and state.hands[1] == (A,)
+
+
+def test_triple_named_card_not_held_takes_nothing_and_spends_the_three() -> None:
+    state = rigged([[CM, CM, CM], [A, S], [HP]])
+    state, events = act(state, 0, PlayCombo(cards=(CM, CM, CM), target=1, named=D))
+    event = events[-1]
+    assert isinstance(event, NamedCardRequested) and not event.given
+    assert state.hands[0] == () and state.hands[1] == (A, S) and state.discard == (CM, CM, CM)
+
+
+def test_triple_must_name_a_title_but_not_the_kitten() -> None:
+    state = rigged([[CM, CM, CM], [A]])
+    _refused(state, 0, PlayCombo(cards=(CM, CM, CM), target=1), "named_card_required")
+    _refused(state, 0, PlayCombo(cards=(CM, CM, CM), target=1, named=K), "invalid_named_card")
+    _refused(rigged([[CM, CM], [A]]), 0, PlayCombo(cards=(CM, CM), target=1, named=A), "invalid_named_card")
+
+
+FIVE = (TC, CM, HP, BC, RR)
+
+
+def test_five_different_classic_takes_a_card_from_the_discard_pile() -> None:
+    state = rigged([[*FIVE, A], [S]], discard=(D, SF), edition="classic")
+    state, events = act(state, 0, PlayCombo(cards=FIVE))
+    assert types(events) == ["ComboPlayed", "ReactionsResolved", "DiscardPickAsked"]
+    offered = DECIDER.legal_commands(state, 0)
+    assert TakeFromDiscard(card=D) in offered and TakeFromDiscard(card=TC) in offered
+    state, events = act(state, 0, TakeFromDiscard(card=D))
+    assert isinstance(events[0], CardTakenFromDiscard)
+    assert DECIDER.redact(events[0], Spectator()) == events[0]
+    assert state.hands[0] == (A, D) and state.discard == (SF, *FIVE)
+
+
+def test_five_different_may_take_one_of_the_five() -> None:
+    state = rigged([[*FIVE], [S]], edition="classic")
+    state, _ = act(state, 0, PlayCombo(cards=FIVE))
+    state, _ = act(state, 0, TakeFromDiscard(card=HP))
+    assert state.hands[0] == (HP,)
+
+
+def test_five_different_never_takes_a_kitten() -> None:
+    state = rigged([[*FIVE], [S]], discard=(K,), edition="classic")
+    state, _ = act(state, 0, PlayCombo(cards=FIVE))
+    _refused(state, 0, TakeFromDiscard(card=K), "card_not_in_discard")
+    _refused(state, 0, TakeFromDiscard(card=A), "card_not_in_discard")
+
+
+def test_five_different_is_refused_in_2022_and_without_special_combos() -> None:
+    _refused(rigged([[*FIVE], [S]]), 0, PlayCombo(cards=FIVE), "invalid_combo")
+    state = rigged([[*FIVE], [S]], edition="classic", special_combos=False)
+    _refused(state, 0, PlayCombo(cards=FIVE), "invalid_combo")
+    state = rigged([[*FIVE], [S]], edition="classic")
+    _refused(state, 0, PlayCombo(cards=FIVE, target=1), "invalid_target")
+
+
+def test_five_different_timeout_takes_a_random_card() -> None:
+    state = rigged([[*FIVE], [S]], edition="classic", decision_timeout=2.0)
+    state, _ = act(state, 0, PlayCombo(cards=FIVE))
+    _, events = act(state, None, ActOnTimeout(), now=2.0)
+    assert isinstance(events[0], CardTakenFromDiscard) and events[0].by_server
+
+
+# ---- targets
+
+
+def test_action_on_a_target_with_no_cards_is_refused() -> None:
+    state = rigged([[F, TC, TC], [], [A]])
+    _refused(state, 0, PlayCard(card=F, target=1), "target_has_no_cards")
+    _refused(state, 0, PlayCombo(cards=(TC, TC), target=1), "target_has_no_cards")
+
+
+def test_action_on_an_eliminated_target_is_refused() -> None:
+    state = rigged([[F], [A], [A]], alive=[True, False, True])
+    _refused(state, 0, PlayCard(card=F, target=1), "target_not_alive")
+
+
+def test_target_hand_emptied_during_the_window_resolves_with_no_effect() -> None:
+    state = rigged([[F, N], [N], [A]], reaction_window=5.0)
+    state, _ = act(state, 0, PlayCard(card=F, target=1))
+    state, _ = act(state, 1, Nope(chain_length=0))
+    state, _ = act(state, 0, Nope(chain_length=1))
+    state, _ = act(state, 1, PassReaction())
+    state, events = act(state, 2, PassReaction())
+    assert types(events) == ["ReactionPassed", "ReactionsResolved", "ActionHadNoEffect"]
+    assert state.pending is None
+
+
+# ---- Shuffle and See the Future
+
+
+def test_shuffle_shuffles_commits_and_does_not_end_the_turn() -> None:
+    pile = (TC, CM, HP, BC, RR, K, A, S)
+    state = rigged([[SH], [A]], pile=pile)
+    state, events = act(state, 0, PlayCard(card=SH), seed=3)
+    shuffled = events[-1]
+    assert isinstance(shuffled, DeckShuffled) and shuffled.salt is not None
+    assert sorted(state.draw_pile) == sorted(pile) and state.draw_pile != pile
+    assert verify(state.draw_pile, shuffled.salt, shuffled.commitment)
+    assert state.commitment == shuffled.commitment
+    assert state.active == 0 and state.turns_owed == 1
+    public = DECIDER.redact(shuffled, Seat(0))
+    assert public.order == () and public.salt is None
+
+
+def test_see_the_future_shows_the_top_three_to_the_seer_only() -> None:
+    state = rigged([[SF], [A]], pile=(TC, CM, K, HP))
+    state, events = act(state, 0, PlayCard(card=SF))
+    seen = events[-1]
+    assert isinstance(seen, FutureSeen) and seen.cards == (TC, CM, K)
+    assert state.draw_pile == (TC, CM, K, HP)
+    assert DECIDER.redact(seen, Seat(1)).cards == () and DECIDER.redact(seen, Spectator()).cards == ()
+    assert DECIDER.view(state, Seat(0)).seen_future == (TC, CM, K)
+    assert DECIDER.view(state, Seat(1)).seen_future == ()
+
+
+def test_see_the_future_shows_fewer_when_deck_small() -> None:
+    _state, events = act(rigged([[SF], [A]], pile=(K, TC)), 0, PlayCard(card=SF))
+    assert events[-1].cards == (K, TC)  # type: ignore[union-attr]
+
+
+def test_action_cards_other_than_favor_take_no_target() -> None:
+    _refused(rigged([[SF], [A]]), 0, PlayCard(card=SF, target=1), "invalid_target")
+    _refused(rigged([[F], [A]]), 0, PlayCard(card=F), "target_required")
+    _refused(rigged([[F], [A]]), 0, PlayCard(card=F, target=0), "invalid_target")
+    _refused(rigged([[F], [A]]), 0, PlayCard(card=F, target=7), "invalid_target")

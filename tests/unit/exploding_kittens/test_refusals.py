@@ -1,0 +1,183 @@
+"""RULES section 3 and the refusal codes: every refused command raises RuleViolation, changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.errors import RuleViolation
+from domain.exploding_kittens import DECIDER
+from domain.exploding_kittens.commands import (
+    ActOnTimeout,
+    Defuse,
+    DrawCard,
+    GiveCard,
+    Leave,
+    Nope,
+    PassReaction,
+    PlayCard,
+    PlayCombo,
+    TakeFromDiscard,
+)
+from domain.exploding_kittens.events import CardDrawn, KittenDrawn, OwedTurnStarted
+
+from .builders import CM, TC, A, D, F, K, N, S, act, ctx, rigged
+
+
+def _code(state: Any, seat: int | None, command: Any, now: float = 0.0) -> str:
+    before = msgspec.json.encode(state)
+    with pytest.raises(RuleViolation) as err:
+        DECIDER.decide(state, command, ctx(seat, now))
+    assert msgspec.json.encode(state) == before
+    assert err.value.message
+    return err.value.code
+
+
+def test_command_from_a_seat_that_is_not_the_active_one_is_refused() -> None:
+    state = rigged([[A], [S]])
+    assert _code(state, 1, DrawCard()) == "not_your_turn"
+    assert _code(state, 1, PlayCard(card=S)) == "not_your_turn"
+
+
+@pytest.mark.parametrize("seat", [None, -1, 2, 99])
+def test_seat_only_commands_need_a_seat_of_the_game(seat: int | None) -> None:
+    state = rigged([[A], [S]])
+    for command in (DrawCard(), Leave(), Nope(chain_length=0), PassReaction(), Defuse(position=0)):
+        assert _code(state, seat, command) == "not_a_player"
+
+
+def test_eliminated_seats_are_refused() -> None:
+    state = rigged([[A], [S], [TC]], alive=[True, False, True])
+    assert _code(state, 1, Leave()) == "player_eliminated"
+    assert _code(state, 1, DrawCard()) == "player_eliminated"
+
+
+def test_card_not_in_hand() -> None:
+    assert _code(rigged([[A], [S]]), 0, PlayCard(card=S)) == "card_not_in_hand"
+
+
+@pytest.mark.parametrize("card", [D, N, K])
+def test_defuse_nope_and_kitten_are_not_played_as_actions(card: Any) -> None:
+    assert _code(rigged([[D, N], [S]]), 0, PlayCard(card=card)) == "not_playable"
+
+
+def test_no_pending_decision() -> None:
+    state = rigged([[A], [S]])
+    assert _code(state, 0, Defuse(position=0)) == "no_pending_decision"
+    assert _code(state, 1, GiveCard(card=S)) == "no_pending_decision"
+    assert _code(state, 0, TakeFromDiscard(card=A)) == "no_pending_decision"
+
+
+def test_decision_pending_blocks_the_turn() -> None:
+    state, _ = act(rigged([[F, A], [S]]), 0, PlayCard(card=F, target=1))
+    assert _code(state, 0, DrawCard()) == "decision_pending"
+    assert _code(state, 0, PlayCard(card=A)) == "decision_pending"
+
+
+def test_wrong_combo_shapes_are_refused() -> None:
+    state = rigged([[TC, TC, CM, A, S], [S]])
+    assert _code(state, 0, PlayCombo(cards=(), target=1)) == "invalid_combo"
+    assert _code(state, 0, PlayCombo(cards=(A,), target=1)) == "invalid_combo"
+    assert _code(state, 0, PlayCombo(cards=(TC, TC, CM), target=1)) == "invalid_combo"
+    assert _code(state, 0, PlayCombo(cards=(TC, TC))) == "target_required"
+
+
+GARBAGE: list[Any] = [
+    None,
+    42,
+    "DrawCard",
+    {"type": "DrawCard"},
+    PlayCard(card="Not a card"),  # type: ignore[arg-type]
+    PlayCard(card=A, target="1"),  # type: ignore[arg-type]
+    PlayCard(card=A, target=True),  # type: ignore[arg-type]
+    PlayCombo(cards=(TC, object()), target=1),  # type: ignore[arg-type]
+    PlayCombo(cards=None, target=1),  # type: ignore[arg-type]
+    Nope(chain_length=1.5),  # type: ignore[arg-type]
+    Nope(chain_length=None),  # type: ignore[arg-type]
+    Defuse(position="top"),  # type: ignore[arg-type]
+    Defuse(position=10**40),
+    GiveCard(card=3),  # type: ignore[arg-type]
+    TakeFromDiscard(card=[]),  # type: ignore[arg-type]
+]
+
+
+@pytest.mark.parametrize("command", GARBAGE)
+def test_garbage_commands_raise_only_rule_violations(command: Any) -> None:
+    for state in (rigged([[A, TC, TC], [S]]), DECIDER.initial_state(DECIDER.parse_options({"players": 2}))):
+        for seat in (None, 0, 1, 5):
+            with pytest.raises(RuleViolation):
+                DECIDER.decide(state, command, ctx(seat))
+
+
+def test_play_combo_cards_given_as_a_list_are_accepted_after_validation() -> None:
+    # msgspec validation normalises the fields; the decoded JSON form is what the API sends.
+    command = msgspec.json.Decoder(DECIDER.command_type).decode(
+        b'{"type":"PlayCombo","cards":["Tacocat","Tacocat"],"target":1}'
+    )
+    state, _ = act(rigged([[TC, TC], [S]]), 0, command)
+    assert state.hands[0] == (S,)
+
+
+# ---- decision timeout (RULES 3)
+
+
+def test_idle_active_seat_draws_on_timeout_by_the_server() -> None:
+    state = rigged([[A], [S]], pile=(TC, K), decision_timeout=30.0)
+    state, _ = act(state, 0, PlayCard(card=A), now=0.0)  # window 0: resolves, seat 1 owes 2
+    assert DECIDER.deadline(state) == 30.0
+    assert DECIDER.on_deadline(state) == ActOnTimeout()
+    state, events = act(state, None, ActOnTimeout(), now=31.0)
+    assert isinstance(events[0], CardDrawn) and events[0].by_server
+    assert isinstance(events[1], OwedTurnStarted) and events[1].deadline == 61.0
+    assert (state.active, state.turns_owed) == (1, 1)
+
+
+def test_timeout_draw_of_a_kitten_asks_for_a_placement() -> None:
+    state = rigged([[D], [S]], pile=(K, TC), decision_timeout=30.0, turns_owed=1)
+    state = msgspec.structs.replace(state, turn_deadline=30.0)
+    state, events = act(state, None, ActOnTimeout(), now=30.0)
+    assert isinstance(events[0], KittenDrawn) and events[0].by_server and events[0].deadline == 60.0
+    assert DECIDER.deadline(state) == 60.0
+
+
+def test_act_on_timeout_is_refused_before_the_deadline_or_without_timeouts() -> None:
+    state = msgspec.structs.replace(rigged([[A], [S]], decision_timeout=30.0), turn_deadline=30.0)
+    assert _code(state, None, ActOnTimeout(), now=29.9) == "deadline_not_reached"
+    assert _code(rigged([[A], [S]]), None, ActOnTimeout(), now=1e9) == "no_decision_timeout"
+    assert DECIDER.deadline(rigged([[A], [S]])) is None
+
+
+def test_act_on_timeout_during_a_window_is_refused() -> None:
+    state = rigged([[F], [S]], decision_timeout=30.0, reaction_window=5.0)
+    state, _ = act(state, 0, PlayCard(card=F, target=1))
+    assert _code(state, None, ActOnTimeout(), now=1.0) == "window_open"
+
+
+def test_the_turn_clock_restarts_when_the_seat_is_free_again() -> None:
+    state = rigged([[F, A], [S, CM]], decision_timeout=30.0)
+    state, _ = act(state, 0, PlayCard(card=F, target=1), now=10.0)
+    assert DECIDER.deadline(state) == 40.0  # the giver's decision
+    state, _ = act(state, 1, GiveCard(card=CM), now=12.0)
+    assert DECIDER.deadline(state) == 42.0  # the active seat's turn again
+
+
+def test_unknown_and_malformed_commands_have_their_own_codes() -> None:
+    state = rigged([[A], [S]])
+    assert _code(state, 0, "DrawCard") == "unknown_command"
+    assert _code(state, 0, DrawCard.__mro__[1]()) == "unknown_command"  # the bare Command base
+    assert _code(state, 0, PlayCard(card="Joker")) == "invalid_command"  # type: ignore[arg-type]
+    assert _code(state, 0, Nope(chain_length="0")) == "invalid_command"  # type: ignore[arg-type]
+
+
+def test_decision_timeout_is_off_by_default() -> None:
+    state, _ = act(rigged([[D], [S]], pile=(K, TC)), 0, DrawCard())
+    assert state.pending is not None and DECIDER.deadline(state) is None
+
+
+def test_a_late_answer_is_accepted_until_the_server_acts() -> None:
+    state, _ = act(rigged([[D], [S]], pile=(K, TC), decision_timeout=5.0), 0, DrawCard())
+    state, events = act(state, 0, Defuse(position=1), now=9.0)
+    assert not events[0].by_server  # type: ignore[union-attr]
+    assert state.draw_pile == (TC, K)
