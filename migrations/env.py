@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from alembic import context
-from sqlalchemy import create_engine, pool
+from sqlalchemy import create_engine, pool, text
 
 config = context.config
 
@@ -31,9 +31,14 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     engine = create_engine(_url(), poolclass=pool.NullPool)
     with engine.connect() as connection:
+        # Instances starting together migrate one at a time; the others then find nothing to do.
+        connection.execute(text("SELECT pg_advisory_lock(hashtext('playlog-migrations'))"))
+        connection.commit()
         context.configure(connection=connection, transaction_per_migration=True)
         with context.begin_transaction():
             context.run_migrations()
+        connection.execute(text("SELECT pg_advisory_unlock(hashtext('playlog-migrations'))"))
+        connection.commit()
     engine.dispose()
 
 

@@ -20,6 +20,7 @@ from service.config import Settings
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.games import GameService
 from service.notifications import Listener, Notifier
+from service.openapi import CompletedJsonRenderPlugin
 from service.scheduler import Scheduler
 from service.store import EventStore, create_pool
 
@@ -71,7 +72,12 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         plugins=[problem_details_plugin()],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[prometheus.middleware],
-        openapi_config=OpenAPIConfig(title="playlog", version=VERSION, path="/schema"),
+        openapi_config=OpenAPIConfig(
+            title="playlog",
+            version=VERSION,
+            path="/schema",
+            render_plugins=[CompletedJsonRenderPlugin()],
+        ),
         request_max_body_size=settings.max_body_bytes,
         state=None,
     )

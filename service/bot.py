@@ -50,9 +50,7 @@ async def play_game(
     rng = rng or random.Random()
     created = await api.create_game(kind, options, public=True, spectator_delay=0)
     report = GameReport(game_id=created.game_id)
-    seats: list[JoinedSeat] = [
-        await api.join(created.game_id, f"bot-{n}") for n in range(created.seats)
-    ]
+    seats: list[JoinedSeat] = [await api.join(created.game_id, f"bot-{n}") for n in range(created.seats)]
     await api.start(created.game_id, created.host_token)
     deadline = time.monotonic() + timeout
     while report.commands < max_commands and time.monotonic() < deadline:

@@ -46,15 +46,11 @@ async def run_bots(
             async def one(n: int) -> None:
                 async with gate:
                     try:
-                        report = await play_game(
-                            api, kind, options, rng=random.Random(rng.random() + n)
-                        )
+                        report = await play_game(api, kind, options, rng=random.Random(rng.random() + n))
                         reports.append(report)
                     except (ApiError, httpx.HTTPError) as exc:
                         failures.append(str(exc))
-                    progress.update(
-                        task, advance=1, commands=sum(r.commands for r in reports)
-                    )
+                    progress.update(task, advance=1, commands=sum(r.commands for r in reports))
 
             await asyncio.gather(*(one(n) for n in range(count)))
     elapsed = time.perf_counter() - started

@@ -112,6 +112,16 @@ def moderator_token(hours: int) -> None:
 
 
 @main.command()
+def openapi() -> None:
+    """Print the OpenAPI document (as committed in openapi/openapi.json)."""
+    from service.app import create_app
+    from service.openapi import export
+
+    settings = Settings(database_url="postgresql://unused/unused", jwt_secret="unused")
+    sys.stdout.buffer.write(export(create_app(settings)))
+
+
+@main.command()
 @click.option("--url", required=True, help="Base URL of a running playlog service")
 @click.option("--kind", default="exploding_kittens", show_default=True)
 @click.option("--players", default=2, show_default=True, type=int)

@@ -128,9 +128,7 @@ class PlaylogClient:
                 body = response.json()
             except ValueError:
                 body = {"detail": response.text}
-            raise ApiError(
-                response.status_code, body.get("code", "error"), body.get("detail", ""), body
-            )
+            raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
         return msgspec.json.decode(response.content, type=type_)
 
     async def create_game(

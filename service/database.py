@@ -5,13 +5,15 @@ Also the migrations (Alembic, plain SQL revisions in migrations/) and a friendly
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import asyncpg
 
-ROOT = Path(__file__).resolve().parent.parent
+# Where alembic.ini and migrations/ live: the source tree, or PLAYLOG_HOME for an installed copy.
+ROOT = Path(os.environ.get("PLAYLOG_HOME") or Path(__file__).resolve().parent.parent)
 
 
 class DatabaseUnavailable(Exception):

@@ -115,7 +115,7 @@ class GameService:
         seed = getattr(table.options, "seed", None)
         if seed is None:
             return random.SystemRandom()
-        return random.Random(f"{seed}:{game_id}:{table.version}")
+        return random.Random(f"{seed}:{table.version}")
 
     # -- appending -----------------------------------------------------------------------------
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar.datastructures import State
-from litestar.params import Parameter
+from litestar.params import HeaderParameter
 
 from service.auth import Principal, read_bearer
 from service.games import GameService
 
 AuthorizationHeader = Annotated[
-    str | None, Parameter(header="Authorization", required=False, description="Bearer <token>")
+    str | None, HeaderParameter(name="Authorization", required=False, description="Bearer <token>")
 ]
 
 

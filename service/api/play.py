@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.di import Provide
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
@@ -55,8 +55,8 @@ class PlayController(Controller):
         principal: Principal,
         idempotency_key: Annotated[
             str | None,
-            Parameter(
-                header="Idempotency-Key",
+            HeaderParameter(
+                name="Idempotency-Key",
                 required=False,
                 max_length=200,
                 description="A retried request with the same key returns the original result",
@@ -64,8 +64,8 @@ class PlayController(Controller):
         ] = None,
         expected_version: Annotated[
             int | None,
-            Parameter(
-                query="expected_version",
+            QueryParameter(
+                name="expected_version",
                 required=False,
                 ge=0,
                 description="Refuse with 409 unless the game is at this version",
@@ -103,7 +103,7 @@ class PlayController(Controller):
         seat: int,
         games: GameService,
         principal: Principal,
-        after: Annotated[int, Parameter(query="after", ge=0)] = 0,
+        after: Annotated[int, QueryParameter(name="after", ge=0)] = 0,
     ) -> list[EventOut]:
         _seat(principal, game_id, seat)
         return await games.events_for(game_id, Seat(seat), after)

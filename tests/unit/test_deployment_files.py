@@ -1,0 +1,54 @@
+"""No Docker engine runs here: check that the deployment files name only what exists."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from service.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKER = ROOT / "docker"
+
+
+def test_compose_file_parses_and_runs_two_instances_against_postgres() -> None:
+    compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
+    services = compose["services"]
+    instances = [s for name, s in services.items() if name.startswith("playlog")]
+    assert "postgres" in services
+    assert len(instances) == 2
+    for service in instances:
+        build = service["build"]
+        context = (DOCKER / build["context"]).resolve()
+        assert context == ROOT
+        assert (context / build["dockerfile"]).is_file()
+        env = service["environment"]
+        assert env["PLAYLOG_DATABASE_URL"].startswith("postgresql://")
+        assert "PLAYLOG_JWT_SECRET" in env
+
+
+def test_compose_and_dockerfile_commands_exist_in_the_cli() -> None:
+    compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
+    dockerfile = (DOCKER / "Dockerfile").read_text()
+    commands = [s["command"] for s in compose["services"].values() if "command" in s]
+    cmd = re.search(r"^CMD (\[.*\])$", dockerfile, re.M)
+    assert cmd is not None
+    commands.append(yaml.safe_load(cmd.group(1)))
+    for command in commands:
+        assert command[0] == "playlog"
+        result = CliRunner().invoke(main, [*command[1:2], "--help"])
+        assert result.exit_code == 0, result.output
+
+
+def test_dockerfile_copies_only_existing_paths_and_runs_as_non_root() -> None:
+    dockerfile = (DOCKER / "Dockerfile").read_text()
+    for line in dockerfile.splitlines():
+        if line.startswith("COPY") and "--from" not in line:
+            *sources, _dest = line.split()[1:]
+            for source in sources:
+                assert (ROOT / source).exists(), source
+    assert re.search(r"^USER (?!root)\w+", dockerfile, re.M)
+    assert dockerfile.count("FROM ") >= 2
