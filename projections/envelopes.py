@@ -1,4 +1,4 @@
-"""Events and views as a given viewer may see them: the machinery, not the rules.
+"""Events as a given viewer may see them: the machinery, not the rules.
 
 The rules of what a viewer may see are the game's ``redact``/``view``; this module applies them
 to stored events (lobby events are public) and wraps them for the wire.
@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from domain.decider import Decider
 from domain.viewers import Viewer
 from projections.table import Table, is_lobby_type
 
@@ -24,25 +25,30 @@ class EventOut(msgspec.Struct, frozen=True):
     data: Any
 
 
-def redact(table: Table | None, event: Any, viewer: Viewer) -> Any | None:
-    if table is None or (isinstance(event, msgspec.Struct) and is_lobby_type(_tag(event))):
-        return event
-    result: Any | None = table.decider.redact(event, viewer)
-    return result
-
-
 def _tag(event: msgspec.Struct) -> str:
     tag = type(event).__struct_config__.tag
     return tag if isinstance(tag, str) else ""
 
 
+def redact(decider: Decider | None, event: Any, viewer: Viewer) -> Any | None:
+    """The event as ``viewer`` may see it, or None; lobby events are public."""
+    if decider is None or is_lobby_type(_tag(event)):
+        return event
+    result: Any | None = decider.redact(event, viewer)
+    return result
+
+
+def envelope(
+    decider: Decider | None, seq: int, recorded_at: float, event: Any, viewer: Viewer
+) -> EventOut | None:
+    shown = redact(decider, event, viewer)
+    if shown is None:
+        return None
+    return EventOut(seq=seq, type=_tag(shown) or _tag(event), recorded_at=recorded_at, data=shown)
+
+
 def envelopes(table: Table | None, items: Iterable[tuple[int, float, Any]], viewer: Viewer) -> list[EventOut]:
     """``(seq, recorded_at, event)`` triples redacted for ``viewer``; hidden ones are left out."""
-    out: list[EventOut] = []
-    for seq, recorded_at, event in items:
-        shown = redact(table, event, viewer)
-        if shown is not None:
-            out.append(
-                EventOut(seq=seq, type=_tag(shown) or _tag(event), recorded_at=recorded_at, data=shown)
-            )
-    return out
+    decider = table.decider if table is not None else None
+    out = [envelope(decider, seq, at, event, viewer) for seq, at, event in items]
+    return [e for e in out if e is not None]

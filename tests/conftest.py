@@ -7,6 +7,8 @@ Every test database is cloned from a migrated template, so a test costs a CREATE
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -141,3 +143,40 @@ async def http(settings: Settings) -> AsyncIterator[AsyncTestClient[Litestar]]:
 @pytest.fixture
 def api(http: AsyncTestClient[Litestar]) -> PlaylogClient:
     return PlaylogClient(str(http.base_url), http=http)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextlib.asynccontextmanager
+async def live_server(settings: Settings) -> AsyncIterator[str]:
+    """The app served by uvicorn on a real port, in this event loop; yields its base URL."""
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+@pytest.fixture
+async def server_url(settings: Settings) -> AsyncIterator[str]:
+    async with live_server(settings) as url:
+        yield url

@@ -68,6 +68,12 @@ from domain.exploding_kittens.rules import deadline, decide, evolve, on_deadline
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
 from domain.exploding_kittens.views import ExplodingKittensView, redact, view
 
+
+def hidden_order(state: ExplodingKittensState) -> tuple[str, ...]:
+    """The draw pile, top first: what every shuffle commitment commits to."""
+    return state.draw_pile
+
+
 DECIDER = Decider(
     kind="exploding_kittens",
     min_players=2,
@@ -87,6 +93,7 @@ DECIDER = Decider(
     on_deadline=on_deadline,
     outcome=outcome,
     concede=Leave,
+    hidden_order=hidden_order,
 )
 
 __all__ = [

@@ -88,7 +88,7 @@ def upgrade() -> None:
             cur_seq  integer;
             cur_hash bytea;
             prior    commands%ROWTYPE;
-            ts       timestamptz := now();
+            ts       timestamptz;
             h        bytea;
             i        integer;
         BEGIN
@@ -100,6 +100,9 @@ def upgrade() -> None:
                 SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
                   FROM streams s WHERE s.game_id = p_game FOR UPDATE;
             END IF;
+
+            -- Taken under the game's lock, so recorded_at never goes back within a game.
+            ts := clock_timestamp();
 
             IF p_command_id IS NOT NULL THEN
                 SELECT * INTO prior FROM commands c

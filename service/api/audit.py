@@ -1,31 +1,87 @@
-"""Moderator audit: chain verification (and, for moderators, everything of a game).
+"""Moderator audit: the full log, the state at any seq, diffs, transcripts, proofs.
 
-Open to a moderator token for any game, and to anyone once a public game is finished.
+Open to a moderator token for any game, and to anyone once a public game is finished and its
+spectator delay has passed. Players of a finished game get their own redacted transcript.
 """
 
 from __future__ import annotations
 
+import time
 import uuid
+from typing import Annotated, Any
 
-from litestar import Controller, get
+import msgspec
+from litestar import Controller, MediaType, get
 from litestar.di import Provide
+from litestar.params import QueryParameter
 
-from service.api.deps import provide_optional_principal
+from domain.viewers import Seat
+from projections.replay import Change, RawEvent, ShuffleProof, Step, replay, snapshot, transcript
+from projections.replay import diffs as replay_diffs
+from projections.replay import shuffle_proofs as replay_proofs
+from projections.spectator import released_by
+from service import auth
+from service.api.deps import provide_optional_principal, provide_principal
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
-from service.store import ChainReport
+from service.store import ChainReport, StoredEvent
 
 
-async def require_auditor(games: GameService, game_id: uuid.UUID, principal: Principal | None) -> None:
+class AuditEvent(msgspec.Struct, frozen=True):
+    seq: int
+    type: str
+    recorded_at: float
+    metadata: dict[str, Any]
+    prev_hash: str
+    hash: str
+    data: Any  # the whole event, hidden information included
+
+
+class StateAt(msgspec.Struct, frozen=True):
+    seq: int
+    state: dict[str, Any]
+
+
+class EventDiff(msgspec.Struct, frozen=True):
+    seq: int
+    type: str
+    changes: list[Change]
+
+
+class Audit(msgspec.Struct, frozen=True):
+    chain: ChainReport
+    shuffles: list[ShuffleProof]
+    shuffles_valid: bool
+
+
+def _raw(stored: StoredEvent) -> RawEvent:
+    return RawEvent(
+        seq=stored.seq,
+        recorded_at=stored.recorded_at.timestamp(),
+        type=stored.type,
+        data=stored.data,
+        actor=stored.metadata.get("actor"),
+    )
+
+
+async def _audited(
+    games: GameService, game_id: uuid.UUID, principal: Principal | None
+) -> tuple[list[StoredEvent], list[Step]]:
+    stored = await games.store.read(game_id)
+    if not stored:
+        raise ServiceError(404, "not_found", f"Game {game_id} does not exist.")
+    steps = replay(_raw(s) for s in stored)
     if principal is not None and principal.role == "moderator":
-        return
-    table = await games.load(game_id)
-    if table.public and table.status == "finished":
-        return
-    if principal is None:
-        raise ServiceError(401, "unauthorized", "A moderator token is required until the game is over.")
-    raise ServiceError(403, "forbidden", "A moderator token is required until the game is over.")
+        return stored, steps
+    table = steps[-1].table
+    over = table.status == "finished" and table.public
+    if over and stored[-1].recorded_at.timestamp() <= released_by(time.time(), table.spectator_delay):
+        return stored, steps
+    status = 401 if principal is None else 403
+    raise ServiceError(
+        status, "moderator_only", "A moderator token is required until this public game is over."
+    )
 
 
 class AuditController(Controller):
@@ -37,5 +93,92 @@ class AuditController(Controller):
     async def verify(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> ChainReport:
-        await require_auditor(games, game_id, principal)
+        await _audited(games, game_id, principal)
         return await games.store.verify(game_id)
+
+    @get("/", operation_id="auditGame", summary="Chain verification and every shuffle proof")
+    async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
+        _, steps = await _audited(games, game_id, principal)
+        proofs = replay_proofs(steps)
+        return Audit(
+            chain=await games.store.verify(game_id),
+            shuffles=proofs,
+            shuffles_valid=all(p.valid for p in proofs),
+        )
+
+    @get("/log", operation_id="auditLog", summary="Every event with every hidden card")
+    async def log(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+    ) -> list[AuditEvent]:
+        stored, steps = await _audited(games, game_id, principal)
+        return [
+            AuditEvent(
+                seq=s.seq,
+                type=s.type,
+                recorded_at=s.recorded_at.timestamp(),
+                metadata=s.metadata,
+                prev_hash=s.prev_hash.hex(),
+                hash=s.hash.hex(),
+                data=step.event,
+            )
+            for s, step in zip(stored, steps, strict=True)
+        ]
+
+    @get("/state", operation_id="auditState", summary="The complete state after event `at`")
+    async def state(
+        self,
+        game_id: uuid.UUID,
+        games: GameService,
+        principal: Principal | None,
+        at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1)] = None,
+    ) -> StateAt:
+        _, steps = await _audited(games, game_id, principal)
+        seq = len(steps) if at is None else at
+        if seq > len(steps):
+            raise ServiceError(
+                404, "seq_out_of_range", f"The game has {len(steps)} events; there is no seq {seq}."
+            )
+        return StateAt(seq=seq, state=snapshot(steps[seq - 1].table))
+
+    @get("/diffs", operation_id="auditDiffs", summary="The change each event made to the state")
+    async def diffs(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+    ) -> list[EventDiff]:
+        _, steps = await _audited(games, game_id, principal)
+        return [
+            EventDiff(seq=step.seq, type=step.type, changes=changes)
+            for step, changes in zip(steps, replay_diffs(steps), strict=True)
+        ]
+
+    @get(
+        "/transcript",
+        operation_id="auditTranscript",
+        summary="A hand history: one line per event, hidden cards face up",
+        media_type=MediaType.TEXT,
+    )
+    async def transcript(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> str:
+        _, steps = await _audited(games, game_id, principal)
+        return transcript(steps)
+
+
+class SeatTranscriptController(Controller):
+    path = "/games/{game_id:uuid}/seats/{seat:int}"
+    tags = ["play"]
+    dependencies = {"principal": Provide(provide_principal, sync_to_thread=False)}
+
+    @get(
+        "/transcript",
+        operation_id="seatTranscript",
+        summary="This seat's own transcript of a finished game",
+        media_type=MediaType.TEXT,
+    )
+    async def transcript(
+        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
+    ) -> str:
+        if auth.require_seat(principal, game_id) != seat:
+            raise auth.wrong_seat()
+        stored = await games.store.read(game_id)
+        steps = replay(_raw(s) for s in stored)
+        if not steps or steps[-1].table.status != "finished":
+            raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
+        return transcript(steps, Seat(seat))

@@ -60,7 +60,7 @@ async def test_card_not_in_hand(game: Game) -> None:
     view = await game.view(active)
     assert view.view is not None
     titles = ("Attack", "Skip", "Shuffle", "See the Future", "Favor")
-    missing = [c for c in titles if c not in view.view["hand"]][0]
+    missing = next(c for c in titles if c not in view.view["hand"])
     await _refused(game.send(active, {"type": "PlayCard", "card": missing}), 422, "card_not_in_hand")
 
 

@@ -1,0 +1,160 @@
+"""Full replay for audits: the table after every event, diffs, transcripts, shuffle proofs.
+
+Pure: it takes stored events (seq, time, type, metadata, data) and folds them with the game's
+decider. Moderators see everything; a seat's transcript applies that seat's redaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from domain import commitment
+from domain.viewers import MODERATOR, Viewer
+from projections import table as tables
+from projections.envelopes import redact
+from projections.table import Table
+
+
+class RawEvent(msgspec.Struct, frozen=True):
+    """What replay needs of a stored event."""
+
+    seq: int
+    recorded_at: float
+    type: str
+    data: str | bytes
+    actor: str | None = None
+
+
+class Step(msgspec.Struct, frozen=True):
+    seq: int
+    recorded_at: float
+    type: str
+    actor: str | None
+    event: Any
+    table: Table  # after this event
+
+
+class Change(msgspec.Struct, frozen=True):
+    path: str
+    before: Any
+    after: Any
+
+
+class ShuffleProof(msgspec.Struct, frozen=True):
+    seq: int
+    type: str
+    commitment: str
+    salt: str | None
+    order: list[Any]
+    valid: bool
+
+
+def plain(value: Any) -> Any:
+    """A Struct as JSON-like builtins (lists, dicts, str, numbers), exactly as the API shows it."""
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
+def replay(events: Iterable[RawEvent]) -> list[Step]:
+    steps: list[Step] = []
+    table: Table | None = None
+    for raw in events:
+        event = tables.decode(table.kind if table else None, raw.type, raw.data)
+        table = tables.evolve(table, event)
+        steps.append(Step(raw.seq, raw.recorded_at, raw.type, raw.actor, event, table))
+    return steps
+
+
+def state_at(steps: Sequence[Step], seq: int) -> Table:
+    """The table right after event ``seq`` (1-based)."""
+    if not 1 <= seq <= len(steps):
+        raise IndexError(seq)
+    return steps[seq - 1].table
+
+
+def snapshot(table: Table) -> dict[str, Any]:
+    """Everything about a table, for moderators: lobby facts and the game's moderator view."""
+    started = table.status != "open"
+    view = table.decider.view(table.state, MODERATOR) if started else None
+    return {
+        "kind": table.kind,
+        "status": table.status,
+        "version": table.version,
+        "seats": list(table.seats),
+        "options": table.raw_options,
+        "winners": list(table.outcome.winners) if table.outcome else None,
+        "game": plain(view),
+    }
+
+
+def diff(before: Any, after: Any, path: str = "") -> list[Change]:
+    """The leaves that differ between two JSON-like documents, as JSON-pointer paths."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        changes: list[Change] = []
+        for key in sorted(set(before) | set(after), key=str):
+            changes += diff(before.get(key), after.get(key), f"{path}/{key}")
+        return changes
+    if before != after:
+        return [Change(path or "/", before, after)]
+    return []
+
+
+def diffs(steps: Sequence[Step]) -> list[list[Change]]:
+    """The change each event made to the complete state."""
+    out: list[list[Change]] = []
+    previous: dict[str, Any] = {}
+    for step in steps:
+        current = snapshot(step.table)
+        out.append(diff(previous, current))
+        previous = current
+    return out
+
+
+def shuffle_proofs(steps: Sequence[Step]) -> list[ShuffleProof]:
+    """Every committed hidden order, revealed and checked against its commitment."""
+    proofs = []
+    for step in steps:
+        committed = getattr(step.event, "commitment", None)
+        hidden_order = step.table.decider.hidden_order
+        if not committed or hidden_order is None:
+            continue
+        salt = getattr(step.event, "salt", None)
+        order = plain(list(hidden_order(step.table.state)))
+        valid = salt is not None and commitment.verify(order, salt, committed)
+        proofs.append(ShuffleProof(step.seq, step.type, committed, salt, order, valid))
+    return proofs
+
+
+def _fields(event: Any) -> str:
+    values = plain(event)
+    parts = []
+    for key, value in values.items():
+        if key == "type" or value in (None, [], ""):
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], list):
+            value = " | ".join(", ".join(map(str, inner)) for inner in value)
+        elif isinstance(value, list):
+            value = ", ".join(map(str, value))
+        parts.append(f"{key}={value}")
+    return " ".join(parts)
+
+
+def transcript(steps: Sequence[Step], viewer: Viewer = MODERATOR) -> str:
+    """One line per event, like a poker hand history; hidden cards face up for moderators."""
+    lines = []
+    if steps:
+        first = steps[0].table
+        names = ", ".join(f"{i}:{n}" for i, n in enumerate(steps[-1].table.seats))
+        lines.append(f"# {first.kind} game, seats {names}")
+    for step in steps:
+        shown = redact(step.table.decider, step.event, viewer)
+        if shown is None:
+            continue
+        when = datetime.fromtimestamp(step.recorded_at, UTC).strftime("%H:%M:%S.%f")[:-3]
+        actor = step.actor or "-"
+        tag = type(shown).__struct_config__.tag or step.type
+        lines.append(f"#{step.seq:<4} {when} {actor:<8} {tag} {_fields(shown)}".rstrip())
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,125 @@
+"""Streams (SSE) for a seat and for spectators, and the spectators' delayed snapshot."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, get
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.response import ServerSentEvent
+
+from domain.viewers import SPECTATOR, Seat
+from projections import table as tables
+from projections.spectator import released_by
+from service import auth
+from service.api.deps import provide_principal
+from service.auth import Principal
+from service.errors import ServiceError
+from service.games import GameService
+from service.streams import event_stream
+
+LastEventId = Annotated[
+    str | None,
+    HeaderParameter(name="Last-Event-ID", required=False, description="Resume after this seq"),
+]
+After = Annotated[int | None, QueryParameter(name="after", required=False, ge=0)]
+
+
+def _resume_from(last_event_id: str | None, after: int | None) -> int:
+    if last_event_id:
+        try:
+            return max(0, int(last_event_id))
+        except ValueError:
+            raise ServiceError(400, "invalid_last_event_id", "Last-Event-ID must be a seq number.") from None
+    return after or 0
+
+
+class SpectatorSnapshot(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: str
+    version: int  # the seq of the last event shown
+    as_of: float  # the instant shown: now - spectator_delay
+    spectator_delay: float
+    seats: list[str | None]
+    view: Any  # the game's spectator view (None before it starts)
+    winners: list[int] | None = None
+
+
+async def spectated(games: GameService, game_id: uuid.UUID) -> tables.Table:
+    table = await games.load(game_id)
+    if not table.public:
+        raise ServiceError(403, "private_game", "This game is private: it has no spectators.")
+    return table
+
+
+class PlayerStreamController(Controller):
+    path = "/games/{game_id:uuid}/seats/{seat:int}"
+    tags = ["play"]
+    dependencies = {"principal": Provide(provide_principal, sync_to_thread=False)}
+
+    @get("/stream", operation_id="streamSeatEvents", summary="This seat's live event stream (SSE)")
+    async def stream(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        games: GameService,
+        principal: Principal,
+        state: State,
+        last_event_id: LastEventId = None,
+        after: After = None,
+    ) -> ServerSentEvent:
+        if auth.require_seat(principal, game_id) != seat:
+            raise auth.wrong_seat()
+        await games.load(game_id)
+        start = _resume_from(last_event_id, after)
+        return ServerSentEvent(event_stream(state.feeds, game_id, Seat(seat), start))
+
+
+class SpectatorController(Controller):
+    path = "/games/{game_id:uuid}/spectate"
+    tags = ["spectate"]
+
+    @get("/stream", operation_id="streamSpectatorEvents", summary="The delayed public stream (SSE)")
+    async def stream(
+        self,
+        game_id: uuid.UUID,
+        games: GameService,
+        state: State,
+        last_event_id: LastEventId = None,
+        after: After = None,
+    ) -> ServerSentEvent:
+        table = await spectated(games, game_id)
+        start = _resume_from(last_event_id, after)
+        return ServerSentEvent(
+            event_stream(state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay)
+        )
+
+    @get("/", operation_id="getSpectatorSnapshot", summary="The public state as of spectator_delay ago")
+    async def snapshot(self, game_id: uuid.UUID, games: GameService) -> SpectatorSnapshot:
+        table = await spectated(games, game_id)
+        as_of = released_by(time.time(), table.spectator_delay)
+        shown: tables.Table | None = None
+        for stored in await games.store.read(game_id):
+            if stored.recorded_at.timestamp() > as_of and shown is not None:
+                break
+            kind = shown.kind if shown else None
+            shown = tables.evolve(shown, tables.decode(kind, stored.type, stored.data))
+        assert shown is not None
+        started = shown.status != "open"
+        return SpectatorSnapshot(
+            game_id=game_id,
+            kind=shown.kind,
+            status=shown.status,
+            version=shown.version,
+            as_of=as_of,
+            spectator_delay=shown.spectator_delay,
+            seats=list(shown.seats),
+            view=shown.decider.view(shown.state, SPECTATOR) if started else None,
+            winners=list(shown.outcome.winners) if shown.outcome else None,
+        )

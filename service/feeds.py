@@ -1,0 +1,136 @@
+"""One in-memory feed per watched game and instance, shared by all of its local streams.
+
+A feed holds the game's decoded events (a game has a few hundred) and one follower task that
+reads the log's tail once per wake-up, however many streams watch the game. Wake-ups come from
+the instance's single LISTEN connection, with a poll as the fallback. The feed is dropped a
+little after its last stream closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from projections import table as tables
+from projections.table import Table
+from service.errors import not_found
+from service.log import get_logger
+from service.notifications import Listener
+from service.store import EventStore
+
+log = get_logger("playlog.feeds")
+LINGER_SECONDS = 5.0
+
+
+class Item:
+    __slots__ = ("event", "recorded_at", "seq", "type")
+
+    def __init__(self, seq: int, recorded_at: float, type_: str, event: Any) -> None:
+        self.seq = seq
+        self.recorded_at = recorded_at
+        self.type = type_
+        self.event = event
+
+
+class Feed:
+    def __init__(self, game_id: uuid.UUID) -> None:
+        self.game_id = game_id
+        self.items: list[Item] = []  # items[i].seq == i + 1
+        self.table: Table | None = None
+        self.watchers = 0
+        self._changed = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def seq(self) -> int:
+        return len(self.items)
+
+    @property
+    def finished(self) -> bool:
+        return self.table is not None and self.table.status == "finished"
+
+    def after(self, seq: int) -> list[Item]:
+        return self.items[max(seq, 0) :]
+
+    def extend(self, items: list[Item], table: Table) -> None:
+        self.items.extend(items)
+        self.table = table
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def wait_beyond(self, seq: int, timeout: float) -> None:
+        """Until the feed holds more than ``seq`` events, or ``timeout`` passes."""
+        if self.seq > seq:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), timeout)
+
+
+class FeedHub:
+    def __init__(self, store: EventStore, listener: Listener) -> None:
+        self.store = store
+        self.listener = listener
+        self._feeds: dict[uuid.UUID, Feed] = {}
+
+    async def _catch_up(self, feed: Feed) -> None:
+        stored = await self.store.read(feed.game_id, after_seq=feed.seq)
+        if not stored:
+            return
+        table = feed.table
+        items = []
+        for s in stored:
+            event = tables.decode(table.kind if table else None, s.type, s.data)
+            table = tables.evolve(table, event)
+            items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event))
+        assert table is not None
+        feed.extend(items, table)
+
+    async def _follow(self, feed: Feed) -> None:
+        wake = self.listener.subscribe(feed.game_id)
+        try:
+            while feed.watchers > 0 or await self._linger(feed):
+                await self.listener.wait(wake)
+                try:
+                    await self._catch_up(feed)
+                except Exception as exc:  # keep following; the next poll retries
+                    log.warning("feed_read_failed", game_id=str(feed.game_id), error=str(exc))
+        finally:
+            self.listener.unsubscribe(feed.game_id, wake)
+            if self._feeds.get(feed.game_id) is feed:
+                del self._feeds[feed.game_id]
+
+    async def _linger(self, feed: Feed) -> bool:
+        await asyncio.sleep(LINGER_SECONDS)
+        return feed.watchers > 0
+
+    @asynccontextmanager
+    async def watch(self, game_id: uuid.UUID) -> AsyncIterator[Feed]:
+        feed = self._feeds.get(game_id)
+        if feed is None:
+            feed = Feed(game_id)
+            await self._catch_up(feed)
+            if feed.table is None:
+                raise not_found(f"Game {game_id}")
+            existing = self._feeds.get(game_id)
+            if existing is not None:  # another stream opened it meanwhile
+                feed = existing
+            else:
+                self._feeds[game_id] = feed
+                feed.task = asyncio.create_task(self._follow(feed), name=f"feed-{game_id}")
+        feed.watchers += 1
+        try:
+            yield feed
+        finally:
+            feed.watchers -= 1
+
+    async def close(self) -> None:
+        for feed in list(self._feeds.values()):
+            if feed.task:
+                feed.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await feed.task
+        self._feeds.clear()

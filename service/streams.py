@@ -1,0 +1,62 @@
+"""Server-Sent Event streams: a seat's live stream and the spectators' delayed stream.
+
+Both resume from ``Last-Event-ID`` (the seq of the last event received): nothing is lost or
+repeated. Events a viewer may not see are skipped, never sent in part. The spectator stream
+holds every event back until ``recorded_at + spectator_delay``, whatever id the client claims.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncGenerator, Callable
+
+import msgspec
+from litestar.response import ServerSentEventMessage
+
+from domain.viewers import Viewer
+from projections.envelopes import envelope
+from projections.spectator import release_at
+from service.feeds import Feed, FeedHub
+
+KEEPALIVE_SECONDS = 15.0
+_encoder = msgspec.json.Encoder()
+
+
+def _message(feed: Feed, item_seq: int, viewer: Viewer) -> ServerSentEventMessage | None:
+    item = feed.items[item_seq - 1]
+    decider = feed.table.decider if feed.table is not None else None
+    out = envelope(decider, item.seq, item.recorded_at, item.event, viewer)
+    if out is None:
+        return None
+    return ServerSentEventMessage(data=_encoder.encode(out).decode(), event=out.type, id=out.seq)
+
+
+async def event_stream(
+    hub: FeedHub,
+    game_id: uuid.UUID,
+    viewer: Viewer,
+    after: int,
+    *,
+    delay: float = 0.0,
+    clock: Callable[[], float] = time.time,
+) -> AsyncGenerator[ServerSentEventMessage, None]:
+    """Events after seq ``after`` for ``viewer``, each released ``delay`` s after it was recorded."""
+    async with hub.watch(game_id) as feed:
+        cursor = after
+        while True:
+            for item in feed.after(cursor):
+                due = release_at(item.recorded_at, delay)
+                while (wait := due - clock()) > 0:
+                    await asyncio.sleep(min(wait, KEEPALIVE_SECONDS))
+                cursor = item.seq
+                message = _message(feed, item.seq, viewer)
+                if message is not None:
+                    yield message
+            if feed.finished and cursor >= feed.seq:
+                return
+            before = feed.seq
+            await feed.wait_beyond(cursor, KEEPALIVE_SECONDS)
+            if feed.seq == before:
+                yield ServerSentEventMessage(comment="keep-alive")

@@ -1,0 +1,144 @@
+"""Moderator replay and audit: state at every seq, diffs, transcript, chain and shuffle proofs."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from projections import table as tables
+from projections.replay import snapshot
+from service.auth import Principal, issue
+from service.bot import play_game
+from service.client import PlaylogClient
+from service.config import Settings
+from service.store import EventStore
+
+
+@pytest.fixture
+def moderator(settings: Settings) -> dict[str, str]:
+    return {"Authorization": f"Bearer {issue(settings.secret(), Principal(role='moderator'))}"}
+
+
+async def _finished_game(api: PlaylogClient, players: int = 3) -> Any:
+    report = await play_game(
+        api, "exploding_kittens", {"players": players, "reaction_window": 0}, rng=random.Random(players)
+    )
+    assert report.finished
+    return report.game_id
+
+
+async def test_state_at_every_seq_equals_folding_the_log_to_that_seq(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], store: EventStore, moderator: dict[str, str]
+) -> None:
+    game_id = await _finished_game(api)
+    log = await store.read(game_id)
+    table = None
+    for stored in log:
+        table = tables.evolve(table, tables.decode(table.kind if table else None, stored.type, stored.data))
+        served = (
+            await http.get(f"/games/{game_id}/audit/state", params={"at": stored.seq}, headers=moderator)
+        ).json()
+        assert served["seq"] == stored.seq
+        assert served["state"] == msgspec.json.decode(msgspec.json.encode(snapshot(table)))
+    last = (await http.get(f"/games/{game_id}/audit/state", headers=moderator)).json()
+    assert last["seq"] == len(log)
+    beyond = await http.get(f"/games/{game_id}/audit/state", params={"at": len(log) + 1}, headers=moderator)
+    assert beyond.status_code == 404 and beyond.json()["code"] == "seq_out_of_range"
+
+
+async def test_diffs_and_full_log_cover_every_event(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    game_id = await _finished_game(api, players=2)
+    log = (await http.get(f"/games/{game_id}/audit/log", headers=moderator)).json()
+    diffs = (await http.get(f"/games/{game_id}/audit/diffs", headers=moderator)).json()
+    assert [e["seq"] for e in log] == [d["seq"] for d in diffs] == list(range(1, len(log) + 1))
+    dealt = next(e for e in log if e["type"] == "DeckDealt")
+    assert dealt["data"]["draw_pile"] and dealt["data"]["salt"]  # hidden cards face up
+    assert all(d["changes"] for d in diffs if d["type"] != "ReactionPassed")
+
+
+async def test_transcript_names_every_card(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], store: EventStore, moderator: dict[str, str]
+) -> None:
+    game_id = await _finished_game(api)
+    text = (await http.get(f"/games/{game_id}/audit/transcript", headers=moderator)).text
+    log = await store.read(game_id)
+    assert len([line for line in text.splitlines() if line.startswith("#") and line[1].isdigit()]) == len(log)
+    dealt = msgspec.json.decode(next(e.data for e in log if e.type == "DeckDealt"))
+    for card in {c for hand in dealt["hands"] for c in hand} | set(dealt["draw_pile"]):
+        assert card in text
+    assert "DeckDealt" in text and "ExplodingKittensWon" in text
+
+
+async def test_players_get_their_own_redacted_transcript(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2, "reaction_window": 0, "seed": 4})
+    seats = [await api.join(created.game_id, f"p{n}") for n in range(2)]
+    await api.start(created.game_id, created.host_token)
+    path = f"/games/{created.game_id}/seats/0/transcript"
+    headers = {"Authorization": f"Bearer {seats[0].token}"}
+    assert (await http.get(path, headers=headers)).json()["code"] == "game_not_finished"
+    await api.leave(created.game_id, 1, seats[1].token)
+    text = (await http.get(path, headers=headers)).text
+    assert "DeckDealt" in text and "draw_pile=" not in text and "salt=" not in text
+
+
+async def test_audit_needs_a_moderator_until_a_public_game_is_over(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2, "reaction_window": 0})
+    assert (await http.get(f"/games/{created.game_id}/audit/log")).status_code == 401
+    assert (await http.get(f"/games/{created.game_id}/audit/log", headers=moderator)).status_code == 200
+    game_id = await _finished_game(api, players=2)  # public, spectator delay 0
+    assert (await http.get(f"/games/{game_id}/audit/log")).status_code == 200
+
+
+async def test_tampered_log_is_reported_at_the_first_bad_seq(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool, moderator: dict[str, str]
+) -> None:
+    game_id = await _finished_game(api, players=2)
+    assert (await http.get(f"/games/{game_id}/audit/verify", headers=moderator)).json()["ok"]
+    async with pool.acquire() as conn:  # a superuser bypassing the guard
+        await conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only")
+        await conn.execute(
+            "UPDATE events SET metadata = jsonb_set(metadata, '{actor}', '\"seat:9\"')"
+            " WHERE game_id = $1 AND seq = 7",
+            game_id,
+        )
+        await conn.execute("ALTER TABLE events ENABLE TRIGGER events_append_only")
+    report = (await http.get(f"/games/{game_id}/audit/verify", headers=moderator)).json()
+    assert report["ok"] is False
+    assert report["first_bad_seq"] == 7
+
+
+async def test_shuffle_commitments_verify_and_an_altered_deck_fails(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool, moderator: dict[str, str]
+) -> None:
+    game_id = await _finished_game(api, players=4)
+    audit = (await http.get(f"/games/{game_id}/audit", headers=moderator)).json()
+    assert audit["chain"]["ok"] and audit["shuffles_valid"]
+    assert audit["shuffles"][0]["type"] == "DeckDealt"
+    async with pool.acquire() as conn:
+        await conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only")
+        # Swap the top two cards of the dealt draw pile.
+        await conn.execute(
+            """UPDATE events SET data = jsonb_set(jsonb_set(data, '{draw_pile,0}', data->'draw_pile'->1),
+                                          '{draw_pile,1}', data->'draw_pile'->0)
+               WHERE game_id = $1 AND type = 'DeckDealt'""",
+            game_id,
+        )
+        await conn.execute("ALTER TABLE events ENABLE TRIGGER events_append_only")
+    audit = (await http.get(f"/games/{game_id}/audit", headers=moderator)).json()
+    dealt = audit["shuffles"][0]
+    if dealt["order"][0] != dealt["order"][1]:
+        assert not dealt["valid"]
+        assert not audit["shuffles_valid"]
+    assert not audit["chain"]["ok"]

@@ -1,0 +1,186 @@
+"""Live player streams, delayed spectator streams, fan-out across instances."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import httpx
+
+from service.bot import play_game
+from service.client import PlaylogClient
+from service.config import Settings
+from tests.conftest import live_server
+from tests.e2e.conftest import Game, started_game
+from tests.e2e.sse import read_events
+
+
+def _auth(game: Game, seat: int) -> dict[str, str]:
+    return {"Authorization": f"Bearer {game.seats[seat].token}"}
+
+
+async def _play_some(game: Game, moves: int, rng: random.Random) -> None:
+    for _ in range(moves):
+        views = [await game.view(s) for s in range(len(game.seats))]
+        if views[0].status == "finished":
+            return
+        options = [(v.seat, c) for v in views for c in v.legal_commands if c["type"] != "Leave"]
+        seat, command = rng.choice(options)
+        await game.send(seat, command)
+
+
+async def test_player_stream_is_live_redacted_and_resumable(server_url: str) -> None:
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        game = await started_game(api, seed=11, reaction_window=0)
+        version = (await game.view(0)).version
+        path = f"/games/{game.id}/seats/0/stream"
+
+        # Live: a stream opened now receives what is played after.
+        reader = asyncio.create_task(read_events(http, path, until=version + 1, headers=_auth(game, 0)))
+        await asyncio.sleep(0.3)
+        await _play_some(game, 6, random.Random(1))
+        live = await reader
+        assert [m.id for m in live][:1] == [1]
+        assert live[-1].id >= version + 1
+
+        expected = await api.events(game.id, 0, game.seats[0].token)
+        everything = await read_events(http, path, until=expected[-1].seq, headers=_auth(game, 0))
+        assert [m.id for m in everything] == [e.seq for e in expected]
+        assert [m.data["data"] for m in everything] == [e.data for e in expected]
+
+        # Resume: after id k, exactly the events after k, none repeated.
+        k = everything[len(everything) // 2].id
+        resumed = await read_events(
+            http, path, until=expected[-1].seq, headers={**_auth(game, 0), "Last-Event-ID": str(k)}
+        )
+        assert [m.id for m in resumed] == [e.seq for e in expected if e.seq > k]
+
+
+async def test_player_stream_needs_the_seats_token(server_url: str) -> None:
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        game = await started_game(api, seed=1, reaction_window=0)
+        response = await http.get(f"/games/{game.id}/seats/0/stream")
+        assert response.status_code == 401
+        response = await http.get(f"/games/{game.id}/seats/0/stream", headers=_auth(game, 1))
+        assert response.status_code == 403
+
+
+def _hidden_fields(node: Any) -> list[str]:
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in {"draw_pile", "hands", "salt", "order", "bag"} and value not in (None, [], ()):
+                if key == "hands" and all(h == [] for h in value):
+                    continue
+                found.append(key)
+            found += _hidden_fields(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _hidden_fields(value)
+    return found
+
+
+async def test_spectator_stream_holds_events_back_by_the_delay(server_url: str) -> None:
+    delay = 2.0
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        created = await api.create_game(
+            "exploding_kittens", {"players": 2, "reaction_window": 0, "seed": 5}, spectator_delay=delay
+        )
+        seats = [await api.join(created.game_id, f"p{n}") for n in range(2)]
+        await api.start(created.game_id, created.host_token)
+        game = Game(api, created, seats)
+        await _play_some(game, 5, random.Random(2))
+        last = (await game.view(0)).version
+        played_at = time.time()
+        path = f"/games/{game.id}/spectate/stream"
+
+        early = await read_events(http, path, until=last, timeout=delay / 4)
+        assert early == [] or all(m.data["recorded_at"] + delay <= time.time() for m in early)
+
+        messages = await read_events(http, path, until=last, timeout=delay + 10)
+        assert [m.id for m in messages] == sorted({m.id for m in messages})
+        assert messages[-1].id == last
+        for message in messages:
+            assert message.data["recorded_at"] + delay <= played_at + delay + 10
+            assert _hidden_fields(message.data["data"]) == []
+        lobby = [m.event for m in messages if m.event.startswith("lobby.")]
+        assert lobby[:1] == ["lobby.created"]
+
+        k = messages[len(messages) // 2].id
+        resumed = await read_events(http, path, until=last, headers={"Last-Event-ID": str(k)})
+        assert [m.id for m in resumed] == [m.id for m in messages if m.id > k]
+
+
+async def test_spectator_id_from_the_future_gets_nothing_early(server_url: str) -> None:
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        created = await api.create_game(
+            "exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=60
+        )
+        path = f"/games/{created.game_id}/spectate/stream"
+        messages = await read_events(http, path, count=1, timeout=1.0, headers={"Last-Event-ID": "999"})
+        assert messages == []
+        messages = await read_events(http, path, count=1, timeout=1.0)
+        assert messages == []  # created a moment ago, shown only after 60 s
+
+
+async def test_spectator_snapshot_is_the_state_of_delay_ago(server_url: str) -> None:
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        created = await api.create_game(
+            "exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=3600
+        )
+        for n in range(2):
+            await api.join(created.game_id, f"p{n}")
+        await api.start(created.game_id, created.host_token)
+        snapshot = (await http.get(f"/games/{created.game_id}/spectate")).json()
+        assert snapshot["version"] == 1
+        assert snapshot["status"] == "open"
+        assert snapshot["view"] is None
+        assert snapshot["seats"] == [None, None]
+
+
+async def test_private_games_have_no_spectators(server_url: str) -> None:
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        created = await api.create_game("exploding_kittens", {"players": 2}, public=False)
+        response = await http.get(f"/games/{created.game_id}/spectate")
+        assert response.status_code == 403
+        assert response.json()["code"] == "private_game"
+
+
+async def test_a_command_through_one_instance_reaches_a_stream_on_another(settings: Settings) -> None:
+    async with (
+        live_server(settings) as url_a,
+        live_server(settings) as url_b,
+        httpx.AsyncClient(base_url=url_a) as http_a,
+        httpx.AsyncClient(base_url=url_b) as http_b,
+    ):
+        api_a = PlaylogClient(url_a, http=http_a)
+        game = await started_game(api_a, seed=3, reaction_window=0)
+        version = (await game.view(0)).version
+        path = f"/games/{game.id}/seats/0/stream"
+        reader = asyncio.create_task(
+            read_events(http_b, path, until=version + 1, headers=_auth(game, 0), timeout=10)
+        )
+        await asyncio.sleep(0.5)
+        active = await game.active()
+        await game.send(active, {"type": "DrawCard"})
+        messages = await reader
+        assert messages and messages[-1].id >= version + 1
+
+
+async def test_bot_game_streams_to_the_end(server_url: str) -> None:
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        report = await play_game(api, "exploding_kittens", {"players": 3, "reaction_window": 0})
+        assert report.finished
+        summary = await api.game(report.game_id)
+        # The spectator stream of a finished game ends by itself.
+        messages = await read_events(http, f"/games/{report.game_id}/spectate/stream", timeout=20)
+        assert messages[-1].id == summary.version
