@@ -532,9 +532,7 @@ def _banker(turn: _Turn) -> None:
                 new_top=top(stack),
                 stack_size=len(stack),
                 bag_size=len(state.bag),
-                commitment=state.commitment,
-                bag=state.bag,
-                salt=state.salt,
+                commitment="",  # nothing went back: no reshuffle, nothing new to commit to
             )
         )
         return

@@ -1,0 +1,38 @@
+"""A Risk Cat through the same service: bot games, streams, replay and proofs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from service.auth import Principal, issue
+from service.bot import play_game
+from service.client import PlaylogClient
+from service.config import Settings
+
+
+@pytest.mark.parametrize("mode", ["base", "full"])
+@pytest.mark.parametrize("players", [3, 8])
+async def test_a_risk_cat_bot_game_runs_to_the_end_and_audits(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings, players: int, mode: str
+) -> None:
+    report = await play_game(
+        api, "a_risk_cat", {"players": players, "mode": mode}, rng=random.Random(players)
+    )
+    assert report.errors == []
+    assert report.finished and report.verified
+    assert report.winners
+
+    moderator = {"Authorization": f"Bearer {issue(settings.secret(), Principal(role='moderator'))}"}
+    audit = (await http.get(f"/games/{report.game_id}/audit", headers=moderator)).json()
+    assert audit["chain"]["ok"] and audit["shuffles_valid"]
+    assert audit["shuffles"][0]["type"] == "ARiskCatGameSetUp"
+    final = (await http.get(f"/games/{report.game_id}/audit/state", headers=moderator)).json()
+    scores = final["state"]["game"]
+    assert final["state"]["status"] == "finished"
+    assert scores is not None
+    text = (await http.get(f"/games/{report.game_id}/audit/transcript", headers=moderator)).text
+    assert "TokenDrawn" in text
