@@ -12,8 +12,8 @@ from typing import Any
 import msgspec
 
 from domain.decider import Decider
-from domain.viewers import Viewer
-from projections.table import Table, is_lobby_type
+from domain.viewers import Moderator, Viewer
+from projections.table import GameCreated, Table, is_lobby_type
 
 
 class EventOut(msgspec.Struct, frozen=True):
@@ -32,6 +32,11 @@ def _tag(event: msgspec.Struct) -> str:
 
 def redact(decider: Decider | None, event: Any, viewer: Viewer) -> Any | None:
     """The event as ``viewer`` may see it, or None; lobby events are public."""
+    if isinstance(event, GameCreated) and event.options.get("seed") is not None:
+        # A seeded game's seed would let anyone replay its shuffles: moderators only.
+        if isinstance(viewer, Moderator):
+            return event
+        return msgspec.structs.replace(event, options={**event.options, "seed": "hidden"})
     if decider is None or is_lobby_type(_tag(event)):
         return event
     result: Any | None = decider.redact(event, viewer)

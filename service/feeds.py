@@ -41,6 +41,8 @@ class Feed:
         self.game_id = game_id
         self.items: list[Item] = []  # items[i].seq == i + 1
         self.table: Table | None = None
+        # Encoded SSE messages by (seq, viewer): every stream of a viewer shares one encoding.
+        self.messages: dict[tuple[int, Any], Any] = {}
         self.watchers = 0
         self._changed = asyncio.Event()
         self.task: asyncio.Task[None] | None = None

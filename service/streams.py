@@ -25,12 +25,19 @@ _encoder = msgspec.json.Encoder()
 
 
 def _message(feed: Feed, item_seq: int, viewer: Viewer) -> ServerSentEventMessage | None:
+    """The SSE message of one event for one viewer, encoded once per feed and viewer."""
+    key = (item_seq, viewer)
+    if key in feed.messages:
+        cached: ServerSentEventMessage | None = feed.messages[key]
+        return cached
     item = feed.items[item_seq - 1]
     decider = feed.table.decider if feed.table is not None else None
     out = envelope(decider, item.seq, item.recorded_at, item.event, viewer)
-    if out is None:
-        return None
-    return ServerSentEventMessage(data=_encoder.encode(out).decode(), event=out.type, id=out.seq)
+    message = None
+    if out is not None:
+        message = ServerSentEventMessage(data=_encoder.encode(out).decode(), event=out.type, id=out.seq)
+    feed.messages[key] = message
+    return message
 
 
 async def event_stream(
@@ -59,4 +66,4 @@ async def event_stream(
             before = feed.seq
             await feed.wait_beyond(cursor, KEEPALIVE_SECONDS)
             if feed.seq == before:
-                yield ServerSentEventMessage(comment="keep-alive")
+                yield ServerSentEventMessage(data=None, comment="keep-alive")
