@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import (  # noqa: E402
+from bench._common import (
     Connection,
     Service,
     drop_database,
