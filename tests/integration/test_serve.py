@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -24,6 +25,7 @@ def _free_port() -> int:
 def _serve(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
     env["PLAYLOG_DATA_DIR"] = str(data_dir)
+    env["PLAYLOG_LOG_FORMAT"] = "json"
     return subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
         env=env,
@@ -67,8 +69,26 @@ def test_serve_without_database_url_starts_embedded_and_keeps_data(tmp_path: Pat
         created = httpx.post(f"{url}/games", json={"kind": "exploding_kittens", "options": {"players": 2}})
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]
+        seats = [httpx.post(f"{url}/games/{game_id}/seats", json={"name": n}).json() for n in "ab"]
+        host = {"Authorization": f"Bearer {created.json()['host_token']}"}
+        assert httpx.post(f"{url}/games/{game_id}/start", headers=host).status_code == 200
+        for seat in seats:  # one of the two is not the active seat: refused, logged at info
+            httpx.post(
+                f"{url}/games/{game_id}/seats/{seat['seat']}/commands",
+                json={"type": "DrawCard"},
+                headers={"Authorization": f"Bearer {seat['token']}", "X-Request-ID": "req-42"},
+            )
     finally:
         _stop(proc)
+    lines = [json.loads(line) for line in proc.stdout.read().decode().splitlines() if line.startswith("{")]
+    commands = [line for line in lines if line.get("event") == "command"]
+    assert len(commands) == 2
+    for line in commands:
+        assert {"game_id", "seat", "command", "outcome", "duration_ms", "request_id"} <= set(line)
+        assert line["game_id"] == game_id and line["request_id"] == "req-42"
+        assert line["level"] == "info"
+    assert {line["outcome"] for line in commands} == {"applied", "not_your_turn"}
+    assert not [line for line in lines if line.get("level") == "error"]
 
     proc = _serve(data_dir, port)
     try:
