@@ -66,13 +66,16 @@ def test_serve_without_database_url_starts_embedded_and_keeps_data(tmp_path: Pat
     try:
         _wait_healthy(url, proc)
         assert httpx.get(f"{url}/readyz").json() == {"status": "ready"}
-        created = httpx.post(f"{url}/games", json={"kind": "exploding_kittens", "options": {"players": 2}})
+        created = httpx.post(
+            f"{url}/games",
+            json={"kind": "exploding_kittens", "options": {"players": 2, "first_seat": 0}},
+        )
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]
         seats = [httpx.post(f"{url}/games/{game_id}/seats", json={"name": n}).json() for n in "ab"]
         host = {"Authorization": f"Bearer {created.json()['host_token']}"}
         assert httpx.post(f"{url}/games/{game_id}/start", headers=host).status_code == 200
-        for seat in seats:  # one of the two is not the active seat: refused, logged at info
+        for seat in reversed(seats):  # seat 1 is not the active seat: refused, logged at info
             httpx.post(
                 f"{url}/games/{game_id}/seats/{seat['seat']}/commands",
                 json={"type": "DrawCard"},
