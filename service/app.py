@@ -11,16 +11,20 @@ from litestar.openapi import OpenAPIConfig
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from service import log as logs
-from service.api.audit import AuditController
+from service.api.audit import AuditController, SeatTranscriptController
 from service.api.deps import provide_games
 from service.api.health import HealthController
 from service.api.lobby import LobbyController
 from service.api.play import PlayController
+from service.api.streams import PlayerStreamController, SpectatorController
 from service.config import Settings
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
+from service.feeds import FeedHub
 from service.games import GameService
 from service.notifications import Listener, Notifier
 from service.openapi import CompletedJsonRenderPlugin
+from service.projector import Projector
+from service.request_context import bind_request_context, echo_request_id
 from service.scheduler import Scheduler
 from service.store import EventStore, create_pool
 
@@ -45,15 +49,23 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         games = GameService(
             store, notifier=notifier, retries=settings.command_retries, cache_size=settings.cache_games
         )
+        listener.on_append(games.invalidate)
+        listener.on_resync(games.forget_all)
         scheduler = Scheduler(games, settings.scheduler_interval)
-        app.state.update(pool=pool, store=store, games=games, listener=listener, secret=secret)
+        feeds = FeedHub(store, listener)
+        app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds, secret=secret)
         notifier.start()
         listener.start()
         scheduler.start()
+        projector = Projector(store, url, listener)
+        app.state.update(projector=projector)
+        projector.start()
         try:
             yield
         finally:
+            await projector.stop()
             await scheduler.stop()
+            await feeds.close()
             await listener.stop()
             await notifier.stop()
             await pool.close()
@@ -64,7 +76,10 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             HealthController,
             LobbyController,
             PlayController,
+            PlayerStreamController,
+            SpectatorController,
             AuditController,
+            SeatTranscriptController,
             PrometheusController,
         ],
         dependencies={"games": Provide(provide_games, sync_to_thread=False)},
@@ -79,5 +94,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             render_plugins=[CompletedJsonRenderPlugin()],
         ),
         request_max_body_size=settings.max_body_bytes,
+        before_request=bind_request_context,
+        after_request=echo_request_id,
         state=None,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
@@ -148,6 +149,53 @@ def bots(
             options[key] = value
     ok = asyncio.run(run_bots(url, kind, options, count, concurrency, seed))
     sys.exit(0 if ok else 1)
+
+
+@main.group("projections")
+def projections_group() -> None:
+    """Read models (lobby list, player statistics), projected from the log."""
+
+
+@projections_group.command("rebuild")
+@click.option("--batch-size", default=5000, show_default=True, type=click.IntRange(1, 100_000))
+@friendly
+def rebuild_projections(batch_size: int) -> None:
+    """Empty the read models and replay the whole log into them (safe to interrupt and rerun)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from service.projector import RebuildReport, rebuild
+    from service.store import EventStore, create_pool
+
+    url = resolve_database(Settings.from_env())
+    columns = (
+        TextColumn("rebuilding read models"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:>10,.0f} events/s"),
+        TimeElapsedColumn(),
+    )
+
+    async def run() -> RebuildReport:
+        pool = await create_pool(url, min_size=1, max_size=4)
+        try:
+            with Progress(*columns, transient=False) as bar:
+                task = bar.add_task("rebuild", total=None, rate=0.0)
+                started = time.perf_counter()
+
+                def progress(done: int, total: int) -> None:
+                    elapsed = time.perf_counter() - started
+                    rate = done / elapsed if elapsed > 0 else 0.0
+                    bar.update(task, completed=done, total=max(total, done), rate=rate)
+
+                return await rebuild(EventStore(pool), url, batch_size=batch_size, progress=progress)
+        finally:
+            await pool.close()
+
+    report = asyncio.run(run())
+    click.echo(
+        f"rebuilt read models: {report.events:,} events in {report.seconds:.1f} s"
+        f" ({report.rate:,.0f} events/s)"
+    )
 
 
 if __name__ == "__main__":

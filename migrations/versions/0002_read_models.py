@@ -20,8 +20,8 @@ def upgrade() -> None:
     op.execute(
         """
         -- One row per game, keyed (and, under Citus, distributed) by game_id.
-        -- Times are the recorded_at of the event that set them (the database clock), so the
-        -- listing applies the spectator delay exactly as the spectator streams do.
+        -- started_at / finished_at are the recorded_at of the event that set them (the database
+        -- clock), so the listing applies the spectator delay exactly as the spectator streams do.
         CREATE TABLE lobby_games (
             game_id         uuid PRIMARY KEY,
             kind            text NOT NULL,

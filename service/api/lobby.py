@@ -13,6 +13,7 @@ from litestar.di import Provide
 from projections.table import Table
 from service import auth
 from service.api.deps import provide_principal
+from service.api.listing import GameListing, fetch_listing, listing_query
 from service.auth import Principal
 from service.games import GameService
 
@@ -68,6 +69,21 @@ def summary(game_id: uuid.UUID, table: Table) -> GameSummary:
 class LobbyController(Controller):
     path = "/games"
     tags = ["lobby"]
+
+    @get(
+        "/",
+        operation_id="listGames",
+        summary="Public games, newest first, as spectators may see them (spectator delay applied)",
+    )
+    async def list_games(
+        self,
+        state: State,
+        status: str | None = None,
+        kind: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> GameListing:
+        return await fetch_listing(state.pool, listing_query(status, kind, limit, offset))
 
     @post("/", operation_id="createGame", summary="Create a game; returns its host token")
     async def create(self, data: CreateGame, games: GameService, state: State) -> GameCreatedOut:

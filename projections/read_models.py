@@ -1,0 +1,121 @@
+"""The read models' rules, with no I/O: what one event changes in the lobby row and the statistics.
+
+Given a game's table before and after one event (and when the event was recorded), ``changes``
+says what the lobby row of that game becomes and which player statistics move. ``BatchChanges``
+gathers the changes of many events into one row per game and one increment per (player, kind),
+ready to be written in a single transaction by the projector (service/projector.py).
+
+- A game counts as *played* for every seat's display name when it finishes, and as *won* for the
+  name of each winning seat. A name sitting in several seats of one game counts once.
+- ``created_at`` is the game's own creation time; ``started_at`` and ``finished_at`` are the
+  ``recorded_at`` of the event that made it run and of the one that ended it (the database
+  clock, the one the spectator delay is measured against).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import msgspec
+
+from projections.table import Status, Table
+
+
+class LobbyChange(msgspec.Struct, frozen=True, kw_only=True):
+    """A game's lobby row after an event; ``started_at``/``finished_at`` only by their event."""
+
+    game_id: uuid.UUID
+    kind: str
+    status: Status
+    public: bool
+    spectator_delay: float
+    seat_names: tuple[str | None, ...]
+    seats_taken: int
+    seats_total: int
+    winners: tuple[int, ...] | None
+    version: int
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    def then(self, later: LobbyChange) -> LobbyChange:
+        """This change followed by ``later`` (of the same game): later fields, earliest times."""
+        return msgspec.structs.replace(
+            later,
+            started_at=self.started_at or later.started_at,
+            finished_at=self.finished_at or later.finished_at,
+        )
+
+
+class StatChange(msgspec.Struct, frozen=True):
+    player: str
+    kind: str
+    played: int
+    won: int
+
+
+class Changes(msgspec.Struct, frozen=True):
+    lobby: LobbyChange
+    stats: tuple[StatChange, ...] = ()
+
+
+def lobby_change(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> LobbyChange:
+    started = after.status != "open" and (before is None or before.status == "open")
+    finished = after.status == "finished" and (before is None or before.status != "finished")
+    return LobbyChange(
+        game_id=game_id,
+        kind=after.kind,
+        status=after.status,
+        public=after.public,
+        spectator_delay=after.spectator_delay,
+        seat_names=after.seats,
+        seats_taken=sum(1 for name in after.seats if name is not None),
+        seats_total=len(after.seats),
+        winners=tuple(after.outcome.winners) if after.outcome is not None else None,
+        version=after.version,
+        created_at=datetime.fromtimestamp(after.created_at, UTC),
+        started_at=at if started else None,
+        finished_at=at if finished else None,
+    )
+
+
+def stat_changes(before: Table | None, after: Table) -> tuple[StatChange, ...]:
+    """One played game for each seat's name when the game has just finished; won for winners."""
+    if after.status != "finished" or (before is not None and before.status == "finished"):
+        return ()
+    winners = set(after.outcome.winners) if after.outcome is not None else set()
+    won: dict[str, bool] = {}
+    for seat, name in enumerate(after.seats):
+        if name is not None:
+            won[name] = won.get(name, False) or seat in winners
+    return tuple(StatChange(name, after.kind, 1, int(w)) for name, w in won.items())
+
+
+def changes(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> Changes:
+    """What folding one event (``before`` -> ``after``, recorded ``at``) changes."""
+    return Changes(lobby_change(game_id, before, after, at), stat_changes(before, after))
+
+
+class BatchChanges:
+    """The changes of many events, merged: one lobby row per game, one increment per player."""
+
+    def __init__(self) -> None:
+        self.lobby: dict[uuid.UUID, LobbyChange] = {}
+        self.stats: dict[tuple[str, str], tuple[int, int]] = {}
+
+    def add(self, change: Changes) -> None:
+        row = change.lobby
+        previous = self.lobby.get(row.game_id)
+        self.lobby[row.game_id] = row if previous is None else previous.then(row)
+        for stat in change.stats:
+            played, won = self.stats.get((stat.player, stat.kind), (0, 0))
+            self.stats[stat.player, stat.kind] = (played + stat.played, won + stat.won)
+
+    def extend(self, items: Iterable[Changes]) -> None:
+        for change in items:
+            self.add(change)
+
+    def __bool__(self) -> bool:
+        return bool(self.lobby or self.stats)

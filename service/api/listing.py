@@ -1,0 +1,103 @@
+"""The public lobby listing, served from the lobby read model (eventually consistent).
+
+Spectators must not learn from the listing what the spectator delay hides from their stream: a
+game shows as running only once ``started_at + spectator_delay`` has passed, and as finished (with
+its winners) only once ``finished_at + spectator_delay`` has; before that it shows its previous
+status. Seat names are lobby information and show at once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Literal, cast, get_args
+
+import asyncpg
+import msgspec
+
+from service.errors import ServiceError
+
+ListedStatus = Literal["open", "running", "finished"]
+STATUSES: tuple[str, ...] = get_args(ListedStatus)
+MAX_LIMIT = 200
+
+
+class ListedGame(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: ListedStatus  # as spectators may know it (see the module docstring)
+    spectator_delay: float
+    seats: list[str | None]
+    seats_taken: int
+    seats_total: int
+    created_at: float  # epoch seconds
+    started_at: float | None = None
+    finished_at: float | None = None
+    winners: list[int] | None = None
+
+
+class GameListing(msgspec.Struct, frozen=True):
+    games: list[ListedGame]
+    limit: int
+    offset: int
+
+
+class ListingQuery(msgspec.Struct, frozen=True):
+    status: ListedStatus | None
+    kind: str | None
+    limit: int
+    offset: int
+
+
+def listing_query(status: str | None, kind: str | None, limit: int, offset: int) -> ListingQuery:
+    """The query's parameters, checked; a bad one is a 400 with a stable code."""
+    if status is not None and status not in STATUSES:
+        raise ServiceError(400, "invalid_status", f"status must be one of {', '.join(STATUSES)}.")
+    if not 0 <= limit <= MAX_LIMIT:
+        raise ServiceError(400, "invalid_limit", f"limit must be 0..{MAX_LIMIT}.")
+    if offset < 0:
+        raise ServiceError(400, "invalid_offset", "offset must be 0 or more.")
+    return ListingQuery(cast(ListedStatus | None, status), kind or None, limit, offset)
+
+
+_LISTING = """
+SELECT game_id, kind, spectator_delay, seat_names, seats_taken, seats_total, shown,
+       extract(epoch FROM created_at)::float8 AS created_at,
+       extract(epoch FROM started_at)::float8 AS started_at,
+       extract(epoch FROM finished_at)::float8 AS finished_at,
+       winners
+  FROM (
+    SELECT g.*,
+           CASE WHEN g.finished_at + make_interval(secs => g.spectator_delay) <= now() THEN 'finished'
+                WHEN g.started_at + make_interval(secs => g.spectator_delay) <= now() THEN 'running'
+                ELSE 'open'
+           END AS shown
+      FROM lobby_games g
+     WHERE g.public AND ($1::text IS NULL OR g.kind = $1)
+  ) listed
+ WHERE ($2::text IS NULL OR shown = $2)
+ ORDER BY created_at DESC, game_id
+ LIMIT $3 OFFSET $4
+"""
+
+
+def _listed(row: asyncpg.Record) -> ListedGame:
+    shown: ListedStatus = row["shown"]
+    finished = shown == "finished"
+    return ListedGame(
+        game_id=row["game_id"],
+        kind=row["kind"],
+        status=shown,
+        spectator_delay=row["spectator_delay"],
+        seats=list(row["seat_names"]),
+        seats_taken=row["seats_taken"],
+        seats_total=row["seats_total"],
+        created_at=row["created_at"],
+        started_at=row["started_at"] if shown != "open" else None,
+        finished_at=row["finished_at"] if finished else None,
+        winners=list(row["winners"]) if finished and row["winners"] is not None else None,
+    )
+
+
+async def fetch_listing(pool: asyncpg.Pool, query: ListingQuery) -> GameListing:
+    rows = await pool.fetch(_LISTING, query.kind, query.status, query.limit, query.offset)
+    return GameListing(games=[_listed(row) for row in rows], limit=query.limit, offset=query.offset)

@@ -1,0 +1,143 @@
+"""GET /games: the public lobby listing, from the read model, with the spectator delay applied.
+
+The listing is eventually consistent: tests poll it (bounded) until the projector caught up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from service.client import CreatedGame, PlaylogClient
+
+Listing = list[dict[str, Any]]
+
+
+async def listing(http: AsyncTestClient[Litestar], **params: Any) -> Listing:
+    response = await http.get("/games", params=params)
+    assert response.status_code == 200, response.text
+    games: Listing = response.json()["games"]
+    return games
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true within {timeout} s")
+        await asyncio.sleep(0.05)
+
+
+async def projected(pool: asyncpg.Pool, game_id: uuid.UUID, version: int) -> bool:
+    """The lobby row of the game (public or not) has caught up with ``version``."""
+    found = await pool.fetchval("SELECT version FROM lobby_games WHERE game_id = $1", game_id)
+    return found is not None and found >= version
+
+
+async def ids(http: AsyncTestClient[Litestar], **params: Any) -> set[str]:
+    return {g["game_id"] for g in await listing(http, **params)}
+
+
+async def full_game(api: PlaylogClient, delay: float, names: tuple[str, str] = ("ann", "ben")) -> CreatedGame:
+    created = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=delay)
+    for name in names:
+        await api.join(created.game_id, name)
+    return created
+
+
+async def finished_game(api: PlaylogClient, delay: float) -> tuple[CreatedGame, int]:
+    """A started game in which seat 0 concedes: seat 1 wins. Returns the game and its version."""
+    created = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=delay)
+    seats = [await api.join(created.game_id, name) for name in ("ann", "ben")]
+    await api.start(created.game_id, created.host_token)
+    summary = await api.leave(created.game_id, 0, seats[0].token)
+    assert summary.status == "finished" and summary.winners == [1]
+    return created, summary.version
+
+
+async def test_listing_filters_by_status_and_kind_and_hides_private_games(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool
+) -> None:
+    open_ek = await api.create_game("exploding_kittens", {"players": 3}, spectator_delay=0)
+    await api.join(open_ek.game_id, "ann")
+    open_cat = await api.create_game("a_risk_cat", {"players": 3}, spectator_delay=0)
+    private = await api.create_game("exploding_kittens", {"players": 2}, public=False, spectator_delay=0)
+    running = await full_game(api, delay=0)
+    started = await api.start(running.game_id, running.host_token)
+    finished, finished_version = await finished_game(api, delay=0)
+
+    await eventually(lambda: projected(pool, private.game_id, 1))
+    await eventually(lambda: projected(pool, running.game_id, started.version))
+    await eventually(lambda: projected(pool, finished.game_id, finished_version))
+    await eventually(lambda: projected(pool, open_ek.game_id, 2))
+
+    assert await ids(http, status="open") == {str(open_ek.game_id), str(open_cat.game_id)}
+    assert await ids(http, status="running") == {str(running.game_id)}
+    assert await ids(http, status="finished") == {str(finished.game_id)}
+    assert await ids(http, kind="a_risk_cat") == {str(open_cat.game_id)}
+    assert await ids(http, kind="exploding_kittens", status="open") == {str(open_ek.game_id)}
+    everything = await listing(http)
+    assert str(private.game_id) not in {g["game_id"] for g in everything}
+    assert len(everything) == 4
+
+    by_id = {g["game_id"]: g for g in everything}
+    ek = by_id[str(open_ek.game_id)]
+    assert ek["seats"] == ["ann", None, None]
+    assert (ek["seats_taken"], ek["seats_total"]) == (1, 3)
+    assert ek["started_at"] is None and ek["winners"] is None
+    done = by_id[str(finished.game_id)]
+    assert done["status"] == "finished" and done["winners"] == [1]
+    assert done["created_at"] <= done["started_at"] <= done["finished_at"]
+    assert by_id[str(running.game_id)]["winners"] is None
+    # Newest first, and paginated.
+    assert everything[0]["game_id"] == str(finished.game_id)
+    page = await listing(http, limit=2, offset=1)
+    assert [g["game_id"] for g in page] == [g["game_id"] for g in everything[1:3]]
+
+
+async def test_listing_shows_a_game_as_started_or_finished_only_after_the_spectator_delay(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool
+) -> None:
+    hidden, hidden_version = await finished_game(api, delay=3600)
+    soon = await full_game(api, delay=1)
+    started = await api.start(soon.game_id, soon.host_token)
+    await eventually(lambda: projected(pool, hidden.game_id, hidden_version))
+    row = await pool.fetchrow("SELECT status, winners FROM lobby_games WHERE game_id = $1", hidden.game_id)
+    assert (row["status"], row["winners"]) == ("finished", [1])
+
+    # Finished for an hour-delayed spectator is still the lobby they last saw: open, no winners.
+    shown = {g["game_id"]: g for g in await listing(http)}[str(hidden.game_id)]
+    assert shown["status"] == "open"
+    assert shown["winners"] is None and shown["started_at"] is None and shown["finished_at"] is None
+    assert str(hidden.game_id) in await ids(http, status="open")
+    assert str(hidden.game_id) not in await ids(http, status="running") | await ids(http, status="finished")
+
+    # A one-second delay passes: the game shows as running (polled, not timed).
+    await eventually(lambda: projected(pool, soon.game_id, started.version))
+
+    async def soon_running() -> bool:
+        return str(soon.game_id) in await ids(http, status="running")
+
+    await eventually(soon_running)
+
+
+async def test_bad_listing_parameters_are_problem_json_400(http: AsyncTestClient[Litestar]) -> None:
+    cases: list[tuple[dict[str, str | int], str]] = [
+        ({"status": "paused"}, "invalid_status"),
+        ({"limit": -1}, "invalid_limit"),
+        ({"limit": 100_000}, "invalid_limit"),
+        ({"offset": -5}, "invalid_offset"),
+        ({"limit": "many"}, "invalid_request"),
+    ]
+    for params, code in cases:
+        response = await http.get("/games", params=params)
+        assert response.status_code == 400, (params, response.text)
+        assert response.headers["content-type"].startswith("application/problem+json")
+        assert response.json()["code"] == code, response.json()

@@ -1,0 +1,259 @@
+"""Read models: the live projector, late commits, and rebuilds (real PostgreSQL).
+
+Projections are eventually consistent: tests wait (bounded) until every game's lobby row has
+caught up with the game's log, never for a fixed time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from projections.table import GameCreated, SeatJoined
+from service.bot import GameReport, play_game
+from service.client import PlaylogClient
+from service.games import GameService
+from service.projector import ReadModels, rebuild
+from service.store import START, Cursor, EventStore
+
+EK_OPTIONS = {"players": 2, "reaction_window": 0}
+Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+async def wait_for(check: Callable[[], Awaitable[bool]], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true within {timeout} s")
+        await asyncio.sleep(0.05)
+
+
+async def caught_up(pool: asyncpg.Pool) -> bool:
+    """Every game's lobby row is at the game's last seq."""
+    behind = await pool.fetchval(
+        "SELECT count(*) FROM streams s LEFT JOIN lobby_games g USING (game_id)"
+        " WHERE g.version IS DISTINCT FROM s.seq"
+    )
+    return int(behind) == 0
+
+
+async def read_model_rows(pool: asyncpg.Pool) -> Rows:
+    lobby = await pool.fetch("SELECT * FROM lobby_games ORDER BY game_id")
+    stats = await pool.fetch("SELECT * FROM player_stats ORDER BY player, kind")
+    return [tuple(r) for r in lobby], [tuple(r) for r in stats]
+
+
+async def bot_games(api: PlaylogClient, count: int) -> list[GameReport]:
+    reports = await asyncio.gather(
+        *(play_game(api, "exploding_kittens", EK_OPTIONS, rng=random.Random(n)) for n in range(count))
+    )
+    assert all(r.finished and not r.errors for r in reports), reports
+    return list(reports)
+
+
+async def some_lobby_games(api: PlaylogClient) -> None:
+    """An open public game with one seat taken, and a private one."""
+    open_game = await api.create_game("exploding_kittens", {"players": 3}, spectator_delay=5)
+    await api.join(open_game.game_id, "alice")
+    private = await api.create_game("exploding_kittens", {"players": 2}, public=False)
+    await api.join(private.game_id, "bob")
+
+
+async def drain(models: ReadModels, conn: asyncpg.Connection, cursor: Cursor) -> tuple[Cursor, int]:
+    total = 0
+    while True:
+        cursor, read = await models.step(conn, cursor, 3)
+        if read == 0:
+            return cursor, total
+        total += read
+
+
+def created(kind: str = "exploding_kittens") -> str:
+    event = GameCreated(kind=kind, options={"players": 2}, public=True, spectator_delay=0, created_at=0.0)
+    return msgspec.json.encode(event).decode()
+
+
+async def test_projector_follows_bot_games_into_lobby_rows_and_player_stats(
+    api: PlaylogClient, pool: asyncpg.Pool
+) -> None:
+    await some_lobby_games(api)
+    reports = await bot_games(api, 3)
+    await wait_for(lambda: caught_up(pool))
+
+    for report in reports:
+        row = await pool.fetchrow("SELECT * FROM lobby_games WHERE game_id = $1", report.game_id)
+        assert row["status"] == "finished"
+        assert row["kind"] == "exploding_kittens"
+        assert row["seat_names"] == ["bot-0", "bot-1"]
+        assert (row["seats_taken"], row["seats_total"]) == (2, 2)
+        assert row["winners"] == report.winners
+        assert row["created_at"] <= row["started_at"] <= row["finished_at"]
+    open_row = await pool.fetchrow("SELECT * FROM lobby_games WHERE 'alice' = ANY(seat_names)")
+    assert open_row["status"] == "open"
+    assert open_row["seat_names"] == ["alice", None, None]
+    assert (open_row["seats_taken"], open_row["seats_total"]) == (1, 3)
+    assert open_row["started_at"] is None and open_row["winners"] is None
+    assert open_row["spectator_delay"] == 5
+
+    stats = {
+        (r["player"], r["kind"]): (r["played"], r["won"])
+        for r in await pool.fetch("SELECT * FROM player_stats")
+    }
+    wins = [sum(seat in (r.winners or []) for r in reports) for seat in (0, 1)]
+    assert stats == {
+        ("bot-0", "exploding_kittens"): (3, wins[0]),
+        ("bot-1", "exploding_kittens"): (3, wins[1]),
+    }  # alice and bob have not played a finished game
+
+
+async def test_a_transaction_that_commits_late_is_not_skipped(
+    store: EventStore, pool: asyncpg.Pool, database_url: str
+) -> None:
+    games = GameService(store)
+    first, _ = await games.create("exploding_kittens", {"players": 2}, public=True, spectator_delay=0)
+    models = ReadModels(store)
+    conn = await asyncpg.connect(database_url)
+    try:
+        cursor, read = await drain(models, conn, await models.checkpoint(conn))
+        assert read == 1
+
+        # A transaction appends a game at a lower position and stays open ...
+        slow = await pool.acquire()
+        tx = slow.transaction()
+        await tx.start()
+        late = uuid.uuid4()
+        await slow.fetch(
+            "SELECT * FROM playlog_append($1, 0, NULL, NULL, $2, $3, $4, '{}')",
+            late,
+            ["lobby.created"],
+            [1],
+            [created()],
+        )
+        # ... while later ones commit games at higher positions.
+        others = [(await games.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=0))[0]]
+        others += [(await games.create("a_risk_cat", {"players": 3}, public=False, spectator_delay=0))[0]]
+        others += [(await games.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=9))[0]]
+        cursor, read = await drain(models, conn, cursor)
+        assert read == 0  # held back behind the open transaction, not skipped
+        assert await models.checkpoint(conn) == cursor
+
+        await tx.commit()
+        await pool.release(slow)
+        cursor, read = await drain(models, conn, cursor)
+        assert read == 4
+        ids = {r["game_id"] for r in await pool.fetch("SELECT game_id FROM lobby_games")}
+        assert ids == {first, late, *others}
+        assert await models.checkpoint(conn) == cursor
+    finally:
+        await conn.close()
+
+
+async def test_a_games_events_committed_out_of_order_are_folded_once_in_seq_order(
+    store: EventStore, pool: asyncpg.Pool, database_url: str
+) -> None:
+    game = uuid.uuid4()
+    # The transaction that will append seq 2 takes its transaction id first ...
+    early = await pool.acquire()
+    tx = early.transaction()
+    await tx.start()
+    await early.fetchval("SELECT pg_current_xact_id()")
+    # ... seq 1 commits from a later transaction ...
+    await pool.fetch(
+        "SELECT * FROM playlog_append($1, 0, NULL, NULL, $2, $3, $4, '{}')",
+        game,
+        ["lobby.created"],
+        [1],
+        [created()],
+    )
+    # ... then seq 2 commits: read_all returns seq 2 before seq 1.
+    joined = msgspec.json.encode(SeatJoined(seat=0, name="carol")).decode()
+    await early.fetch(
+        "SELECT * FROM playlog_append($1, 1, NULL, NULL, $2, $3, $4, '{}')",
+        game,
+        ["lobby.joined"],
+        [1],
+        [joined],
+    )
+    await tx.commit()
+    await pool.release(early)
+    assert [e.seq for e in await store.read_all(START)] == [2, 1]
+
+    for batch_size in (1, 100):  # seq 1 in a later batch (projected by then), or in the same one
+        models = ReadModels(store)
+        conn = await asyncpg.connect(database_url)
+        try:
+            await models.reset(conn)
+            cursor = await models.checkpoint(conn)
+            while True:
+                cursor, read = await models.step(conn, cursor, batch_size)
+                if read == 0:
+                    break
+        finally:
+            await conn.close()
+        row = await pool.fetchrow("SELECT * FROM lobby_games WHERE game_id = $1", game)
+        assert row["version"] == 2
+        assert row["seat_names"] == ["carol", None]
+        assert row["created_at"] is not None
+
+
+async def test_rebuild_gives_the_same_rows_as_the_live_projector(
+    api: PlaylogClient,
+    http: AsyncTestClient[Litestar],
+    pool: asyncpg.Pool,
+    store: EventStore,
+    database_url: str,
+) -> None:
+    await some_lobby_games(api)
+    await bot_games(api, 2)
+    await wait_for(lambda: caught_up(pool))
+    live = await read_model_rows(pool)
+    assert len(live[0]) == 4 and live[1]
+
+    seen: list[tuple[int, int]] = []
+    report = await rebuild(store, database_url, batch_size=37, progress=lambda d, t: seen.append((d, t)))
+    total = await pool.fetchval("SELECT count(*) FROM events")
+    assert report.events == total
+    assert seen[0] == (0, total) and seen[-1] == (total, total)
+    assert await read_model_rows(pool) == live
+
+    # The live projector goes on after the rebuild moved its checkpoint.
+    await api.join((await api.create_game("exploding_kittens", {"players": 2})).game_id, "dave")
+    await wait_for(lambda: caught_up(pool))
+    assert http.app.state.projector.leading
+
+
+async def test_an_interrupted_rebuild_then_a_full_one_gives_the_same_rows(
+    api: PlaylogClient, pool: asyncpg.Pool, store: EventStore, database_url: str
+) -> None:
+    await some_lobby_games(api)
+    await bot_games(api, 2)
+    await wait_for(lambda: caught_up(pool))
+    live = await read_model_rows(pool)
+
+    class Interrupted(Exception):
+        pass
+
+    def interrupt_after_two_batches(done: int, total: int) -> None:
+        if done >= 2 * 20:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        await rebuild(store, database_url, batch_size=20, progress=interrupt_after_two_batches)
+    # Half rebuilt: consistent rows; the live projector continues from the stored checkpoint.
+    await wait_for(lambda: caught_up(pool))
+    assert await read_model_rows(pool) == live
+
+    with pytest.raises(Interrupted):
+        await rebuild(store, database_url, batch_size=20, progress=interrupt_after_two_batches)
+    await rebuild(store, database_url, batch_size=20)
+    assert await read_model_rows(pool) == live
