@@ -76,9 +76,17 @@ class GameService:
 
     # -- loading -------------------------------------------------------------------------------
 
-    async def load(self, game_id: uuid.UUID, *, fresh: bool = False) -> Table:
-        """The table at the log's latest seq (the cache supplies a prefix, the log the rest)."""
+    async def load(self, game_id: uuid.UUID, *, fresh: bool = False, cached_ok: bool = False) -> Table:
+        """The table at the log's latest seq (the cache supplies a prefix, the log the rest).
+
+        ``cached_ok`` returns a cached table without asking the log: for callers whose append
+        carries its version as the expected seq (a stale entry then conflicts), and for views,
+        whose entries other instances' notifications invalidate.
+        """
         cached = None if fresh else self._cache.get(game_id)
+        if cached is not None and cached_ok:
+            self._cache.move_to_end(game_id)
+            return cached
         after = cached.version if cached else 0
         tail = await self.store.read(game_id, after_seq=after)
         if cached is None and not tail:
@@ -86,6 +94,12 @@ class GameService:
         table = self._fold(cached, tail)
         self._remember(game_id, table)
         return table
+
+    def invalidate(self, game_id: uuid.UUID, seq: int) -> None:
+        """An append reached ``seq`` (maybe through another instance): drop an older entry."""
+        cached = self._cache.get(game_id)
+        if cached is not None and cached.version < seq:
+            del self._cache[game_id]
 
     def _fold(self, table: Table | None, events: Sequence[StoredEvent]) -> Table:
         for stored in events:
@@ -102,6 +116,9 @@ class GameService:
 
     def forget(self, game_id: uuid.UUID) -> None:
         self._cache.pop(game_id, None)
+
+    def forget_all(self) -> None:
+        self._cache.clear()
 
     def _lock(self, game_id: uuid.UUID) -> asyncio.Lock:
         lock = self._locks.get(game_id)
@@ -157,11 +174,19 @@ class GameService:
     async def _retrying(
         self, game_id: uuid.UUID, attempt: Callable[[Table], Any], expected_version: int | None = None
     ) -> Any:
-        """Run ``attempt(table)`` until its append does not conflict (bounded)."""
+        """Run ``attempt(table)`` until its append does not conflict (bounded).
+
+        The first attempt trusts the cache: the append's expected seq guards it, and a refusal
+        decided on a cached table is only final once the log confirms that table is current.
+        """
         async with self._lock(game_id):
-            table = await self.load(game_id)
+            table = await self.load(game_id, cached_ok=True)
+            checked = False  # whether ``table`` was just read from the log
             for _ in range(self.retries):
                 if expected_version is not None and expected_version != table.version:
+                    if expected_version > table.version and not checked:
+                        table, checked = await self.load(game_id, fresh=True), True
+                        continue
                     raise ServiceError(
                         409,
                         "version_conflict",
@@ -170,8 +195,15 @@ class GameService:
                     )
                 try:
                     return await attempt(table)
+                except (RuleViolation, ServiceError):
+                    if checked:
+                        raise
+                    fresh = await self.load(game_id, fresh=True)
+                    if fresh.version == table.version:
+                        raise
+                    table, checked = fresh, True
                 except ConcurrencyConflict:
-                    table = await self.load(game_id, fresh=True)
+                    table, checked = await self.load(game_id, fresh=True), True
             raise ServiceError(
                 409, "version_conflict", "The game is too busy; retry.", current_version=table.version
             )
@@ -319,7 +351,7 @@ class GameService:
     ) -> tuple[CommandResult, str, str, str]:
         command_id = f"seat:{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = hashlib.sha256(body).hexdigest() if idempotency_key else None
-        table = await self.load(game_id)
+        table = await self.load(game_id, cached_ok=True)  # only its kind is used here
         decider = table.decider
         command = self.decode_command(decider, body)
         command_type = type(command).__name__

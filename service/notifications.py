@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
 
 import asyncpg
 
@@ -87,6 +88,16 @@ class Listener:
         self._everything: set[asyncio.Event] = set()
         self._task: asyncio.Task[None] | None = None
         self._conn: asyncpg.Connection | None = None
+        self._on_append: list[Callable[[uuid.UUID, int], None]] = []
+        self._on_resync: list[Callable[[], None]] = []
+
+    def on_append(self, callback: Callable[[uuid.UUID, int], None]) -> None:
+        """Call ``callback(game_id, seq)`` for every append notified (caches drop stale entries)."""
+        self._on_append.append(callback)
+
+    def on_resync(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` on every (re)connection: notifications may have been missed."""
+        self._on_resync.append(callback)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="playlog-listener")
@@ -128,16 +139,21 @@ class Listener:
 
     def _on_notification(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         for item in payload.split(";"):
-            game, _, _seq = item.partition(":")
+            game, _, seq = item.partition(":")
             with contextlib.suppress(ValueError):
-                self.wake(uuid.UUID(game))
+                game_id = uuid.UUID(game)
+                for callback in self._on_append:
+                    callback(game_id, int(seq))
+                self.wake(game_id)
 
     async def _run(self) -> None:
         while True:
             try:
                 self._conn = await asyncpg.connect(self._dsn)
                 await self._conn.add_listener(CHANNEL, self._on_notification)
-                # Anything sent while we were away: let every waiter poll once.
+                # Anything sent while we were away: drop what may be stale, let every waiter poll.
+                for resync in self._on_resync:
+                    resync()
                 for waiters in [*list(self._by_game.values()), self._everything]:
                     for event in waiters:
                         event.set()

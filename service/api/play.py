@@ -83,7 +83,7 @@ class PlayController(Controller):
         self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
     ) -> SeatViewOut:
         _seat(principal, game_id, seat)
-        table = await games.load(game_id)
+        table = await games.load(game_id, cached_ok=True)
         shown = table.decider.view(table.state, Seat(seat)) if table.status != "open" else None
         return SeatViewOut(
             game_id=game_id,
