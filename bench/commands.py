@@ -1,0 +1,243 @@
+"""Commands per second through HTTP, next to the database's own limit (pgbench), in one run.
+
+Run: ``.venv/bin/python bench/commands.py [--games 50] [--seconds 20] [--url URL]``
+
+1. Starts (or reuses) the embedded PostgreSQL in ``$PLAYLOG_BENCH_DIR`` (/tmp/playlog-bench) and
+   creates a fresh database for this run.
+2. pgbench, first half: a one-row INSERT of a comparable event row (the ``events`` table's shape:
+   uuid, int, text, ~300-byte jsonb, metadata jsonb, timestamps, two 32-byte hashes, the same
+   indexes) in its own transaction, 8 clients.
+3. Starts ``playlog serve`` (uvicorn, one process) on that database, unless ``--url`` is given,
+   and plays K concurrent bot games (mixed 2-5 player Exploding Kittens, reaction window 0) for
+   ``--seconds``; a finished game is replaced by a new one.
+4. pgbench, second half (so a drift of the shared machine during the run shows up in both).
+
+The driver is lean but sees only what a seat may see: it asks a seat for its view (with that
+seat's token) only when the public part of the last view says that seat may act, picks one of its
+legal commands at random and sends it. Only ``POST .../commands`` count in commands/s and in the
+latency percentiles; the views and the lobby calls are reported on their own line.
+
+Headline: commands/s / pgbench TPS, i.e. how close one command (HTTP in, rules, one append,
+response out) comes to the bare cost of one committed row. Target >= 0.35 at K=50, zero errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as common
+from _common import Connection
+
+TARGET_RATIO = 0.35
+AVOIDED = frozenset({"Leave", "Concede"})
+
+
+@dataclass
+class Stats:
+    recording: bool = False
+    latencies: list[float] = field(default_factory=list)  # seconds, POST commands only
+    commands: int = 0
+    views: int = 0
+    lobby: int = 0
+    games_finished: int = 0
+    errors: list[str] = field(default_factory=list)
+    started: int = 0  # drivers whose first game has been set up
+    stop_at: float = float("inf")
+
+
+def actors(public: dict[str, Any], players: int) -> list[int]:
+    """Who may act now, from what every seat may see (the public part of a view)."""
+    window = public.get("window")
+    if window:
+        return list(window.get("eligible") or range(players))
+    pending = public.get("pending")
+    if pending:
+        return [pending["seat"]]
+    if public.get("active_seat") is not None:
+        return [public["active_seat"]]
+    return list(range(players))
+
+
+async def play_games(port: int, stats: Stats, rng: random.Random) -> None:
+    """One driver: plays games back to back on its own keep-alive connection until ``stop_at``."""
+    conn = Connection(port)
+    try:
+        while time.monotonic() < stats.stop_at:
+            await play_one(conn, stats, rng)
+    finally:
+        await conn.close()
+
+
+async def play_one(conn: Connection, stats: Stats, rng: random.Random) -> None:
+    players = rng.randint(2, 5)
+    options = {"players": players, "reaction_window": 0, "edition": rng.choice(["2022", "classic"])}
+    created = await conn.call(
+        "POST", "/games", {"kind": "exploding_kittens", "options": options, "spectator_delay": 0}
+    )
+    game = created["game_id"]
+    tokens = []
+    for n in range(players):
+        tokens.append((await conn.call("POST", f"/games/{game}/seats", {"name": f"bot-{n}"}))["token"])
+    await conn.call("POST", f"/games/{game}/start", token=created["host_token"])
+    stats.lobby += players + 2
+    view = await conn.call("GET", f"/games/{game}/seats/0/view", token=tokens[0])
+    stats.views += 1
+    if not stats.recording:
+        stats.started += 1
+    failures = 0
+    while time.monotonic() < stats.stop_at:
+        if view["status"] == "finished":
+            stats.games_finished += 1
+            return
+        # A seat the public part names may act: ask that seat (its own token) for its view.
+        choice = None
+        for seat in actors(view["view"]["public"], players):
+            if view["seat"] != seat:
+                view = await conn.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
+                stats.views += 1
+            legal = [c for c in view["view"]["legal_commands"] if c["type"] not in AVOIDED]
+            if legal:
+                choice = (seat, rng.choice(legal))
+                break
+        if choice is None:  # nobody named may act (should not happen with window 0): ask everyone
+            failures += 1
+            if failures > 10:
+                stats.errors.append(f"game {game}: no seat has a legal command")
+                return
+            view = await conn.call("GET", f"/games/{game}/seats/{rng.randrange(players)}/view",
+                                   token=tokens[0])  # fmt: skip
+            continue
+        seat, command = choice
+        body = common.msgspec.json.encode(command)
+        started = time.perf_counter()
+        status, data = await conn.request("POST", f"/games/{game}/seats/{seat}/commands", body, tokens[seat])
+        elapsed = time.perf_counter() - started
+        if stats.recording:
+            stats.commands += 1
+            stats.latencies.append(elapsed)
+            if status >= 400:
+                stats.errors.append(f"{status} {data[:120]!r}")
+        elif status >= 400:
+            stats.errors.append(f"(warm-up) {status} {data[:120]!r}")
+        # The acting seat's fresh view tells who acts next (and is its own next choice, often).
+        view = await conn.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
+        stats.views += 1
+
+
+async def drive(port: int, games: int, seconds: float, warmup: float, seed: int) -> tuple[Stats, float]:
+    """K drivers; the clock starts once every driver's first game is set up, plus ``warmup``."""
+    stats = Stats()
+    rng = random.Random(seed)
+    tasks = [asyncio.create_task(play_games(port, stats, random.Random(rng.random()))) for _ in range(games)]
+    setup_deadline = time.monotonic() + 120
+    while stats.started < games and time.monotonic() < setup_deadline and not all(t.done() for t in tasks):
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(warmup)
+    stats.stop_at = time.monotonic() + seconds
+    stats.recording = True
+    stats.views = stats.lobby = stats.games_finished = 0
+    started = time.perf_counter()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    elapsed = time.perf_counter() - started
+    for result in results:
+        if isinstance(result, BaseException):
+            stats.errors.append(f"driver: {result!r}")
+    return stats, elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=50, help="K concurrent games (default 50)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds of play")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--pgbench-seconds", type=float, default=None,
+                        help="total pgbench seconds, split before/after (default: --seconds)")  # fmt: skip
+    parser.add_argument("--clients", type=int, default=8, help="pgbench clients (default 8)")
+    parser.add_argument("--url", default=None, help="a running service to drive instead of starting one")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--profile", default=None, help="write a py-spy profile (collapsed stacks) of the service here"
+    )
+    args = parser.parse_args()
+    common.install_uvloop()
+
+    admin = common.start_postgres()
+    url, name = common.fresh_database(admin, "commands")
+    settings = common.pg_settings(url)
+    pg_seconds = args.pgbench_seconds if args.pgbench_seconds is not None else args.seconds
+    try:
+        before = common.pgbench(url, clients=args.clients, seconds=pg_seconds / 2)
+        if args.url:
+            port = int(args.url.rsplit(":", 1)[1].strip("/"))
+            stats, elapsed = asyncio.run(drive(port, args.games, args.seconds, args.warmup, args.seed))
+        else:
+            with common.Service(url, data_dir=common.DEFAULT_DATA_DIR / "service") as service:
+                spy = (
+                    common.profile(service.pid, args.profile, args.warmup, args.seconds)
+                    if args.profile
+                    else None
+                )
+                stats, elapsed = asyncio.run(
+                    drive(service.port, args.games, args.seconds, args.warmup, args.seed)
+                )
+                if spy is not None:
+                    spy.wait()
+        after = common.pgbench(url, clients=args.clients, seconds=pg_seconds / 2)
+    finally:
+        common.drop_database(admin, name)
+
+    tps = statistics.mean([before["tps"], after["tps"]])
+    rate = stats.commands / elapsed if elapsed else 0.0
+    ms = [x * 1000 for x in stats.latencies]
+    ratio = rate / tps if tps else float("nan")
+    errors = len(stats.errors)
+    print(f"playlog bench/commands.py  ({common.machine()})")
+    print(f"PostgreSQL {settings.get('server_version')} embedded, fsync={settings.get('fsync')}, "
+          f"synchronous_commit={settings.get('synchronous_commit')}; K={args.games} games, "
+          f"{args.seconds:g} s measured, from {args.warmup:g} s after every game was set up")  # fmt: skip
+    common.print_table(
+        "Commands through HTTP vs one committed row (pgbench)",
+        ["figure", "value", "baseline / target"],
+        [
+            ["commands/s (POST .../commands)", rate, f"pgbench {tps:,.0f} TPS"],
+            [
+                "command latency p50 (ms)",
+                common.percentile(ms, 50),
+                f"pgbench avg {before['latency_ms']:.2f}",
+            ],
+            ["command latency p95 (ms)", common.percentile(ms, 95), ""],
+            ["command latency p99 (ms)", common.percentile(ms, 99), ""],
+            ["errors", errors, "0"],
+            [
+                "pgbench TPS before / after",
+                f"{before['tps']:,.0f} / {after['tps']:,.0f}",
+                f"{args.clients} clients, 1-row INSERT",
+            ],
+            ["other requests/s (views, lobby)", (stats.views + stats.lobby) / elapsed, ""],
+            ["games finished", stats.games_finished, ""],
+            [
+                "RATIO commands/s / pgbench TPS",
+                f"{ratio:.3f}",
+                f">= {TARGET_RATIO} {'MET' if ratio >= TARGET_RATIO and not errors else 'MISSED'}",
+            ],
+        ],
+    )
+    for error in stats.errors[:10]:
+        print("error:", error)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,345 @@
+"""Our event store next to a peer library (``eventsourcing`` with its PostgreSQL persistence),
+same workload, same PostgreSQL server, same run.
+
+Run: ``.venv/bin/python bench/peer_eventsourcing.py [--seconds 15] [--games 400] [--writers 8]``
+(needs the bench extra: ``.venv/bin/pip install 'eventsourcing[postgres]' 'psycopg[binary]'``).
+
+Workload, identical on both sides (and with no cache on either, so every load reads the log):
+- G Exploding Kittens games (2-5 players, reaction window 0), set up before the clock starts;
+- W concurrent writers (8), each owning G/W games, loop: load a game from the database (read its
+  events, decode them, fold them with the game's ``evolve``), pick a random legal move, ``decide``
+  it, append the resulting events (one move: usually 1-3 events) with optimistic concurrency.
+- ours: ``service.store.EventStore`` (asyncpg, ``playlog_append``: hash chain, idempotency row,
+  per-game lock), W asyncio tasks on a pool of W connections;
+- peer: an ``eventsourcing`` ``Application`` whose aggregate holds the same game state; its
+  events carry the same event JSON; ``repository.get`` + ``save``; W threads on a pool of W
+  psycopg connections (the library is synchronous).
+
+Then the replay rate: the same R complete games (generated once, written identically to both
+sides, one append per move) rebuilt from the database one after the other, events folded per
+second (ours: ``EventStore.read`` + decode + fold; peer: ``repository.get``). Ours counts the
+extra options event each game starts with; the peer counts its Created event: same count.
+
+Targets: ours >= 5x the peer on writes and >= 3x on replay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as common
+import msgspec
+
+from domain.decider import Context
+from domain.exploding_kittens import DECIDER
+from domain.exploding_kittens.commands import Leave
+
+WRITE_TARGET = 5.0
+REPLAY_TARGET = 3.0
+OPTIONS_TYPE = "bench.options"
+
+_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(DECIDER.event_type)
+_encoder = msgspec.json.Encoder()
+
+
+def new_options(rng: random.Random) -> dict[str, Any]:
+    return {"players": rng.randint(2, 5), "reaction_window": 0, "edition": rng.choice(["2022", "classic"])}
+
+
+def initial(options: dict[str, Any]) -> Any:
+    return DECIDER.initial_state(DECIDER.parse_options(options))
+
+
+def move(state: Any, rng: random.Random) -> list[Any] | None:
+    """One random legal move's events, or None when the game is over."""
+    if DECIDER.outcome(state) is not None:
+        return None
+    moves = [
+        (seat, command)
+        for seat in range(state.players)
+        for command in DECIDER.legal_commands(state, seat)
+        if not isinstance(command, Leave)
+    ]
+    if not moves:
+        return None
+    seat, command = rng.choice(moves)
+    return list(DECIDER.decide(state, command, Context(rng, time.time(), seat)))
+
+
+def tag(event: Any) -> str:
+    return str(type(event).__struct_config__.tag)
+
+
+def full_games(count: int, seed: int) -> list[tuple[dict[str, Any], list[list[Any]]]]:
+    """``count`` complete random games, as (options, the events of each move), generated once and
+    written identically to both sides for the replay comparison."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        options = new_options(rng)
+        state = initial(options)
+        batches = [list(DECIDER.start(state, Context(rng, 0.0, None)))]
+        state = DECIDER.fold(state, batches[0])
+        while (batch := move(state, rng)) is not None:
+            state = DECIDER.fold(state, batch)
+            batches.append(batch)
+        out.append((options, batches))
+    return out
+
+
+# -- ours ----------------------------------------------------------------------------------------
+
+
+async def ours(
+    url: str, games: int, writers: int, seconds: float, seed: int, replay_set: list[Any]
+) -> dict[str, float]:
+    from service.store import EventStore, NewEvent, create_pool
+
+    pool = await create_pool(url, min_size=writers, max_size=writers)
+    store = EventStore(pool)
+    rng = random.Random(seed)
+    ids = [uuid.uuid4() for _ in range(games)]
+
+    async def setup(game_id: uuid.UUID) -> None:
+        options = new_options(rng)
+        state = initial(options)
+        setup_events = list(DECIDER.start(state, Context(rng, time.time(), None)))
+        batch = [NewEvent(OPTIONS_TYPE, _encoder.encode(options))]
+        batch += [NewEvent(tag(e), _encoder.encode(e)) for e in setup_events]
+        await store.append(game_id, 0, batch)
+
+    for chunk in range(0, games, writers):
+        await asyncio.gather(*(setup(g) for g in ids[chunk : chunk + writers]))
+
+    async def load(game_id: uuid.UUID) -> tuple[Any, int]:
+        stored = await store.read(game_id)
+        state = initial(msgspec.json.decode(stored[0].data))
+        for s in stored[1:]:
+            state = DECIDER.evolve(state, _event_decoder.decode(s.data))
+        return state, len(stored)
+
+    moves = 0
+    events = 0
+    stop_at = time.monotonic() + seconds
+
+    async def writer(mine: list[uuid.UUID], wrng: random.Random) -> None:
+        nonlocal moves, events
+        live = list(mine)
+        while live and time.monotonic() < stop_at:
+            game_id = wrng.choice(live)
+            state, version = await load(game_id)
+            batch = move(state, wrng)
+            if batch is None:
+                live.remove(game_id)
+                continue
+            await store.append(game_id, version, [NewEvent(tag(e), _encoder.encode(e)) for e in batch])
+            moves += 1
+            events += len(batch)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(writer(ids[w::writers], random.Random(rng.random())) for w in range(writers)))
+    elapsed = time.perf_counter() - started
+
+    replay_ids = []
+    for options, batches in replay_set:
+        game_id = uuid.uuid4()
+        version = 0
+        for n, batch in enumerate(batches):
+            new = [NewEvent(tag(e), _encoder.encode(e)) for e in batch]
+            if n == 0:
+                new.insert(0, NewEvent(OPTIONS_TYPE, _encoder.encode(options)))
+            await store.append(game_id, version, new)
+            version += len(new)
+        replay_ids.append(game_id)
+    replayed = 0
+    replay_started = time.perf_counter()
+    for game_id in replay_ids:
+        _, n = await load(game_id)
+        replayed += n
+    replay_elapsed = time.perf_counter() - replay_started
+    await pool.close()
+    return {
+        "moves/s": moves / elapsed,
+        "events/s": events / elapsed,
+        "replay events/s": replayed / replay_elapsed,
+        "replayed": replayed,
+    }
+
+
+# -- the peer: eventsourcing ----------------------------------------------------------------------
+
+
+def peer(
+    url: str, games: int, writers: int, seconds: float, seed: int, replay_set: list[Any]
+) -> dict[str, float]:
+    parts = urlsplit(url)
+    os.environ.update(
+        {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": parts.path.lstrip("/"),
+            "POSTGRES_HOST": common.socket_dir(url),
+            "POSTGRES_PORT": "5432",
+            "POSTGRES_USER": "postgres",
+            "POSTGRES_PASSWORD": "",
+            "POSTGRES_POOL_SIZE": str(writers),
+            "POSTGRES_MAX_OVERFLOW": "0",
+            "CREATE_TABLE": "y",
+        }
+    )
+    from eventsourcing.application import Application
+    from eventsourcing.domain import Aggregate
+
+    class Game(Aggregate):
+        class Created(Aggregate.Created):
+            options: dict[str, Any]
+
+        class Moved(Aggregate.Event):
+            type: str
+            data: str
+
+            def apply(self, aggregate: Any) -> None:
+                aggregate.state = DECIDER.evolve(aggregate.state, _event_decoder.decode(self.data))
+
+        def __init__(self, options: dict[str, Any]) -> None:
+            self.state = initial(options)
+
+        def record(self, events: list[Any]) -> None:
+            for e in events:
+                self.trigger_event(self.Moved, type=tag(e), data=_encoder.encode(e).decode())
+
+    class Games(Application):  # type: ignore[type-arg]
+        pass
+
+    app = Games()
+    rng = random.Random(seed)
+    ids: list[Any] = []
+    for _ in range(games):
+        game = Game(new_options(rng))
+        game.record(list(DECIDER.start(game.state, Context(rng, time.time(), None))))
+        app.save(game)
+        ids.append(game.id)
+
+    counts = {"moves": 0, "events": 0}
+    lock = threading.Lock()
+    stop_at = time.monotonic() + seconds
+
+    def writer(mine: list[Any], wrng: random.Random) -> None:
+        live = list(mine)
+        while live and time.monotonic() < stop_at:
+            game_id = wrng.choice(live)
+            game = app.repository.get(game_id)
+            batch = move(game.state, wrng)
+            if batch is None:
+                live.remove(game_id)
+                continue
+            game.record(batch)
+            app.save(game)
+            with lock:
+                counts["moves"] += 1
+                counts["events"] += len(batch)
+
+    threads = [
+        threading.Thread(target=writer, args=(ids[w::writers], random.Random(rng.random())))
+        for w in range(writers)
+    ]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+
+    replay_ids = []
+    for options, batches in replay_set:
+        game = Game(options)
+        for batch in batches:
+            game.record(batch)
+            app.save(game)
+        replay_ids.append(game.id)
+    replayed = 0
+    replay_started = time.perf_counter()
+    for game_id in replay_ids:
+        replayed += app.repository.get(game_id).version
+    replay_elapsed = time.perf_counter() - replay_started
+    app.close()
+    return {
+        "moves/s": counts["moves"] / elapsed,
+        "events/s": counts["events"] / elapsed,
+        "replay events/s": replayed / replay_elapsed,
+        "replayed": replayed,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=15.0, help="write phase, per side")
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--replay-games", type=int, default=60,
+                        help="complete games written identically to both sides, then replayed")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    common.install_uvloop()
+
+    admin = common.start_postgres()
+    ours_url, ours_db = common.fresh_database(admin, "ours")
+    peer_url, peer_db = common.fresh_database(admin, "peer", migrate=False)
+    replay_set = full_games(args.replay_games, args.seed)
+    try:
+        mine = asyncio.run(ours(ours_url, args.games, args.writers, args.seconds, args.seed, replay_set))
+        theirs = peer(peer_url, args.games, args.writers, args.seconds, args.seed, replay_set)
+    finally:
+        common.drop_database(admin, ours_db)
+        common.drop_database(admin, peer_db)
+
+    import importlib.metadata as md
+
+    import eventsourcing
+
+    write_ratio = mine["moves/s"] / theirs["moves/s"]
+    replay_ratio = mine["replay events/s"] / theirs["replay events/s"]
+    print(f"playlog bench/peer_eventsourcing.py  ({common.machine()})")
+    print(f"same embedded PostgreSQL; {args.games} games, {args.writers} concurrent writers, "
+          f"{args.seconds:g} s of writes per side; eventsourcing {md.version('eventsourcing')}, "
+          f"psycopg {md.version('psycopg')}")  # fmt: skip
+    del eventsourcing
+    common.print_table(
+        "Load + one move + append, no cache on either side; then replay of every game",
+        ["figure", "ours (EventStore)", "peer (eventsourcing)", "ours / peer", "target"],
+        [
+            [
+                "moves/s (load, decide, append)",
+                mine["moves/s"],
+                theirs["moves/s"],
+                f"{write_ratio:.2f}x",
+                f">= {WRITE_TARGET:g}x {'MET' if write_ratio >= WRITE_TARGET else 'MISSED'}",
+            ],
+            ["events appended/s", mine["events/s"], theirs["events/s"], "", ""],
+            [
+                "replay: events folded/s",
+                mine["replay events/s"],
+                theirs["replay events/s"],
+                f"{replay_ratio:.2f}x",
+                f">= {REPLAY_TARGET:g}x {'MET' if replay_ratio >= REPLAY_TARGET else 'MISSED'}",
+            ],
+            ["events replayed", int(mine["replayed"]), int(theirs["replayed"]), "", ""],
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()
