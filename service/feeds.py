@@ -9,7 +9,6 @@ little after its last stream closes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +20,7 @@ from service.errors import not_found
 from service.log import get_logger
 from service.notifications import Listener
 from service.store import EventStore
+from service.tasks import stop, wait_event
 
 log = get_logger("playlog.feeds")
 LINGER_SECONDS = 5.0
@@ -68,8 +68,7 @@ class Feed:
         """Until the feed holds more than ``seq`` events, or ``timeout`` passes."""
         if self.seq > seq:
             return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), timeout)
+        await wait_event(self._changed, timeout)
 
 
 class FeedHub:
@@ -131,8 +130,5 @@ class FeedHub:
 
     async def close(self) -> None:
         for feed in list(self._feeds.values()):
-            if feed.task:
-                feed.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await feed.task
+            await stop(feed.task)
         self._feeds.clear()

@@ -1,8 +1,9 @@
 """The game service: lobby actions and commands, decided by the game's rules, appended to the log.
 
-Every action follows one loop: load the table (cache plus the log's tail), decide, append with
-the expected seq; on a conflict reload and decide again, a bounded number of times. The cache
-only saves reads: a stale entry makes the append conflict, never a wrong event.
+Every action follows one loop: take the table (from the cache when it holds the game), decide,
+append with the expected seq; on a conflict reload from the log and decide again, a bounded
+number of times. The cache only saves reads: a stale entry makes the append conflict, never a
+wrong event, and a refusal decided on a cached table stands only once the log confirms it.
 """
 
 from __future__ import annotations
@@ -37,11 +38,6 @@ _encoder = msgspec.json.Encoder()
 
 MAX_SPECTATOR_DELAY = 3600.0
 DEFAULT_SPECTATOR_DELAY = 30.0
-
-
-class Loaded(msgspec.Struct, frozen=True):
-    table: Table
-    events: list[StoredEvent] | None = None  # the whole log, when it was just read
 
 
 class CommandResult(msgspec.Struct, frozen=True):
@@ -312,19 +308,19 @@ class GameService:
         idempotency_key: str | None = None,
         expected_version: int | None = None,
     ) -> CommandResult:
+        """Decode, decide and append one seat's command; one canonical log line whatever happens."""
         started = time.perf_counter()
-        outcome = "error"
-        command_type = "?"
-        kind = "?"
+        outcome, command_type, kind = "error", "?", "?"
         try:
-            result, outcome, command_type, kind = await self._command(
-                game_id, seat, body, idempotency_key, expected_version
+            decider = (await self.load(game_id, cached_ok=True)).decider  # only the kind is needed
+            kind = decider.kind
+            command = self.decode_command(decider, body)
+            command_type = type(command).__name__
+            result, outcome = await self._command(
+                game_id, decider, seat, command, body, idempotency_key, expected_version
             )
             return result
-        except RuleViolation as exc:
-            outcome = exc.code
-            raise
-        except ServiceError as exc:
+        except (RuleViolation, ServiceError) as exc:
             outcome = exc.code
             raise
         except msgspec.ValidationError:
@@ -344,17 +340,15 @@ class GameService:
     async def _command(
         self,
         game_id: uuid.UUID,
+        decider: Decider,
         seat: int,
+        command: Any,
         body: bytes,
         idempotency_key: str | None,
         expected_version: int | None,
-    ) -> tuple[CommandResult, str, str, str]:
+    ) -> tuple[CommandResult, str]:
         command_id = f"seat:{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = hashlib.sha256(body).hexdigest() if idempotency_key else None
-        table = await self.load(game_id, cached_ok=True)  # only its kind is used here
-        decider = table.decider
-        command = self.decode_command(decider, body)
-        command_type = type(command).__name__
 
         async def attempt(table: Table) -> tuple[CommandResult, str]:
             if table.status == "open":
@@ -376,15 +370,23 @@ class GameService:
                 actor=f"seat:{seat}",
                 fingerprint=fingerprint,
             )
-            return self._result(new, seat, stored), "duplicate" if duplicate else "applied"
+            shown = self._result(new, seat, stored, None if duplicate else events)
+            return shown, "duplicate" if duplicate else "applied"
 
-        result, outcome = await self._retrying(game_id, attempt, expected_version)
-        return result, outcome, command_type, decider.kind
+        result: tuple[CommandResult, str] = await self._retrying(game_id, attempt, expected_version)
+        return result
 
-    def _result(self, table: Table, seat: int, stored: Sequence[StoredEvent]) -> CommandResult:
-        items = [
-            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data)) for s in stored
-        ]
+    def _result(
+        self,
+        table: Table,
+        seat: int,
+        stored: Sequence[StoredEvent],
+        events: Sequence[Any] | None = None,
+    ) -> CommandResult:
+        """What the seat may see of ``stored`` (``events``: the same, already decoded)."""
+        if events is None:
+            events = [tables.decode(table.kind, s.type, s.data) for s in stored]
+        items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
         version = stored[-1].seq if stored else table.version
         return CommandResult(version=version, events=envelopes(table, items, Seat(seat)))
 

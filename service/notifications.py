@@ -19,6 +19,7 @@ from collections.abc import Callable
 import asyncpg
 
 from service.log import get_logger
+from service.tasks import stop, wait_event
 
 CHANNEL = "playlog_events"
 MAX_PAYLOAD = 7900  # PostgreSQL refuses payloads of 8000 bytes or more
@@ -36,10 +37,7 @@ class Notifier:
         self._task = asyncio.create_task(self._run(), name="playlog-notifier")
 
     async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop(self._task)
         await self._flush()
 
     def publish(self, game_id: uuid.UUID, seq: int) -> None:
@@ -103,10 +101,7 @@ class Listener:
         self._task = asyncio.create_task(self._run(), name="playlog-listener")
 
     async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop(self._task)
         if self._conn is not None and not self._conn.is_closed():
             await self._conn.close()
 
@@ -127,8 +122,7 @@ class Listener:
 
     async def wait(self, event: asyncio.Event, timeout: float | None = None) -> None:
         """Until woken or the poll interval passes, whichever comes first."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout or self.poll_interval)
+        await wait_event(event, timeout or self.poll_interval)
         event.clear()
 
     def wake(self, game_id: uuid.UUID) -> None:

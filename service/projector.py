@@ -45,6 +45,7 @@ from projections.table import Table
 from service.log import get_logger
 from service.notifications import Listener
 from service.store import START, Cursor, EventStore, StoredEvent
+from service.tasks import stop
 
 log = get_logger("playlog.projector")
 
@@ -266,7 +267,8 @@ async def _connect(dsn: str, purpose: str) -> asyncpg.Connection:
 
 async def _close(conn: asyncpg.Connection) -> None:
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(conn.close(), 2.0)
+        async with asyncio.timeout(2.0):
+            await conn.close()
     if not conn.is_closed():
         conn.terminate()
 
@@ -305,10 +307,7 @@ class Projector:
         self._task = asyncio.create_task(self._run(), name="playlog-projector")
 
     async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop(self._task)
         if self.listener is not None and self._wake is not None:
             self.listener.unsubscribe(None, self._wake)
 

@@ -9,13 +9,13 @@ against the state it loaded and appends with the expected seq and the command id
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 import asyncpg
 
 from service import metrics
 from service.games import GameService
 from service.log import get_logger
+from service.tasks import stop
 
 log = get_logger("playlog.scheduler")
 
@@ -30,10 +30,7 @@ class Scheduler:
         self._task = asyncio.create_task(self._run(), name="playlog-scheduler")
 
     async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop(self._task)
 
     async def tick(self) -> int:
         acted = 0

@@ -72,11 +72,16 @@ class StoredEvent(msgspec.Struct, frozen=True):
     type: str
     schema_version: int
     data: str  # the event's JSON, as stored
-    metadata: dict[str, Any]
+    metadata_json: str  # decoded on demand by ``metadata``: replays rarely need it
     recorded_at: datetime
     prev_hash: bytes
     hash: bytes
     tx_id: int = 0
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Command id, actor and correlation id."""
+        return _metadata_decoder.decode(self.metadata_json)
 
 
 class AppendResult(msgspec.Struct, frozen=True):
@@ -131,25 +136,39 @@ async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asy
 _metadata_decoder = msgspec.json.Decoder(dict[str, Any])
 _encoder = msgspec.json.Encoder()
 
-_EVENT_COLUMNS = (
-    "position, game_id, seq, type, schema_version, data, metadata, recorded_at, prev_hash, hash, "
-    "tx_id::text::bigint AS tx_id"
-)
+# Column order of every event query; ``_stored`` reads the rows by position (it is hot).
+_EVENT_COLUMNS = "position, game_id, seq, type, schema_version, data, metadata, recorded_at, prev_hash, hash"
 
 
-def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None) -> StoredEvent:
+def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None, tx_id: int = 0) -> StoredEvent:
+    return StoredEvent(
+        row[0],
+        game_id if game_id is not None else row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9],
+        tx_id,
+    )
+
+
+def _appended(row: asyncpg.Record, game_id: uuid.UUID) -> StoredEvent:
+    """A row returned by ``playlog_append`` (its own column list)."""
     return StoredEvent(
         position=row["position"],
-        game_id=game_id if game_id is not None else row["game_id"],
+        game_id=game_id,
         seq=row["seq"],
         type=row["type"],
         schema_version=row["schema_version"],
         data=row["data"],
-        metadata=_metadata_decoder.decode(row["metadata"]),
+        metadata_json=row["metadata"],
         recorded_at=row["recorded_at"],
         prev_hash=row["prev_hash"],
         hash=row["hash"],
-        tx_id=row.get("tx_id", 0),
     )
 
 
@@ -200,7 +219,7 @@ class EventStore:
                     f"Expected seq {expected_seq} is ahead of the game (at {exc.detail})."
                 ) from None
             raise
-        stored = [_stored(row, game_id) for row in rows]
+        stored = [_appended(row, game_id) for row in rows]
         duplicate = bool(rows) and rows[0]["duplicate"]
         return AppendResult(
             events=stored, duplicate=duplicate, fingerprint=rows[0]["fingerprint"] if rows else None
@@ -247,7 +266,7 @@ class EventStore:
     async def read_all(self, after: Cursor = START, limit: int = 1000) -> list[StoredEvent]:
         """Events of every game after the cursor, never skipping a late commit (see above)."""
         rows = await self.pool.fetch(
-            f"SELECT {_EVENT_COLUMNS} FROM events"
+            f"SELECT {_EVENT_COLUMNS}, tx_id::text::bigint FROM events"
             " WHERE (tx_id, position) > ($1::text::xid8, $2)"
             " AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
             " ORDER BY events.tx_id, events.position LIMIT $3",
@@ -255,7 +274,7 @@ class EventStore:
             after.position,
             limit,
         )
-        return [_stored(row) for row in rows]
+        return [_stored(row, tx_id=row[10]) for row in rows]
 
     async def verify(self, game_id: uuid.UUID) -> ChainReport:
         """Recompute the hash chain of one game and report the first seq that breaks it."""
