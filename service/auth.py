@@ -7,9 +7,11 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Literal
 
 from litestar.exceptions import NotAuthorizedException
@@ -41,24 +43,34 @@ def issue(secret: str, principal: Principal, lifetime: timedelta = SEAT_TOKEN_LI
     return token.encode(secret, ALGORITHM)
 
 
+@lru_cache(maxsize=16384)
+def _decode(encoded: str, secret: str) -> tuple[Principal, float]:
+    """A verified token's principal and expiry; cached, as every request of a seat repeats it."""
+    token = Token.decode(encoded, secret, ALGORITHM)
+    role = token.extras["role"]
+    game = token.extras.get("game_id")
+    seat = token.extras.get("seat")
+    if role not in ("seat", "host", "moderator"):
+        raise ValueError(role)
+    principal = Principal(
+        role=role,
+        game_id=uuid.UUID(game) if game else None,
+        seat=int(seat) if seat is not None else None,
+    )
+    return principal, token.exp.timestamp()
+
+
 def read_bearer(authorization: str | None, secret: str) -> Principal:
     """The principal of an ``Authorization: Bearer`` header; 401 when missing or invalid."""
     if not authorization or not authorization.lower().startswith("bearer "):
         raise NotAuthorizedException("A bearer token is required (Authorization: Bearer <token>).")
     try:
-        token = Token.decode(authorization[7:].strip(), secret, ALGORITHM)
-        role = token.extras["role"]
-        game = token.extras.get("game_id")
-        seat = token.extras.get("seat")
-        if role not in ("seat", "host", "moderator"):
-            raise ValueError(role)
-        return Principal(
-            role=role,
-            game_id=uuid.UUID(game) if game else None,
-            seat=int(seat) if seat is not None else None,
-        )
+        principal, expires = _decode(authorization[7:].strip(), secret)
     except (NotAuthorizedException, KeyError, ValueError, TypeError):
         raise NotAuthorizedException("The bearer token is invalid or expired.") from None
+    if expires <= time.time():
+        raise NotAuthorizedException("The bearer token is invalid or expired.")
+    return principal
 
 
 def require_seat(principal: Principal, game_id: uuid.UUID) -> int:
