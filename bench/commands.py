@@ -114,13 +114,14 @@ async def play_one(conn: Connection, stats: Stats, rng: random.Random) -> None:
             if failures > 10:
                 stats.errors.append(f"game {game}: no seat has a legal command")
                 return
-            view = await conn.call("GET", f"/games/{game}/seats/{rng.randrange(players)}/view",
-                                   token=tokens[0])  # fmt: skip
+            anyone = rng.randrange(players)
+            view = await conn.call("GET", f"/games/{game}/seats/{anyone}/view", token=tokens[anyone])
             continue
         seat, command = choice
         body = common.msgspec.json.encode(command)
         started = time.perf_counter()
-        status, data = await conn.request("POST", f"/games/{game}/seats/{seat}/commands", body, tokens[seat])
+        path = f"/games/{game}/seats/{seat}/commands?view=true"
+        status, data = await conn.request("POST", path, body, tokens[seat])
         elapsed = time.perf_counter() - started
         if stats.recording:
             stats.commands += 1
@@ -129,9 +130,12 @@ async def play_one(conn: Connection, stats: Stats, rng: random.Random) -> None:
                 stats.errors.append(f"{status} {data[:120]!r}")
         elif status >= 400:
             stats.errors.append(f"(warm-up) {status} {data[:120]!r}")
-        # The acting seat's fresh view tells who acts next (and is its own next choice, often).
-        view = await conn.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
-        stats.views += 1
+        # The acting seat's fresh view (in the response) tells who acts next.
+        if status < 400:
+            view = common.msgspec.json.decode(data)["view"]
+        else:
+            view = await conn.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
+            stats.views += 1
 
 
 async def drive(port: int, games: int, seconds: float, warmup: float, seed: int) -> tuple[Stats, float]:

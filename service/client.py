@@ -53,11 +53,6 @@ class EventOut(msgspec.Struct, frozen=True):
     data: dict[str, Any]
 
 
-class CommandResult(msgspec.Struct, frozen=True):
-    version: int
-    events: list[EventOut]
-
-
 class SeatView(msgspec.Struct, frozen=True):
     game_id: uuid.UUID
     kind: str
@@ -74,6 +69,12 @@ class SeatView(msgspec.Struct, frozen=True):
             return []
         commands: list[dict[str, Any]] = self.view.get("legal_commands", [])
         return commands
+
+
+class CommandResult(msgspec.Struct, frozen=True):
+    version: int
+    events: list[EventOut]
+    view: SeatView | None = None
 
 
 class ChainReport(msgspec.Struct, frozen=True):
@@ -176,9 +177,14 @@ class PlaylogClient:
         *,
         idempotency_key: str | None = None,
         expected_version: int | None = None,
+        with_view: bool = False,
     ) -> CommandResult:
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
-        params = {"expected_version": expected_version} if expected_version is not None else None
+        params: dict[str, Any] = {}
+        if expected_version is not None:
+            params["expected_version"] = expected_version
+        if with_view:
+            params["view"] = "true"
         result: CommandResult = await self._call(
             "POST",
             f"/games/{game_id}/seats/{seat}/commands",

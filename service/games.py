@@ -40,9 +40,35 @@ MAX_SPECTATOR_DELAY = 3600.0
 DEFAULT_SPECTATOR_DELAY = 30.0
 
 
+class SeatViewOut(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: str
+    version: int
+    seat: int
+    seats: list[str | None]
+    view: Any  # the game's view for this seat (None before the game starts)
+    winners: list[int] | None = None
+
+
+def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
+    """What ``seat`` sees of ``table``, with its legal commands."""
+    return SeatViewOut(
+        game_id=game_id,
+        kind=table.kind,
+        status=table.status,
+        version=table.version,
+        seat=seat,
+        seats=list(table.seats),
+        view=table.decider.view(table.state, Seat(seat)) if table.status != "open" else None,
+        winners=list(table.outcome.winners) if table.outcome else None,
+    )
+
+
 class CommandResult(msgspec.Struct, frozen=True):
     version: int
     events: list[EventOut]
+    view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
 
 
 def _key_reused() -> ServiceError:

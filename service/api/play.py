@@ -15,18 +15,7 @@ from projections.envelopes import EventOut
 from service import auth
 from service.api.deps import provide_principal
 from service.auth import Principal
-from service.games import CommandResult, GameService
-
-
-class SeatViewOut(msgspec.Struct, frozen=True):
-    game_id: uuid.UUID
-    kind: str
-    status: str
-    version: int
-    seat: int
-    seats: list[str | None]
-    view: Any  # the game's view for this seat (None before the game starts)
-    winners: list[int] | None = None
+from service.games import CommandResult, GameService, SeatViewOut, seat_view
 
 
 def _seat(principal: Principal, game_id: uuid.UUID, seat: int) -> int:
@@ -71,30 +60,31 @@ class PlayController(Controller):
                 description="Refuse with 409 unless the game is at this version",
             ),
         ] = None,
+        with_view: Annotated[
+            bool,
+            QueryParameter(
+                name="view",
+                required=False,
+                description="Also return this seat's view right after the command",
+            ),
+        ] = False,
     ) -> CommandResult:
         _seat(principal, game_id, seat)
         body = await request.body()
-        return await games.command(
+        result = await games.command(
             game_id, seat, body, idempotency_key=idempotency_key, expected_version=expected_version
         )
+        if with_view:  # saves the client the view request it would send next
+            table = await games.load(game_id, cached_ok=True)
+            result = msgspec.structs.replace(result, view=seat_view(game_id, table, seat))
+        return result
 
     @get("/view", operation_id="getSeatView", summary="What this seat sees now, with its legal commands")
     async def view(
         self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
     ) -> SeatViewOut:
         _seat(principal, game_id, seat)
-        table = await games.load(game_id, cached_ok=True)
-        shown = table.decider.view(table.state, Seat(seat)) if table.status != "open" else None
-        return SeatViewOut(
-            game_id=game_id,
-            kind=table.kind,
-            status=table.status,
-            version=table.version,
-            seat=seat,
-            seats=list(table.seats),
-            view=shown,
-            winners=list(table.outcome.winners) if table.outcome else None,
-        )
+        return seat_view(game_id, await games.load(game_id, cached_ok=True), seat)
 
     @get("/events", operation_id="getSeatEvents", summary="Events after a version, as this seat sees them")
     async def events(

@@ -154,3 +154,13 @@ async def test_no_response_of_a_seat_contains_another_seats_cards_or_the_pile_or
                     if len(hand) >= 5 and tuple(hand) not in own:
                         assert hand not in lists, f"seat {other}'s hand leaked to seat {seat}"
         bodies.clear()
+
+
+async def test_a_command_can_return_the_seats_view_right_after(game: Game) -> None:
+    active = await game.active()
+    result = await game.send(active, {"type": "DrawCard"}, with_view=True)
+    assert result.view is not None
+    assert result.view.version == result.version
+    assert result.view == await game.view(active)
+    plain = await game.send(1 - active, {"type": "Leave"})
+    assert plain.view is None
