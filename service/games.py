@@ -110,7 +110,7 @@ class GameService:
             self._cache.move_to_end(game_id)
             return cached
         after = cached.version if cached else 0
-        tail = await self.store.read(game_id, after_seq=after)
+        tail = await self.store.read_bodies(game_id, after_seq=after)
         if cached is None and not tail:
             raise not_found(f"Game {game_id}")
         table = self._fold(cached, tail)
@@ -123,10 +123,10 @@ class GameService:
         if cached is not None and cached.version < seq:
             del self._cache[game_id]
 
-    def _fold(self, table: Table | None, events: Sequence[StoredEvent]) -> Table:
-        for stored in events:
+    def _fold(self, table: Table | None, bodies: Sequence[tuple[str, str]]) -> Table:
+        for event_type, data in bodies:
             kind = table.kind if table is not None else None
-            table = tables.evolve(table, tables.decode(kind, stored.type, stored.data))
+            table = tables.evolve(table, tables.decode(kind, event_type, data))
         assert table is not None
         return table
 

@@ -135,7 +135,8 @@ def upgrade() -> None:
                                              command_id, recorded_at, prev_hash, hash)
                     VALUES (p_game, cur_seq + i, p_types[i], p_versions[i], p_data[i], p_metadata,
                             p_command_id, ts, cur_hash, h)
-                    RETURNING e.position, e.seq, e.type, e.schema_version, e.data, e.metadata,
+                    -- The caller has data and metadata already: not sent back.
+                    RETURNING e.position, e.seq, e.type, e.schema_version, NULL::jsonb, NULL::jsonb,
                               e.recorded_at, e.prev_hash, e.hash, false, p_fingerprint;
                 cur_hash := h;
             END LOOP;
