@@ -43,7 +43,7 @@ from domain.decider import Context
 from projections.table import GameCreated, GameStarted, SeatJoined, event_tag
 from service import database
 from service.projector import rebuild
-from service.store import _EVENT_COLUMNS, START, Cursor, EventStore, _stored, create_pool
+from service.store import START, Cursor, EventStore, create_pool
 
 IN_FLIGHT = 30  # games being played at once
 CHUNK = 50_000  # rows per COPY (one transaction each)
@@ -153,27 +153,6 @@ async def read_only(store: EventStore, batch_size: int) -> tuple[int, float]:
     return total, time.perf_counter() - started
 
 
-# store.read_all's query with ORDER BY naming the table's columns: its own ORDER BY tx_id resolves
-# to the output column ``tx_id::text::bigint AS tx_id``, which no index provides, so every batch
-# sorts the whole table. Same rows, same order; here only to show what the index order gives.
-_INDEX_ORDER = (
-    f"SELECT {_EVENT_COLUMNS} FROM events"
-    " WHERE (tx_id, position) > ($1::text::xid8, $2)"
-    " AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
-    " ORDER BY events.tx_id, events.position LIMIT $3"
-)
-
-
-async def read_index_order(pool: asyncpg.Pool, batch_size: int) -> tuple[int, float]:
-    started = time.perf_counter()
-    cursor, total = START, 0
-    while rows := await pool.fetch(_INDEX_ORDER, str(cursor.tx_id), cursor.position, batch_size):
-        batch = [_stored(row) for row in rows]
-        total += len(batch)
-        cursor = Cursor(batch[-1].tx_id, batch[-1].position)
-    return total, time.perf_counter() - started
-
-
 async def measure(url: str, events: int, batch_size: int) -> None:
     print(f"filling a fresh database with about {events:,} events ...", flush=True)
     t0 = time.perf_counter()
@@ -186,8 +165,6 @@ async def measure(url: str, events: int, batch_size: int) -> None:
         await pool.fetchval("SELECT count(*) FROM events")  # warm the cache for both runs
         print("reading the whole log (baseline) ...", flush=True)
         read_events, read_seconds = await read_only(store, batch_size)
-        print("reading the whole log in index order (diagnostic) ...", flush=True)
-        index_events, index_seconds = await read_index_order(pool, batch_size)
         print("rebuilding the read models ...", flush=True)
         marks = {total * n // 10 for n in range(1, 10)}
         last = [0]
@@ -209,8 +186,6 @@ async def measure(url: str, events: int, batch_size: int) -> None:
     print(f"read models: {lobby:,} lobby rows, {players:,} players")
     print(f"{'':34} {'events':>11} {'seconds':>8} {'events/s':>10}")
     print(f"{'read_all only (baseline)':34} {read_events:>11,} {read_seconds:>8.1f} {read_rate:>10,.0f}")
-    indexed = f"{index_events:>11,} {index_seconds:>8.1f} {index_events / index_seconds:>10,.0f}"
-    print(f"{'same query, ORDER BY events.tx_id':34} {indexed}")
     rebuilt = f"{report.events:>11,} {report.seconds:>8.1f} {report.rate:>10,.0f}"
     print(f"{'rebuild (read + fold + write)':34} {rebuilt}")
     print(f"rebuild takes {read_rate / report.rate:.2f}x the time of reading the log alone")

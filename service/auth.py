@@ -73,15 +73,12 @@ def read_bearer(authorization: str | None, secret: str) -> Principal:
     return principal
 
 
-def require_seat(principal: Principal, game_id: uuid.UUID) -> int:
-    """The seat this principal plays in ``game_id``; 403 for any other game or role."""
+def require_seat(principal: Principal, game_id: uuid.UUID, seat: int) -> None:
+    """403 unless this principal plays ``seat`` of ``game_id`` (any other game, seat or role)."""
     if principal.role != "seat" or principal.game_id != game_id or principal.seat is None:
         raise ServiceError(403, "forbidden", "This token does not act for a seat of this game.")
-    return principal.seat
-
-
-def wrong_seat() -> ServiceError:
-    return ServiceError(403, "forbidden", "This token acts for another seat.")
+    if principal.seat != seat:
+        raise ServiceError(403, "forbidden", "This token acts for another seat.")
 
 
 def require_host(principal: Principal, game_id: uuid.UUID) -> None:

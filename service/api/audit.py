@@ -175,8 +175,7 @@ class SeatTranscriptController(Controller):
     async def transcript(
         self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
     ) -> str:
-        if auth.require_seat(principal, game_id) != seat:
-            raise auth.wrong_seat()
+        auth.require_seat(principal, game_id, seat)
         stored = await games.store.read(game_id)
         steps = replay(_raw(s) for s in stored)
         if not steps or steps[-1].table.status != "finished":

@@ -124,6 +124,5 @@ class LobbyController(Controller):
     async def leave(
         self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
     ) -> GameSummary:
-        if auth.require_seat(principal, game_id) != seat:
-            raise auth.wrong_seat()
+        auth.require_seat(principal, game_id, seat)
         return summary(game_id, await games.leave(game_id, seat))

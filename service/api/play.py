@@ -18,12 +18,6 @@ from service.auth import Principal
 from service.games import CommandResult, GameService, SeatViewOut, seat_view
 
 
-def _seat(principal: Principal, game_id: uuid.UUID, seat: int) -> int:
-    if auth.require_seat(principal, game_id) != seat:
-        raise auth.wrong_seat()
-    return seat
-
-
 class PlayController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
@@ -69,7 +63,7 @@ class PlayController(Controller):
             ),
         ] = False,
     ) -> CommandResult:
-        _seat(principal, game_id, seat)
+        auth.require_seat(principal, game_id, seat)
         body = await request.body()
         result = await games.command(
             game_id, seat, body, idempotency_key=idempotency_key, expected_version=expected_version
@@ -83,7 +77,7 @@ class PlayController(Controller):
     async def view(
         self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
     ) -> SeatViewOut:
-        _seat(principal, game_id, seat)
+        auth.require_seat(principal, game_id, seat)
         return seat_view(game_id, await games.load(game_id, cached_ok=True), seat)
 
     @get("/events", operation_id="getSeatEvents", summary="Events after a version, as this seat sees them")
@@ -95,5 +89,5 @@ class PlayController(Controller):
         principal: Principal,
         after: Annotated[int, QueryParameter(name="after", ge=0)] = 0,
     ) -> list[EventOut]:
-        _seat(principal, game_id, seat)
+        auth.require_seat(principal, game_id, seat)
         return await games.events_for(game_id, Seat(seat), after)

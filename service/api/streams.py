@@ -74,8 +74,7 @@ class PlayerStreamController(Controller):
         last_event_id: LastEventId = None,
         after: After = None,
     ) -> ServerSentEvent:
-        if auth.require_seat(principal, game_id) != seat:
-            raise auth.wrong_seat()
+        auth.require_seat(principal, game_id, seat)
         await games.load(game_id)
         start = _resume_from(last_event_id, after)
         return ServerSentEvent(event_stream(state.feeds, game_id, Seat(seat), start))
