@@ -86,8 +86,9 @@ def test_serve_without_database_url_starts_embedded_and_keeps_data(tmp_path: Pat
     lines = [json.loads(line) for line in proc.stdout.read().decode().splitlines() if line.startswith("{")]
     commands = [line for line in lines if line.get("event") == "command"]
     assert len(commands) == 2
+    canonical = {"game_id", "seat", "command", "outcome", "duration_ms", "request_id"}
     for line in commands:
-        assert {"game_id", "seat", "command", "outcome", "duration_ms", "request_id"} <= set(line)
+        assert canonical <= set(line)
         assert line["game_id"] == game_id and line["request_id"] == "req-42"
         assert line["level"] == "info"
     assert {line["outcome"] for line in commands} == {"applied", "not_your_turn"}
