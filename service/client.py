@@ -12,6 +12,25 @@ from typing import Any
 import httpx
 import msgspec
 
+# The lobby's and the audit's answers decode into the server's own Structs; events and views
+# are each game's own unions, so they stay plain JSON here.
+from service.api.lobby import GameCreatedOut as CreatedGame
+from service.api.lobby import GameSummary
+from service.api.lobby import SeatOut as JoinedSeat
+from service.store import ChainReport
+
+__all__ = [
+    "ApiError",
+    "ChainReport",
+    "CommandResult",
+    "CreatedGame",
+    "EventOut",
+    "GameSummary",
+    "JoinedSeat",
+    "PlaylogClient",
+    "SeatView",
+]
+
 
 class ApiError(Exception):
     def __init__(self, status: int, code: str, detail: str, body: dict[str, Any]) -> None:
@@ -20,30 +39,6 @@ class ApiError(Exception):
         self.code = code
         self.detail = detail
         self.body = body
-
-
-class CreatedGame(msgspec.Struct, frozen=True):
-    game_id: uuid.UUID
-    kind: str
-    seats: int
-    host_token: str
-
-
-class JoinedSeat(msgspec.Struct, frozen=True):
-    game_id: uuid.UUID
-    seat: int
-    token: str
-
-
-class GameSummary(msgspec.Struct, frozen=True):
-    game_id: uuid.UUID
-    kind: str
-    status: str
-    version: int
-    public: bool
-    spectator_delay: float
-    seats: list[str | None]
-    winners: list[int] | None = None
 
 
 class EventOut(msgspec.Struct, frozen=True):
@@ -75,14 +70,6 @@ class CommandResult(msgspec.Struct, frozen=True):
     version: int
     events: list[EventOut]
     view: SeatView | None = None
-
-
-class ChainReport(msgspec.Struct, frozen=True):
-    ok: bool
-    events: int
-    first_bad_seq: int | None
-    last_hash: str
-    reason: str | None = None
 
 
 class PlaylogClient:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NoReturn
 
 from msgspec.structs import replace
 
@@ -237,6 +238,13 @@ def _clock(ctx: Context) -> float:
     return float(now)
 
 
+def _refuse_top(state: ARiskCatState, active: int, seat: int, code: str, message: str) -> NoReturn:
+    """Refuse taking ``seat``'s top token: an Angel's protection first, else ``code``."""
+    if seat != active and state.stacks[seat] and angel_protected(state, seat):
+        raise RuleViolation("angel_protected", f"An Angel protects seat {seat}'s stack.")
+    raise RuleViolation(code, message)
+
+
 def decide(state: ARiskCatState, command: object, ctx: Context) -> list[ARiskCatEvent]:
     """The events a command produces, or RuleViolation (and nothing else) when it is refused."""
     if not isinstance(command, COMMAND_TYPES):
@@ -336,10 +344,12 @@ def _answer(turn: _Turn, pending: ARiskCatPending, command: Command) -> list[ARi
                 raise _expect(pending, "Musician Cat choice")
             target = _seat_arg(state, with_seat)
             if target not in pending.swap_with:
-                if target != pending.seat and state.stacks[target] and angel_protected(state, target):
-                    raise RuleViolation("angel_protected", f"An Angel protects seat {target}'s stack.")
-                raise RuleViolation(
-                    "stack_not_swappable", "The Cat can only be swapped with another seat's non-empty stack."
+                _refuse_top(
+                    state,
+                    pending.seat,
+                    target,
+                    "stack_not_swappable",
+                    "The Cat can only be swapped with another seat's non-empty stack.",
                 )
             taken = state.stacks[target][-1]
             turn.emit(
@@ -376,10 +386,12 @@ def _answer(turn: _Turn, pending: ARiskCatPending, command: Command) -> list[ARi
                 raise _expect(pending, "ladies' take")
             source = _seat_arg(state, from_seat)
             if source not in pending.from_seats:
-                if source != pending.seat and state.stacks[source] and angel_protected(state, source):
-                    raise RuleViolation("angel_protected", f"An Angel protects seat {source}'s stack.")
-                raise RuleViolation(
-                    "invalid_target", "The ladies take the top of another seat's non-empty stack."
+                _refuse_top(
+                    state,
+                    pending.seat,
+                    source,
+                    "invalid_target",
+                    "The ladies take the top of another seat's non-empty stack.",
                 )
             token = state.stacks[source][-1]
             turn.emit(
