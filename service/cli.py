@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -59,17 +60,27 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1), help="Worker processes.")
 @friendly
-def serve(host: str, port: int) -> None:
+def serve(host: str, port: int, workers: int) -> None:
     """Run the HTTP service (migrations applied at start)."""
-    import uvicorn
-
-    from service.app import create_app
-
     settings = Settings.from_env()
     url = resolve_database(settings)
-    app = create_app(settings, database_url=url)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    # uvicorn builds the app in each worker (service.asgi); the workers get the resolved database
+    # and the signing key from the environment, so all of them agree on both.
+    os.environ["PLAYLOG_DATABASE_URL"] = url
+    os.environ["PLAYLOG_JWT_SECRET"] = settings.secret()
+    import uvicorn
+
+    uvicorn.run(
+        "service.asgi:app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        access_log=False,
+    )
 
 
 @main.group()

@@ -1,6 +1,6 @@
 """structlog, configured once: JSON lines in production, readable lines on a terminal.
 
-Request id, game id and seat are bound through contextvars and merged into every line.
+Request id, game id and seat (``service.request_context``) are merged into every line.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ import logging
 import sys
 
 import structlog
+
+from service.request_context import merge_request_context
 
 _configured = False
 
@@ -24,7 +26,7 @@ def configure(fmt: str = "auto", level: int = logging.INFO) -> None:
     )
     structlog.configure(
         processors=[
-            structlog.contextvars.merge_contextvars,
+            merge_request_context,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

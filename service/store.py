@@ -174,8 +174,11 @@ def _appended(row: asyncpg.Record, game_id: uuid.UUID, data: str = "", metadata:
 
 
 class EventStore:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
+    """The log, over a pool (each call takes a connection for itself) or over one connection
+    (a caller making several calls in a row, a benchmark writer say, keeps its own)."""
+
+    def __init__(self, db: asyncpg.Pool | asyncpg.Connection) -> None:
+        self.db = db
 
     async def append(
         self,
@@ -202,7 +205,7 @@ class EventStore:
         ).decode()
         bodies = [e.data.decode() for e in events]
         try:
-            rows = await self.pool.fetch(
+            rows = await self.db.fetch(
                 "SELECT * FROM playlog_append($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 game_id,
                 expected_seq,
@@ -231,14 +234,14 @@ class EventStore:
         return AppendResult(events=stored, duplicate=duplicate, fingerprint=rows[0][10] if rows else None)
 
     async def current_seq(self, game_id: uuid.UUID) -> int:
-        seq = await self.pool.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)
+        seq = await self.db.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)
         return int(seq or 0)
 
     async def command_events(
         self, game_id: uuid.UUID, command_id: str
     ) -> tuple[list[StoredEvent], str | None] | None:
         """The events a command appended and its fingerprint, or None if it never was applied."""
-        row = await self.pool.fetchrow(
+        row = await self.db.fetchrow(
             "SELECT first_seq, last_seq, fingerprint FROM commands WHERE game_id = $1 AND command_id = $2",
             game_id,
             command_id,
@@ -250,7 +253,7 @@ class EventStore:
 
     async def due_games(self, limit: int = 100) -> list[uuid.UUID]:
         """Games whose deadline has passed, earliest first (for the scheduler)."""
-        rows = await self.pool.fetch(
+        rows = await self.db.fetch(
             "SELECT game_id FROM streams WHERE due_at <= now() ORDER BY due_at LIMIT $1", limit
         )
         return [row["game_id"] for row in rows]
@@ -259,7 +262,7 @@ class EventStore:
         self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
     ) -> list[StoredEvent]:
         """One game's events after ``after_seq`` (and up to ``up_to_seq``), in seq order."""
-        rows = await self.pool.fetch(
+        rows = await self.db.fetch(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq > $2"
             " AND ($3::int IS NULL OR seq <= $3) ORDER BY seq",
             game_id,
@@ -271,7 +274,7 @@ class EventStore:
     async def read_bodies(self, game_id: uuid.UUID, after_seq: int = 0) -> list[tuple[str, str]]:
         """Only ``(type, data)`` of one game's events after ``after_seq``, in seq order: all a
         fold needs, at a fraction of the cost of full rows (the replay hot path)."""
-        rows = await self.pool.fetch(
+        rows = await self.db.fetch(
             "SELECT type, data FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq",
             game_id,
             after_seq,
@@ -280,7 +283,7 @@ class EventStore:
 
     async def read_all(self, after: Cursor = START, limit: int = 1000) -> list[StoredEvent]:
         """Events of every game after the cursor, never skipping a late commit (see above)."""
-        rows = await self.pool.fetch(
+        rows = await self.db.fetch(
             f"SELECT {_EVENT_COLUMNS}, tx_id::text::bigint FROM events"
             " WHERE (tx_id, position) > ($1::text::xid8, $2)"
             " AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
@@ -293,13 +296,13 @@ class EventStore:
 
     async def verify(self, game_id: uuid.UUID) -> ChainReport:
         """Recompute the hash chain of one game and report the first seq that breaks it."""
-        rows = await self.pool.fetch(
+        rows = await self.db.fetch(
             "SELECT seq, prev_hash, hash, playlog_event_digest(prev_hash, game_id, seq, type,"
             " schema_version, data, metadata, recorded_at) AS digest"
             " FROM events WHERE game_id = $1 ORDER BY seq",
             game_id,
         )
-        head = await self.pool.fetchrow("SELECT seq, last_hash FROM streams WHERE game_id = $1", game_id)
+        head = await self.db.fetchrow("SELECT seq, last_hash FROM streams WHERE game_id = $1", game_id)
         running = GENESIS_HASH
         for expected_seq, row in enumerate(rows, start=1):
             reason = None

@@ -216,3 +216,17 @@ async def test_read_all_under_concurrent_writers_sees_every_event_once(store: Ev
     await reader
     keys = [(e.game_id, e.seq) for e in seen]
     assert len(keys) == len(set(keys)) == 200
+
+
+async def test_a_store_over_one_connection_appends_reads_and_refuses_like_over_the_pool(
+    pool: asyncpg.Pool,
+) -> None:
+    game = uuid.uuid4()
+    async with pool.acquire() as conn:
+        own = EventStore(conn)
+        await own.append(game, 0, [event(1), event(2)])
+        with pytest.raises(ConcurrencyConflict):
+            await own.append(game, 1, [event(3)])
+        await own.append(game, 2, [event(3)])
+        assert [e.seq for e in await own.read(game)] == [1, 2, 3]
+    assert (await EventStore(pool).verify(game)).ok

@@ -22,12 +22,14 @@ def _free_port() -> int:
         return port
 
 
-def _serve(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def _serve(data_dir: Path, port: int, *args: str, database_url: str | None = None) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
     env["PLAYLOG_DATA_DIR"] = str(data_dir)
     env["PLAYLOG_LOG_FORMAT"] = "json"
+    if database_url:
+        env["PLAYLOG_DATABASE_URL"] = database_url
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), *args],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -102,6 +104,27 @@ def test_serve_without_database_url_starts_embedded_and_keeps_data(tmp_path: Pat
         assert again.json()["kind"] == "exploding_kittens"
     finally:
         _stop(proc)
+
+
+def test_serve_with_two_workers_plays_games_across_both(tmp_path: Path, database_url: str) -> None:
+    """Workers are separate processes sharing one database (like instances) and one signing key:
+    a token one worker issued is accepted by the other, and bot games end with verified chains."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = _serve(tmp_path / "data", port, "--workers", "2", database_url=database_url)
+    try:
+        _wait_healthy(url, proc)
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        assert len(children) >= 2  # the two workers (multiprocessing may add a helper)
+        bots = subprocess.run(
+            [sys.executable, "-m", "service.cli", "bots", "--url", url, "--players", "3",
+             "--games", "4", "--concurrency", "4", "--option", "reaction_window=0"],
+            capture_output=True, timeout=240,
+        )  # fmt: skip
+        assert bots.returncode == 0, bots.stdout.decode() + bots.stderr.decode()
+    finally:
+        _stop(proc)
+    assert proc.returncode == 0
 
 
 @pytest.mark.parametrize(
