@@ -164,19 +164,59 @@ def pgbench(url: str, *, clients: int = 8, seconds: float = 20.0, threads: int =
             pg_bin("pgbench"), "-n", "-f", script.name, "-c", str(clients), "-j", str(threads),
             "-T", str(max(1, round(seconds))), "-h", socket_dir(url), "-U", "postgres", dbname,
         ]  # fmt: skip
+        pg_before, client_before = postgres_cpu_seconds(url), _children_cpu_seconds()
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        pg_cpu, client_cpu = postgres_cpu_seconds(url) - pg_before, _children_cpu_seconds() - client_before
     finally:
         os.unlink(script.name)
     tps = re.search(r"tps = ([\d.]+) \(without initial connection time\)", out)
     latency = re.search(r"latency average = ([\d.]+) ms", out)
     failed = re.search(r"number of failed transactions: (\d+)", out)
+    done = re.search(r"number of transactions actually processed: (\d+)", out)
+    count = int(done.group(1)) if done else 0
     if tps is None:
         raise RuntimeError(f"pgbench output not understood:\n{out}")
     return {
         "tps": float(tps.group(1)),
         "latency_ms": float(latency.group(1)) if latency else float("nan"),
         "failed": float(failed.group(1)) if failed else 0.0,
+        "transactions": float(count),
+        "pg_cpu_ms": 1000 * pg_cpu / count if count else float("nan"),  # per transaction
+        "client_cpu_ms": 1000 * client_cpu / count if count else float("nan"),
     }
+
+
+def _children_cpu_seconds() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
+
+
+# -- CPU accounting (where the shared cores go) ---------------------------------------------------
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by ``pid`` and every descendant, the exited ones
+    included (they are in their parent's cumulative children's times)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:  # exited meanwhile: its time is now in its parent's children's times
+        return 0.0
+    own = sum(int(x) for x in fields[11:15]) / _TICKS  # utime stime cutime cstime
+    return own + sum(tree_cpu_seconds(int(child)) for child in children)
+
+
+def postgres_cpu_seconds(url: str) -> float:
+    """CPU seconds used so far by the PostgreSQL server at ``url`` (postmaster and backends)."""
+    postmaster = int(Path(socket_dir(url), "postmaster.pid").read_text().split()[0])
+    return tree_cpu_seconds(postmaster)
+
+
+def own_cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
 
 
 # -- the service in a subprocess -------------------------------------------------------------------
@@ -190,9 +230,11 @@ def free_port() -> int:
 
 
 class Service:
-    """``playlog serve`` (uvicorn, one process) against ``url`` on a free local port."""
+    """``playlog serve`` (uvicorn, ``workers`` processes) against ``url`` on a free local port."""
 
-    def __init__(self, url: str, *, data_dir: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, url: str, *, data_dir: Path, env: dict[str, str] | None = None, workers: int = 1
+    ) -> None:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         full_env = {
@@ -209,7 +251,16 @@ class Service:
         self.log_path = data_dir / "service.log"  # the service's own log lines (one per command)
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+            [
+                sys.executable,
+                "-m",
+                "service.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--workers",
+                str(workers),
+            ],
             cwd=root,
             env=full_env,
             stdout=self._log,
@@ -268,7 +319,7 @@ def profile(pid: int, path: str, delay: float, seconds: float) -> subprocess.Pop
         [
             "sh",
             "-c",
-            f"sleep {delay}; exec {spy} record -p {pid} -d {max(1, int(seconds))} -r 200 "
+            f"sleep {delay}; exec {spy} record --subprocesses -p {pid} -d {max(1, int(seconds))} -r 200 "
             f"--format raw -o {path} --nonblocking",
         ],
         stdout=subprocess.DEVNULL,

@@ -7,7 +7,7 @@ Run: ``.venv/bin/python bench/commands.py [--games 50] [--seconds 20] [--url URL
 2. pgbench, first half: a one-row INSERT of a comparable event row (the ``events`` table's shape:
    uuid, int, text, ~300-byte jsonb, metadata jsonb, timestamps, two 32-byte hashes, the same
    indexes) in its own transaction, 8 clients.
-3. Starts ``playlog serve`` (uvicorn, one process) on that database, unless ``--url`` is given,
+3. Starts ``playlog serve --workers 2`` (uvicorn; ``--workers``) on that database, unless ``--url`` is given,
    and plays K concurrent bot games (mixed 2-5 player Exploding Kittens, reaction window 0) for
    ``--seconds``; a finished game is replaced by a new one.
 4. pgbench, second half (so a drift of the shared machine during the run shows up in both).
@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,7 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     started: int = 0  # drivers whose first game has been set up
     stop_at: float = float("inf")
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per party, measured window
 
 
 def actors(public: dict[str, Any], players: int) -> list[int]:
@@ -138,8 +141,16 @@ async def play_one(conn: Connection, stats: Stats, rng: random.Random) -> None:
             stats.views += 1
 
 
-async def drive(port: int, games: int, seconds: float, warmup: float, seed: int) -> tuple[Stats, float]:
-    """K drivers; the clock starts once every driver's first game is set up, plus ``warmup``."""
+async def drive(
+    port: int,
+    games: int,
+    seconds: float,
+    warmup: float,
+    seed: int,
+    cpu: Callable[[], dict[str, float]] = dict,
+) -> tuple[Stats, float]:
+    """K drivers; the clock starts once every driver's first game is set up, plus ``warmup``.
+    ``cpu()`` (CPU seconds used so far, per party) is read when the clock starts and stops."""
     stats = Stats()
     rng = random.Random(seed)
     tasks = [asyncio.create_task(play_games(port, stats, random.Random(rng.random()))) for _ in range(games)]
@@ -150,13 +161,73 @@ async def drive(port: int, games: int, seconds: float, warmup: float, seed: int)
     stats.stop_at = time.monotonic() + seconds
     stats.recording = True
     stats.views = stats.lobby = stats.games_finished = 0
+    cpu_start = cpu()
     started = time.perf_counter()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     elapsed = time.perf_counter() - started
+    stats.cpu = {party: used - cpu_start[party] for party, used in cpu().items()}
     for result in results:
         if isinstance(result, BaseException):
             stats.errors.append(f"driver: {result!r}")
     return stats, elapsed
+
+
+async def http_floor(
+    port: int, connections: int, seconds: float, cpu: Callable[[], dict[str, float]]
+) -> tuple[float, dict[str, float]]:
+    """``GET /healthz`` (no database, no rules, no token) on ``connections`` keep-alive
+    connections: requests/s, and CPU ms per request by party. What HTTP alone costs here."""
+    done = 0
+    stop_at = time.monotonic() + seconds
+
+    async def one() -> None:
+        nonlocal done
+        conn = Connection(port)
+        try:
+            while time.monotonic() < stop_at:
+                await conn.request("GET", "/healthz")
+                done += 1
+        finally:
+            await conn.close()
+
+    cpu_start = cpu()
+    started = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(connections)))
+    elapsed = time.perf_counter() - started
+    per_request = {party: 1000 * (used - cpu_start[party]) / done for party, used in cpu().items()}
+    return done / elapsed, per_request
+
+
+def print_cpu(
+    stats: Stats, floor_cpu: dict[str, float], pgbench_runs: list[dict[str, float]], tps: float
+) -> None:
+    """Where the shared cores go, per command (its views and lobby calls included), next to
+    pgbench's cost per row; and the ratio this machine allows at best."""
+    if not stats.commands:
+        return
+    ours = {party: 1000 * used / stats.commands for party, used in stats.cpu.items()}
+    pg_row = statistics.mean(run["pg_cpu_ms"] for run in pgbench_runs)
+    client_row = statistics.mean(run["client_cpu_ms"] for run in pgbench_runs)
+    per_command = (stats.commands + stats.views + stats.lobby) / stats.commands
+    rows: list[list[Any]] = [[f"{party}, per command", f"{ms:.3f}", ""] for party, ms in ours.items()]
+    rows += [
+        ["all parties, per command", f"{sum(ours.values()):.3f}", ""],
+        ["pgbench: postgres per row", f"{pg_row:.3f}", "baseline"],
+        ["pgbench: its client per row", f"{client_row:.3f}", "baseline"],
+        ["postgres per command / per pgbench row", f"{ours['postgres'] / pg_row:.2f}x", ""],
+    ]
+    if "service" in floor_cpu:
+        # A service that did nothing but answer HTTP would still spend a healthz's CPU on each
+        # request; with postgres and the load generator as measured, the cores allow at most:
+        floor = per_command * floor_cpu["service"]
+        best = os.cpu_count() or 1
+        best_rate = 1000 * best / (ours["postgres"] + ours["load generator"] + floor)
+        rows += [
+            ["service at the HTTP floor, per command", f"{floor:.3f}", f"{per_command:.2f} requests"],
+            ["best commands/s: cores / (postgres + load + floor)", f"{best_rate:,.0f}", f"{best} cores"],
+            ["best ratio this machine allows", f"{best_rate / tps:.3f}", f"target {TARGET_RATIO}"],
+        ]
+    common.print_table("CPU per command in the measured window (ms)", ["figure", "CPU ms", ""], rows)
 
 
 def main() -> None:
@@ -169,8 +240,12 @@ def main() -> None:
     parser.add_argument("--pgbench-seconds", type=float, default=None,
                         help="total pgbench seconds, split before/after (default: --seconds)")  # fmt: skip
     parser.add_argument("--clients", type=int, default=8, help="pgbench clients (default 8)")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="service worker processes (default 2, one per core here)")  # fmt: skip
     parser.add_argument("--url", default=None, help="a running service to drive instead of starting one")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--floor-seconds", type=float, default=5.0,
+                        help="seconds of GET /healthz after the play (the HTTP floor)")  # fmt: skip
     parser.add_argument(
         "--profile", default=None, help="write a py-spy profile (collapsed stacks) of the service here"
     )
@@ -185,19 +260,38 @@ def main() -> None:
         before = common.pgbench(url, clients=args.clients, seconds=pg_seconds / 2)
         if args.url:
             port = int(args.url.rsplit(":", 1)[1].strip("/"))
-            stats, elapsed = asyncio.run(drive(port, args.games, args.seconds, args.warmup, args.seed))
+
+            def cpu() -> dict[str, float]:
+                return {
+                    "postgres": common.postgres_cpu_seconds(url),
+                    "load generator": common.own_cpu_seconds(),
+                }
+
+            stats, elapsed = asyncio.run(drive(port, args.games, args.seconds, args.warmup, args.seed, cpu))
+            floor, floor_cpu = asyncio.run(http_floor(port, args.games, args.floor_seconds, cpu))
         else:
-            with common.Service(url, data_dir=common.DEFAULT_DATA_DIR / "service") as service:
+            with common.Service(
+                url, data_dir=common.DEFAULT_DATA_DIR / "service", workers=args.workers
+            ) as service:
                 spy = (
                     common.profile(service.pid, args.profile, args.warmup, args.seconds)
                     if args.profile
                     else None
                 )
+
+                def cpu() -> dict[str, float]:
+                    return {
+                        "postgres": common.postgres_cpu_seconds(url),
+                        "service": common.tree_cpu_seconds(service.pid),
+                        "load generator": common.own_cpu_seconds(),
+                    }
+
                 stats, elapsed = asyncio.run(
-                    drive(service.port, args.games, args.seconds, args.warmup, args.seed)
+                    drive(service.port, args.games, args.seconds, args.warmup, args.seed, cpu)
                 )
                 if spy is not None:
                     spy.wait()
+                floor, floor_cpu = asyncio.run(http_floor(service.port, args.games, args.floor_seconds, cpu))
         after = common.pgbench(url, clients=args.clients, seconds=pg_seconds / 2)
     finally:
         common.drop_database(admin, name)
@@ -208,8 +302,9 @@ def main() -> None:
     ratio = rate / tps if tps else float("nan")
     errors = len(stats.errors)
     print(f"playlog bench/commands.py  ({common.machine()})")
+    served = f"service at {args.url}" if args.url else f"playlog serve --workers {args.workers}"
     print(f"PostgreSQL {settings.get('server_version')} embedded, fsync={settings.get('fsync')}, "
-          f"synchronous_commit={settings.get('synchronous_commit')}; K={args.games} games, "
+          f"synchronous_commit={settings.get('synchronous_commit')}; {served}; K={args.games} games, "
           f"{args.seconds:g} s measured, from {args.warmup:g} s after every game was set up")  # fmt: skip
     common.print_table(
         "Commands through HTTP vs one committed row (pgbench)",
@@ -231,6 +326,7 @@ def main() -> None:
             ],
             ["other requests/s (views, lobby)", (stats.views + stats.lobby) / elapsed, ""],
             ["games finished", stats.games_finished, ""],
+            ["GET /healthz requests/s (HTTP floor)", floor, f"same server, {args.games} connections"],
             [
                 "RATIO commands/s / pgbench TPS",
                 f"{ratio:.3f}",
@@ -238,6 +334,7 @@ def main() -> None:
             ],
         ],
     )
+    print_cpu(stats, floor_cpu, [before, after], tps)
     for error in stats.errors[:10]:
         print("error:", error)
     sys.exit(0)
