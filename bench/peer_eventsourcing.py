@@ -51,7 +51,7 @@ REPLAY_TARGET = 3.0
 OPTIONS_TYPE = "bench.options"
 
 _event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(DECIDER.event_type)
-_events_decoder: msgspec.json.Decoder[list[Any]] = msgspec.json.Decoder(list[DECIDER.event_type])  # type: ignore[name-defined]
+_events_decoder: msgspec.json.Decoder[list[Any]] = msgspec.json.Decoder(list[DECIDER.event_type])
 _encoder = msgspec.json.Encoder()
 
 
