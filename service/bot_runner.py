@@ -49,7 +49,7 @@ async def run_bots(
                         report = await play_game(api, kind, options, rng=random.Random(rng.random() + n))
                         reports.append(report)
                     except (ApiError, httpx.HTTPError) as exc:
-                        failures.append(str(exc))
+                        failures.append(f"{type(exc).__name__}: {exc}")
                     progress.update(task, advance=1, commands=sum(r.commands for r in reports))
 
             await asyncio.gather(*(one(n) for n in range(count)))

@@ -22,7 +22,11 @@ def _free_port() -> int:
         return port
 
 
-def _serve(data_dir: Path, port: int, *args: str, database_url: str | None = None) -> subprocess.Popen[bytes]:
+def _serve(
+    data_dir: Path, port: int, *args: str, database_url: str | None = None, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """``playlog serve``; its output to ``log``, else to a pipe (read after it stops: a run that
+    logs more than a pipe holds must use ``log``, or its writes block the service)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
     env["PLAYLOG_DATA_DIR"] = str(data_dir)
     env["PLAYLOG_LOG_FORMAT"] = "json"
@@ -31,7 +35,7 @@ def _serve(data_dir: Path, port: int, *args: str, database_url: str | None = Non
     return subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port), *args],
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=log.open("wb") if log else subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
 
@@ -111,7 +115,8 @@ def test_serve_with_two_workers_plays_games_across_both(tmp_path: Path, database
     a token one worker issued is accepted by the other, and bot games end with verified chains."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = _serve(tmp_path / "data", port, "--workers", "2", database_url=database_url)
+    log = tmp_path / "serve.log"
+    proc = _serve(tmp_path / "data", port, "--workers", "2", database_url=database_url, log=log)
     try:
         _wait_healthy(url, proc)
         children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
@@ -125,6 +130,8 @@ def test_serve_with_two_workers_plays_games_across_both(tmp_path: Path, database
     finally:
         _stop(proc)
     assert proc.returncode == 0
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    assert not [line for line in lines if line.get("level") == "error"]
 
 
 @pytest.mark.parametrize(
