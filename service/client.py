@@ -17,6 +17,7 @@ import msgspec
 from service.api.lobby import GameCreatedOut as CreatedGame
 from service.api.lobby import GameSummary
 from service.api.lobby import SeatOut as JoinedSeat
+from service.games import SeatViewOut
 from service.store import ChainReport
 
 __all__ = [
@@ -48,15 +49,8 @@ class EventOut(msgspec.Struct, frozen=True):
     data: dict[str, Any]
 
 
-class SeatView(msgspec.Struct, frozen=True):
-    game_id: uuid.UUID
-    kind: str
-    status: str
-    version: int
-    seat: int
-    seats: list[str | None]
-    view: dict[str, Any] | None
-    winners: list[int] | None = None
+class SeatView(SeatViewOut, frozen=True):
+    """The server's seat view (its ``view`` decoded as plain JSON), with a shortcut."""
 
     @property
     def legal_commands(self) -> list[dict[str, Any]]:
