@@ -1,14 +1,19 @@
 """Our event store next to a peer library (``eventsourcing`` with its PostgreSQL persistence),
 same workload, same PostgreSQL server, same run.
 
-Run: ``.venv/bin/python bench/peer_eventsourcing.py [--seconds 15] [--games 400] [--writers 8]``
+Run: ``.venv/bin/python bench/peer_eventsourcing.py [--games 320] [--writers 8]``
 (needs the bench extra: ``.venv/bin/pip install 'eventsourcing[postgres]' 'psycopg[binary]'``).
 
-Workload, identical on both sides (and with no cache on either, so every load reads the log):
+Workload, identical on both sides move for move (and with no cache on either, so every load reads
+the log):
 - G Exploding Kittens games (2-5 players, reaction window 0), set up before the clock starts;
-- W concurrent writers (8), each owning G/W games, loop: load a game from the database (read its
-  events, decode them, fold them with the game's ``evolve``), pick a random legal move, ``decide``
-  it, append the resulting events (one move: usually 1-3 events) with optimistic concurrency.
+- W concurrent writers (8), each owning G/W games, loop until every one of its games is over:
+  load a game from the database (read its events, decode them, fold them with the game's
+  ``evolve``), pick a random legal move, ``decide`` it, append the resulting events (one move:
+  usually 1-3 events) with optimistic concurrency.
+- Each game draws its moves from its own seeded random generator and its own clock, so both sides
+  play the very same games, to the end: the same moves, the same events, the same loads (a load
+  costs more as a game grows, so a time-boxed run would hand the faster side longer games).
 - ours: ``service.store.EventStore`` (asyncpg, ``playlog_append``: hash chain, idempotency row,
   per-game lock), W asyncio tasks, each on its own connection of a pool of W;
 - peer: an ``eventsourcing`` ``Application`` whose aggregate holds the same game state; its
@@ -66,7 +71,7 @@ def initial(options: dict[str, Any]) -> Any:
     return DECIDER.initial_state(DECIDER.parse_options(options))
 
 
-def move(state: Any, rng: random.Random) -> list[Any] | None:
+def move(state: Any, rng: random.Random, now: float) -> list[Any] | None:
     """One random legal move's events, or None when the game is over."""
     if DECIDER.outcome(state) is not None:
         return None
@@ -79,7 +84,32 @@ def move(state: Any, rng: random.Random) -> list[Any] | None:
     if not moves:
         return None
     seat, command = rng.choice(moves)
-    return list(DECIDER.decide(state, command, Context(rng, time.time(), seat)))
+    return list(DECIDER.decide(state, command, Context(rng, now, seat)))
+
+
+class Game:
+    """One game of the write phase: its setup and the seeded source of its moves, so that both
+    sides play it identically."""
+
+    def __init__(self, seed: int, index: int) -> None:
+        self.rng = random.Random(f"{seed}:{index}")
+        self.options = new_options(self.rng)
+        self.setup = list(DECIDER.start(initial(self.options), Context(self.rng, 0.0, None)))
+        self.clock = 0.0
+
+    def next_move(self, state: Any) -> list[Any] | None:
+        self.clock += 1.0
+        return move(state, self.rng, self.clock)
+
+
+def cpu_now(url: str) -> tuple[float, float]:
+    return common.postgres_cpu_seconds(url), common.own_cpu_seconds()
+
+
+def cpu_since(url: str, start: tuple[float, float], moves: int) -> dict[str, float]:
+    """CPU milliseconds per move since ``start``: the database's and this process's."""
+    pg, own = cpu_now(url)
+    return {"pg ms/move": 1000 * (pg - start[0]) / moves, "bench ms/move": 1000 * (own - start[1]) / moves}
 
 
 def tag(event: Any) -> str:
@@ -89,43 +119,36 @@ def tag(event: Any) -> str:
 def full_games(count: int, seed: int) -> list[tuple[dict[str, Any], list[list[Any]]]]:
     """``count`` complete random games, as (options, the events of each move), generated once and
     written identically to both sides for the replay comparison."""
-    rng = random.Random(seed)
     out = []
-    for _ in range(count):
-        options = new_options(rng)
-        state = initial(options)
-        batches = [list(DECIDER.start(state, Context(rng, 0.0, None)))]
-        state = DECIDER.fold(state, batches[0])
-        while (batch := move(state, rng)) is not None:
+    for index in range(count):
+        game = Game(seed + 1, index)  # not one of the write phase's games
+        state = DECIDER.fold(initial(game.options), game.setup)
+        batches = [game.setup]
+        while (batch := game.next_move(state)) is not None:
             state = DECIDER.fold(state, batch)
             batches.append(batch)
-        out.append((options, batches))
+        out.append((game.options, batches))
     return out
 
 
 # -- ours ----------------------------------------------------------------------------------------
 
 
-async def ours(
-    url: str, games: int, writers: int, seconds: float, seed: int, replay_set: list[Any]
-) -> dict[str, float]:
+async def ours(url: str, plan: list[Game], writers: int, replay_set: list[Any]) -> dict[str, float]:
     from service.store import EventStore, NewEvent, create_pool
 
     pool = await create_pool(url, min_size=writers, max_size=writers)
     store = EventStore(pool)
-    rng = random.Random(seed)
-    ids = [uuid.uuid4() for _ in range(games)]
+    ids = {uuid.uuid4(): game for game in plan}
 
-    async def setup(game_id: uuid.UUID) -> None:
-        options = new_options(rng)
-        state = initial(options)
-        setup_events = list(DECIDER.start(state, Context(rng, time.time(), None)))
-        batch = [NewEvent(OPTIONS_TYPE, _encoder.encode(options))]
-        batch += [NewEvent(tag(e), _encoder.encode(e)) for e in setup_events]
+    async def setup(game_id: uuid.UUID, game: Game) -> None:
+        batch = [NewEvent(OPTIONS_TYPE, _encoder.encode(game.options))]
+        batch += [NewEvent(tag(e), _encoder.encode(e)) for e in game.setup]
         await store.append(game_id, 0, batch)
 
-    for chunk in range(0, games, writers):
-        await asyncio.gather(*(setup(g) for g in ids[chunk : chunk + writers]))
+    items = list(ids.items())
+    for chunk in range(0, len(items), writers):
+        await asyncio.gather(*(setup(*item) for item in items[chunk : chunk + writers]))
 
     async def load(game_id: uuid.UUID, on: EventStore = store) -> tuple[Any, int]:
         bodies = await on.read_bodies(game_id)
@@ -136,7 +159,6 @@ async def ours(
 
     moves = 0
     events = 0
-    stop_at = time.monotonic() + seconds
 
     async def writer(mine: list[uuid.UUID], wrng: random.Random) -> None:
         nonlocal moves, events
@@ -145,10 +167,10 @@ async def ours(
         # pool or on one connection); the peer's library checks one out of its pool per call.
         async with pool.acquire() as conn:
             own = EventStore(conn)
-            while live and time.monotonic() < stop_at:
+            while live:
                 game_id = wrng.choice(live)
                 state, version = await load(game_id, own)
-                batch = move(state, wrng)
+                batch = ids[game_id].next_move(state)
                 if batch is None:
                     live.remove(game_id)
                     continue
@@ -156,9 +178,15 @@ async def ours(
                 moves += 1
                 events += len(batch)
 
+    game_ids = list(ids)
+    wrng = random.Random(0)
+    cpu = cpu_now(url)
     started = time.perf_counter()
-    await asyncio.gather(*(writer(ids[w::writers], random.Random(rng.random())) for w in range(writers)))
+    await asyncio.gather(
+        *(writer(game_ids[w::writers], random.Random(wrng.random())) for w in range(writers))
+    )
     elapsed = time.perf_counter() - started
+    cpu = cpu_since(url, cpu, moves)
 
     replay_ids = []
     for options, batches in replay_set:
@@ -180,8 +208,10 @@ async def ours(
     replay_elapsed = time.perf_counter() - replay_started
     await pool.close()
     return {
+        "moves": moves,
         "moves/s": moves / elapsed,
         "events/s": events / elapsed,
+        **cpu,
         "replay events/s": replayed / replay_elapsed,
         "replayed": replayed,
     }
@@ -190,9 +220,7 @@ async def ours(
 # -- the peer: eventsourcing ----------------------------------------------------------------------
 
 
-def peer(
-    url: str, games: int, writers: int, seconds: float, seed: int, replay_set: list[Any]
-) -> dict[str, float]:
+def peer(url: str, plan: list[Game], writers: int, replay_set: list[Any]) -> dict[str, float]:
     parts = urlsplit(url)
     os.environ.update(
         {
@@ -210,7 +238,7 @@ def peer(
     from eventsourcing.application import Application
     from eventsourcing.domain import Aggregate
 
-    class Game(Aggregate):
+    class PeerGame(Aggregate):
         class Created(Aggregate.Created):
             options: dict[str, Any]
 
@@ -232,24 +260,22 @@ def peer(
         pass
 
     app = Games()
-    rng = random.Random(seed)
-    ids: list[Any] = []
-    for _ in range(games):
-        game = Game(new_options(rng))
-        game.record(list(DECIDER.start(game.state, Context(rng, time.time(), None))))
+    ids = {}
+    for plan_game in plan:
+        game = PeerGame(plan_game.options)
+        game.record(plan_game.setup)
         app.save(game)
-        ids.append(game.id)
+        ids[game.id] = plan_game
 
     counts = {"moves": 0, "events": 0}
     lock = threading.Lock()
-    stop_at = time.monotonic() + seconds
 
     def writer(mine: list[Any], wrng: random.Random) -> None:
         live = list(mine)
-        while live and time.monotonic() < stop_at:
+        while live:
             game_id = wrng.choice(live)
             game = app.repository.get(game_id)
-            batch = move(game.state, wrng)
+            batch = ids[game_id].next_move(game.state)
             if batch is None:
                 live.remove(game_id)
                 continue
@@ -259,20 +285,24 @@ def peer(
                 counts["moves"] += 1
                 counts["events"] += len(batch)
 
+    game_ids = list(ids)
+    wrng = random.Random(0)
     threads = [
-        threading.Thread(target=writer, args=(ids[w::writers], random.Random(rng.random())))
+        threading.Thread(target=writer, args=(game_ids[w::writers], random.Random(wrng.random())))
         for w in range(writers)
     ]
+    cpu = cpu_now(url)
     started = time.perf_counter()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - started
+    cpu = cpu_since(url, cpu, counts["moves"])
 
     replay_ids = []
     for options, batches in replay_set:
-        game = Game(options)
+        game = PeerGame(options)
         for batch in batches:
             game.record(batch)
             app.save(game)
@@ -285,8 +315,10 @@ def peer(
     replay_elapsed = time.perf_counter() - replay_started
     app.close()
     return {
+        "moves": counts["moves"],
         "moves/s": counts["moves"] / elapsed,
         "events/s": counts["events"] / elapsed,
+        **cpu,
         "replay events/s": replayed / replay_elapsed,
         "replayed": replayed,
     }
@@ -296,8 +328,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--seconds", type=float, default=15.0, help="write phase, per side")
-    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--games", type=int, default=320, help="games each side plays to the end")
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--replay-games", type=int, default=60,
                         help="complete games written identically to both sides, then replayed")  # fmt: skip
@@ -310,8 +341,11 @@ def main() -> None:
     peer_url, peer_db = common.fresh_database(admin, "peer", migrate=False)
     replay_set = full_games(args.replay_games, args.seed)
     try:
-        mine = asyncio.run(ours(ours_url, args.games, args.writers, args.seconds, args.seed, replay_set))
-        theirs = peer(peer_url, args.games, args.writers, args.seconds, args.seed, replay_set)
+        # A fresh plan for each side: a game's random source is consumed as it is played.
+        plan = [Game(args.seed, index) for index in range(args.games)]
+        mine = asyncio.run(ours(ours_url, plan, args.writers, replay_set))
+        plan = [Game(args.seed, index) for index in range(args.games)]
+        theirs = peer(peer_url, plan, args.writers, replay_set)
     finally:
         common.drop_database(admin, ours_db)
         common.drop_database(admin, peer_db)
@@ -323,8 +357,8 @@ def main() -> None:
     write_ratio = mine["moves/s"] / theirs["moves/s"]
     replay_ratio = mine["replay events/s"] / theirs["replay events/s"]
     print(f"playlog bench/peer_eventsourcing.py  ({common.machine()})")
-    print(f"same embedded PostgreSQL; {args.games} games, {args.writers} concurrent writers, "
-          f"{args.seconds:g} s of writes per side; eventsourcing {md.version('eventsourcing')}, "
+    print(f"same embedded PostgreSQL; the same {args.games} games played to the end on each side by "
+          f"{args.writers} concurrent writers; eventsourcing {md.version('eventsourcing')}, "
           f"psycopg {md.version('psycopg')}")  # fmt: skip
     del eventsourcing
     common.print_table(
@@ -339,6 +373,9 @@ def main() -> None:
                 f">= {WRITE_TARGET:g}x {'MET' if write_ratio >= WRITE_TARGET else 'MISSED'}",
             ],
             ["events appended/s", mine["events/s"], theirs["events/s"], "", ""],
+            ["moves played", int(mine["moves"]), int(theirs["moves"]), "", ""],
+            ["CPU ms per move: PostgreSQL", mine["pg ms/move"], theirs["pg ms/move"], "", ""],
+            ["CPU ms per move: bench process", mine["bench ms/move"], theirs["bench ms/move"], "", ""],
             [
                 "replay: events folded/s",
                 mine["replay events/s"],
