@@ -135,7 +135,8 @@ def full_games(count: int, seed: int) -> list[tuple[dict[str, Any], list[list[An
 
 
 async def ours(url: str, plan: list[Game], writers: int, replay_set: list[Any]) -> dict[str, float]:
-    from service.store import EventStore, NewEvent, create_pool
+    from service.pool import create_pool
+    from service.store import EventStore, NewEvent
 
     pool = await create_pool(url, min_size=writers, max_size=writers)
     store = EventStore(pool)

@@ -42,8 +42,9 @@ from domain import registry
 from domain.decider import Context
 from projections.table import GameCreated, GameStarted, SeatJoined, event_tag
 from service import database
+from service.pool import create_pool
 from service.projector import rebuild
-from service.store import START, Cursor, EventStore, create_pool
+from service.store import START, Cursor, EventStore
 
 IN_FLIGHT = 30  # games being played at once
 CHUNK = 50_000  # rows per COPY (one transaction each)

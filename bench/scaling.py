@@ -43,7 +43,8 @@ async def latency_and_replay(
 ) -> list[dict[str, float]]:
     from domain.exploding_kittens.commands import Leave
     from service.games import GameService
-    from service.store import EventStore, NewEvent, create_pool
+    from service.pool import create_pool
+    from service.store import EventStore, NewEvent
 
     pool = await create_pool(url, min_size=2, max_size=4)
     games = GameService(EventStore(pool))

@@ -23,10 +23,11 @@ from service.feeds import FeedHub
 from service.games import GameService
 from service.notifications import Listener, Notifier
 from service.openapi import CompletedJsonRenderPlugin
+from service.pool import create_pool
 from service.projector import Projector
 from service.request_context import bind_request_context, echo_request_id
 from service.scheduler import Scheduler
-from service.store import EventStore, create_pool
+from service.store import EventStore
 
 VERSION = "0.1.0"
 

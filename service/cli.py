@@ -174,8 +174,9 @@ def rebuild_projections(batch_size: int) -> None:
     """Empty the read models and replay the whole log into them (safe to interrupt and rerun)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from service.pool import create_pool
     from service.projector import RebuildReport, rebuild
-    from service.store import EventStore, create_pool
+    from service.store import EventStore
 
     url = resolve_database(Settings.from_env())
     columns = (

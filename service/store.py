@@ -18,7 +18,8 @@ Reading the whole log without skipping late commits
     ``tx_id`` is below ``pg_snapshot_xmin(pg_current_snapshot())``: every transaction below that
     horizon has finished, so no row can ever appear behind the cursor ``(tx_id, position)``.
     A transaction still open holds the horizon back and delays (never loses) what follows it;
-    the pool sets ``idle_in_transaction_session_timeout`` so a stuck client cannot hold it long.
+    the pool (service/pool.py) sets ``idle_in_transaction_session_timeout`` so a stuck client
+    cannot hold it long.
 
 Tamper evidence
     ``hash = sha256(prev_hash || canonical bytes)``, computed by ``playlog_event_digest`` from
@@ -36,7 +37,6 @@ import asyncpg
 import msgspec
 
 GENESIS_HASH = bytes(32)
-IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000
 
 
 class StoreError(Exception):
@@ -106,31 +106,6 @@ class ChainReport(msgspec.Struct, frozen=True):
     first_bad_seq: int | None
     last_hash: str  # hex
     reason: str | None = None
-
-
-async def _init_connection(conn: asyncpg.Connection) -> None:
-    await conn.set_type_codec("jsonb", encoder=str, decoder=str, schema="pg_catalog")
-
-
-async def _keep_session(conn: asyncpg.Connection) -> None:
-    """Release without asyncpg's reset query, one round trip saved per call: pool connections
-    hold no session state (LISTEN and advisory locks use connections of their own)."""
-
-
-async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asyncpg.Pool:
-    pool = await asyncpg.create_pool(
-        dsn,
-        min_size=min_size,
-        max_size=max_size,
-        init=_init_connection,
-        reset=_keep_session,
-        server_settings={
-            "application_name": "playlog",
-            "idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_TIMEOUT_MS),
-        },
-    )
-    assert pool is not None
-    return pool
 
 
 _metadata_decoder = msgspec.json.Decoder(dict[str, Any])

@@ -26,7 +26,8 @@ from service import database
 from service.app import create_app
 from service.client import PlaylogClient
 from service.config import Settings
-from service.store import EventStore, create_pool
+from service.pool import create_pool
+from service.store import EventStore
 
 
 def with_database(url: str, name: str) -> str:
