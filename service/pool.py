@@ -38,11 +38,15 @@ class FairPool(asyncpg.Pool):  # type: ignore[misc]
         return _Turn(self, timeout)
 
     async def _on_turn(self, timeout: float | None, inner_acquire: Callable[[float | None], Any]) -> Any:
-        started = time.monotonic()
-        async with asyncio.timeout(timeout):
+        left = timeout
+        if timeout is None:  # the common case, kept cheap: this runs for every query
             await self._turns.acquire()
+        else:
+            started = time.monotonic()
+            async with asyncio.timeout(timeout):
+                await self._turns.acquire()
+            left = max(0.0, timeout - (time.monotonic() - started))
         try:
-            left = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
             conn = await inner_acquire(left)
         except BaseException:
             self._turns.release()
