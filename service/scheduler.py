@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import asyncio
 
-import asyncpg
-
 from service import metrics
 from service.games import GameService
 from service.log import get_logger
-from service.tasks import stop
+from service.tasks import Backoff, log_failure, stop
 
 log = get_logger("playlog.scheduler")
 
@@ -39,14 +37,17 @@ class Scheduler:
                 if await self.games.act_on_deadline(game_id):
                     acted += 1
                     metrics.DEADLINES.inc()
-            except Exception:
-                log.exception("deadline_failed", game_id=str(game_id))
+            except Exception as exc:
+                log_failure(log, "deadline_failed", exc, game_id=str(game_id))
         return acted
 
     async def _run(self) -> None:
+        backoff = Backoff(first=max(self.interval, 0.1))
         while True:
             try:
                 await self.tick()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                log.warning("scheduler_db_error", error=str(exc))
+                backoff.reset()
+            except Exception as exc:  # any: a dead scheduler would stall every game with a deadline
+                log_failure(log, "scheduler_failed", exc)
+                await backoff.pause()
             await asyncio.sleep(self.interval)

@@ -1,11 +1,21 @@
-"""Liveness and readiness."""
+"""Liveness and readiness.
+
+``/healthz`` answers 200 as long as the process serves requests, database or not (restarting the
+process would not bring the database back). ``/readyz`` answers 503 ``database_unavailable`` with
+``Retry-After`` while the database does not answer, so a load balancer sends traffic elsewhere.
+"""
 
 from __future__ import annotations
+
+import asyncio
 
 import msgspec
 from litestar import Controller, get
 from litestar.datastructures import State
-from litestar.exceptions import HTTPException
+
+from service.database import UNAVAILABLE_ERRORS, DatabaseUnavailable
+
+READY_TIMEOUT = 2.0
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -22,7 +32,8 @@ class HealthController(Controller):
     @get("/readyz", operation_id="readyz", summary="The database answers")
     async def readyz(self, state: State) -> Health:
         try:
-            await state.pool.fetchval("SELECT 1")
-        except Exception as exc:
-            raise HTTPException(status_code=503, detail=f"Database unreachable: {exc}") from None
+            async with asyncio.timeout(READY_TIMEOUT):
+                await state.pool.fetchval("SELECT 1")
+        except UNAVAILABLE_ERRORS as exc:
+            raise DatabaseUnavailable(f"Database unreachable: {exc}") from None
         return Health(status="ready")
