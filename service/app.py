@@ -27,6 +27,7 @@ from service.pool import create_pool
 from service.projector import Projector
 from service.request_context import bind_request_context, echo_request_id
 from service.scheduler import Scheduler
+from service.shutdown import on_shutdown_signal
 from service.store import EventStore
 
 VERSION = "0.1.0"
@@ -61,9 +62,13 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         projector = Projector(store, url, listener)
         app.state.update(projector=projector)
         projector.start()
+        # On SIGTERM/SIGINT, streams end with a last comment before uvicorn waits for responses.
+        unhook = on_shutdown_signal(feeds.drain)
         try:
             yield
         finally:
+            unhook()
+            feeds.drain()
             await projector.stop()
             await scheduler.stop()
             await feeds.close()

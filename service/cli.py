@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from service.config import Settings
 from service.database import DatabaseUnavailable
 
 F = TypeVar("F", bound=Callable[..., Any])
+SHUTDOWN_TIMEOUT = 10
 
 
 def friendly(fn: F) -> F:
@@ -61,26 +63,50 @@ def main() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1), help="Worker processes.")
+@click.option(
+    "--shutdown-timeout",
+    default=SHUTDOWN_TIMEOUT,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Seconds in-flight requests get to finish on SIGTERM/SIGINT.",
+)
 @friendly
-def serve(host: str, port: int, workers: int) -> None:
-    """Run the HTTP service (migrations applied at start)."""
-    settings = Settings.from_env()
-    url = resolve_database(settings)
-    # uvicorn builds the app in each worker (service.asgi); the workers get the resolved database
-    # and the signing key from the environment, so all of them agree on both.
-    os.environ["PLAYLOG_DATABASE_URL"] = url
-    os.environ["PLAYLOG_JWT_SECRET"] = settings.secret()
-    import uvicorn
+def serve(host: str, port: int, workers: int, shutdown_timeout: int) -> None:
+    """Run the HTTP service (migrations applied at start).
 
-    uvicorn.run(
-        "service.asgi:app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-        access_log=False,
-    )
+    SIGTERM and SIGINT alike: stop accepting, end the streams with a last comment, let requests
+    in flight finish (at most --shutdown-timeout seconds), stop the background tasks, then stop
+    the embedded PostgreSQL if this process started it.
+    """
+    # uvicorn shuts down gracefully on SIGTERM, then raises it again for its default action,
+    # which would kill this process before the embedded PostgreSQL is stopped: SIGTERM is made
+    # to end it the way SIGINT does (KeyboardInterrupt), with the clean-up below.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    from service import database
+
+    try:
+        settings = Settings.from_env()
+        url = resolve_database(settings)
+        # uvicorn builds the app in each worker (service.asgi); the workers get the resolved
+        # database and the signing key from the environment, so all of them agree on both.
+        os.environ["PLAYLOG_DATABASE_URL"] = url
+        os.environ["PLAYLOG_JWT_SECRET"] = settings.secret()
+        import uvicorn
+
+        uvicorn.run(
+            "service.asgi:app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=shutdown_timeout,
+        )
+    except KeyboardInterrupt:
+        pass
+    finally:
+        database.stop_embedded()
 
 
 @main.group()

@@ -61,6 +61,10 @@ class Feed:
     def extend(self, items: list[Item], table: Table) -> None:
         self.items.extend(items)
         self.table = table
+        self.wake()
+
+    def wake(self) -> None:
+        """Wake every stream waiting on this feed."""
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
@@ -76,6 +80,17 @@ class FeedHub:
         self.store = store
         self.listener = listener
         self._feeds: dict[uuid.UUID, Feed] = {}
+        self.drained = asyncio.Event()  # set when the process shuts down: streams end now
+
+    @property
+    def draining(self) -> bool:
+        return self.drained.is_set()
+
+    def drain(self) -> None:
+        """The process is shutting down: every stream ends now, with a last comment."""
+        self.drained.set()
+        for feed in self._feeds.values():
+            feed.wake()
 
     async def _catch_up(self, feed: Feed) -> None:
         stored = await self.store.read(feed.game_id, after_seq=feed.seq)

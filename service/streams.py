@@ -7,7 +7,6 @@ holds every event back until ``recorded_at + spectator_delay``, whatever id the 
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
@@ -19,8 +18,12 @@ from domain.viewers import Viewer
 from projections.envelopes import envelope
 from projections.spectator import release_at
 from service.feeds import Feed, FeedHub
+from service.tasks import wait_event
 
 KEEPALIVE_SECONDS = 15.0
+# The last message of a stream the server closes on shutdown; the client reconnects, with its
+# Last-Event-ID, to another instance or to this one once restarted.
+SHUTDOWN_COMMENT = "server shutting down: reconnect with Last-Event-ID"
 _encoder = msgspec.json.Encoder()
 
 
@@ -55,15 +58,20 @@ async def event_stream(
         while True:
             for item in feed.after(cursor):
                 due = release_at(item.recorded_at, delay)
-                while (wait := due - clock()) > 0:
-                    await asyncio.sleep(min(wait, KEEPALIVE_SECONDS))
+                while (wait := due - clock()) > 0 and not hub.draining:
+                    await wait_event(hub.drained, min(wait, KEEPALIVE_SECONDS))
+                if due > clock():  # the process shuts down before this event is due
+                    break
                 cursor = item.seq
                 message = _message(feed, item.seq, viewer)
                 if message is not None:
                     yield message
             if feed.finished and cursor >= feed.seq:
                 return
+            if hub.draining:
+                yield ServerSentEventMessage(data=None, comment=SHUTDOWN_COMMENT)
+                return
             before = feed.seq
             await feed.wait_beyond(cursor, KEEPALIVE_SECONDS)
-            if feed.seq == before:
+            if feed.seq == before and not hub.draining:
                 yield ServerSentEventMessage(data=None, comment="keep-alive")
