@@ -30,6 +30,8 @@ class GameReport:
     errors: list[str] = field(default_factory=list)
     winners: list[int] | None = None
     verified: bool | None = None
+    # Every command the server acknowledged: (seat, Idempotency-Key, version after it).
+    acknowledged: list[tuple[int, str, int]] = field(default_factory=list)
 
 
 def pick(rng: random.Random, commands: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -65,16 +67,18 @@ async def play_game(
             continue
         view, command = rng.choice(choices)
         seat = seats[view.seat]
+        key = uuid.uuid4().hex
         try:
-            await api.send(
+            result = await api.send(
                 created.game_id,
                 seat.seat,
                 seat.token,
                 command,
-                idempotency_key=uuid.uuid4().hex,
+                idempotency_key=key,
                 expected_version=view.version,
             )
             report.commands += 1
+            report.acknowledged.append((seat.seat, key, result.version))
         except ApiError as exc:
             if exc.code not in RACES:
                 report.errors.append(f"{command.get('type')}: {exc}")

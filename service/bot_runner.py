@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -13,11 +14,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from service.bot import GameReport, play_game
-from service.client import ApiError, PlaylogClient
+from service.client import ApiError, PlaylogClient, RoundRobin
+
+# A request is sent again after a transport error or a 5xx, up to this many times (pauses of
+# 0.2 s doubling to 3 s, about 20 s in all): long enough to ride out an instance's restart or
+# the database's. Commands keep their Idempotency-Key, so none is ever applied twice.
+MAX_RETRIES = 10
 
 
 async def run_bots(
-    url: str,
+    url: str | Sequence[str],
     kind: str,
     options: dict[str, Any],
     count: int,
@@ -31,8 +37,10 @@ async def run_bots(
     gate = asyncio.Semaphore(max(1, concurrency))
     started = time.perf_counter()
     limits = httpx.Limits(max_connections=max(10, concurrency * 8))
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
-        api = PlaylogClient(url, http=http)
+    urls = [url] if isinstance(url, str) else list(url)
+    transport = RoundRobin(urls, limits=limits)  # several instances: each request to the next
+    async with httpx.AsyncClient(base_url=urls[0], timeout=60, transport=transport) as http:
+        api = PlaylogClient(urls[0], http=http, max_retries=MAX_RETRIES)
         with Progress(
             TextColumn("[bold]bot games"),
             BarColumn(),
@@ -59,13 +67,15 @@ async def run_bots(
     unverified = [r for r in reports if r.finished and not r.verified]
     errors = sum(len(r.errors) for r in reports) + len(failures)
     summary = Table(title=f"{kind}, {options.get('players')} players")
-    for column in ("games", "finished", "commands", "errors", "chains verified", "commands/s"):
+    columns = ("games", "finished", "commands", "errors", "retries", "chains verified", "commands/s")
+    for column in columns:
         summary.add_column(column, justify="right")
     summary.add_row(
         str(count),
         str(count - len(unfinished) - len(failures)),
         str(commands),
         str(errors),
+        str(api.retries),
         str(len(reports) - len(unverified) - len(unfinished)),
         f"{commands / elapsed:.1f}" if elapsed else "-",
     )

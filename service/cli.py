@@ -160,7 +160,13 @@ def openapi() -> None:
 
 
 @main.command()
-@click.option("--url", required=True, help="Base URL of a running playlog service")
+@click.option(
+    "--url",
+    "urls",
+    required=True,
+    multiple=True,
+    help="Base URL of a running playlog service; repeat it for several instances (used in turn)",
+)
 @click.option("--kind", default="exploding_kittens", show_default=True)
 @click.option("--players", default=2, show_default=True, type=int)
 @click.option("--games", "count", default=1, show_default=True, type=int)
@@ -168,7 +174,13 @@ def openapi() -> None:
 @click.option("--option", "extra", multiple=True, help="Game option KEY=JSON, e.g. reaction_window=0")
 @click.option("--seed", default=None, type=int, help="Seed the bots' choices")
 def bots(
-    url: str, kind: str, players: int, count: int, concurrency: int, extra: tuple[str, ...], seed: int | None
+    urls: tuple[str, ...],
+    kind: str,
+    players: int,
+    count: int,
+    concurrency: int,
+    extra: tuple[str, ...],
+    seed: int | None,
 ) -> None:
     """Play COUNT full games with random bots; exit 1 if one fails or its chain does not verify."""
     import json
@@ -184,7 +196,7 @@ def bots(
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
-    ok = asyncio.run(run_bots(url, kind, options, count, concurrency, seed))
+    ok = asyncio.run(run_bots(urls, kind, options, count, concurrency, seed))
     sys.exit(0 if ok else 1)
 
 

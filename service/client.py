@@ -1,11 +1,19 @@
 """A typed Python client for the playlog HTTP API (httpx, async).
 
 Errors come back as ``ApiError`` carrying the problem+json ``code``.
+
+With ``max_retries`` (0 by default), a request that may be repeated is retried on a transport error
+or a 5xx, with a growing pause (the server's ``Retry-After`` when it gives one): reads, and
+commands sent with an Idempotency-Key, which the server applies once however often it receives
+them. Lobby calls, which carry no key, are retried only when they surely did nothing: the
+connection was never made, or the answer was 503 (the database refused the write).
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
@@ -31,6 +39,29 @@ __all__ = [
     "PlaylogClient",
     "SeatView",
 ]
+
+
+RETRIED_STATUSES = frozenset({500, 502, 503, 504})
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout)  # the server never saw the request
+
+
+class RoundRobin(httpx.AsyncBaseTransport):
+    """Sends each request to the next of several instances of the service (one database)."""
+
+    def __init__(self, urls: Sequence[str], **kwargs: Any) -> None:
+        self._targets = [httpx.URL(url) for url in urls]
+        self._inner = httpx.AsyncHTTPTransport(**kwargs)
+        self._next = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        target = self._targets[self._next % len(self._targets)]
+        self._next += 1
+        request.url = request.url.copy_with(scheme=target.scheme, host=target.host, port=target.port)
+        request.headers["Host"] = target.netloc.decode()
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 class ApiError(Exception):
@@ -69,9 +100,22 @@ class CommandResult(msgspec.Struct, frozen=True):
 class PlaylogClient:
     """``async with PlaylogClient(url) as api: ...``"""
 
-    def __init__(self, base_url: str, *, timeout: float = 30.0, http: httpx.AsyncClient | None = None):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 30.0,
+        http: httpx.AsyncClient | None = None,
+        max_retries: int = 0,
+        first_pause: float = 0.2,
+        max_pause: float = 3.0,
+    ):
         self._own = http is None
         self.http = http or httpx.AsyncClient(base_url=base_url, timeout=timeout)
+        self.max_retries = max_retries
+        self.first_pause = first_pause
+        self.max_pause = max_pause
+        self.retries = 0  # requests sent again, over this client's life
 
     async def __aenter__(self) -> PlaylogClient:
         return self
@@ -96,15 +140,35 @@ class PlaylogClient:
         content: bytes | None = None,
         params: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
+        idempotent: bool | None = None,
     ) -> Any:
         all_headers = dict(headers or {})
         if token:
             all_headers["Authorization"] = f"Bearer {token}"
         if content is not None:
             all_headers.setdefault("Content-Type", "application/json")
-        response = await self.http.request(
-            method, path, json=json, content=content, params=params, headers=all_headers
-        )
+        repeatable = method == "GET" if idempotent is None else idempotent
+        attempt = 0
+        while True:
+            try:
+                response = await self.http.request(
+                    method, path, json=json, content=content, params=params, headers=all_headers
+                )
+            except httpx.TransportError as exc:
+                if attempt >= self.max_retries or not (repeatable or isinstance(exc, _NOT_SENT)):
+                    raise
+                await self._pause(attempt, None)
+            else:
+                status = response.status_code
+                if (
+                    attempt >= self.max_retries
+                    or status not in RETRIED_STATUSES
+                    or not (repeatable or status == 503)
+                ):
+                    break
+                await self._pause(attempt, response.headers.get("Retry-After"))
+            attempt += 1
+            self.retries += 1
         if response.status_code >= 400:
             try:
                 body = response.json()
@@ -112,6 +176,12 @@ class PlaylogClient:
                 body = {"detail": response.text}
             raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
         return msgspec.json.decode(response.content, type=type_)
+
+    async def _pause(self, attempt: int, retry_after: str | None) -> None:
+        pause = min(self.first_pause * 2**attempt, self.max_pause)
+        if retry_after is not None and retry_after.isdigit():
+            pause = min(float(retry_after), self.max_pause)
+        await asyncio.sleep(pause)
 
     async def create_game(
         self,
@@ -174,6 +244,7 @@ class PlaylogClient:
             content=msgspec.json.encode(command),
             params=params,
             headers=headers,
+            idempotent=idempotency_key is not None,
         )
         return result
 
