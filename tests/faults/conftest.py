@@ -44,6 +44,10 @@ class OwnPostgres:
         options = ["-o", '-h ""', "-o", f"-k {self.socket_dir}"] if self.socket_dir else []
         self._pg_ctl(*options, "-l", str(self.server.log), "start")
 
+    def restart(self) -> None:
+        """``pg_ctl restart -m fast``, the operator's restart: no time away to speak of."""
+        self._pg_ctl("-m", "fast", "restart")
+
     def close(self) -> None:
         self.server.cleanup()
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 
 from tests.faults.conftest import OwnPostgres
-from tests.faults.load import Load, check_games, wait_for_events
+from tests.faults.load import Load, check_games, events_in_log, wait_for_events
 from tests.faults.processes import free_port, serve, stop, wait_healthy
 
 SECRET = "fault-suite-secret-long-enough-for-hs256"
@@ -102,6 +102,8 @@ async def test_a_database_restart_mid_load_is_survived_without_restarting_any_in
                 await _probe_while_down(http, instance)
             await asyncio.sleep(1.0)  # the load meets the outage too
             await asyncio.to_thread(own_postgres.start)
+            await wait_for_events(url, await events_in_log(url) + 40)
+            await asyncio.to_thread(own_postgres.restart)  # and once more, the quick way
             await playing
             for a, b in ((urls[0], urls[1]), (urls[1], urls[0])):
                 await _views_cross_instances(http, a, b)
