@@ -11,6 +11,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
+from typing import Any
 
 import msgspec
 from litestar.response import ServerSentEventMessage
@@ -48,8 +49,10 @@ async def event_stream(
     *,
     delay: float = 0.0,
     clock: Callable[[], float] = time.time,
+    ends: Callable[[int, Any], bool] | None = None,
 ) -> AsyncGenerator[ServerSentEventMessage, None]:
-    """Events after seq ``after`` for ``viewer``, each released ``delay`` s after it was recorded."""
+    """Events after seq ``after`` for ``viewer``, each released ``delay`` s after it was recorded;
+    the stream ends before the first event for which ``ends(seq, event)`` holds."""
     async with hub.watch(game_id) as feed:
         cursor = after
         while True:
@@ -57,6 +60,8 @@ async def event_stream(
                 due = release_at(item.recorded_at, delay)
                 while (wait := due - clock()) > 0:
                     await asyncio.sleep(min(wait, KEEPALIVE_SECONDS))
+                if ends is not None and ends(item.seq, item.event):
+                    return
                 cursor = item.seq
                 message = _message(feed, item.seq, viewer)
                 if message is not None:
