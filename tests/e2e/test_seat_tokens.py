@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import httpx
+import jwt
+import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from service.client import ApiError, JoinedSeat, PlaylogClient
+from service.config import Settings
+from service.store import EventStore, NewEvent
 from tests.e2e.conftest import Game
 
 
@@ -125,3 +130,22 @@ async def test_a_conceded_seat_reads_its_view_and_transcript_but_cannot_act(
     await api.leave(game.id, 1, seats[1].token)  # the last one standing wins
     transcript = await http.get(f"/games/{game.id}/seats/0/transcript", headers=bearer(seats[0].token))
     assert transcript.status_code == 200 and transcript.text
+
+
+async def test_a_token_from_before_occupancies_keeps_its_seat_joined_before_them_only(
+    api: PlaylogClient, store: EventStore, settings: Settings
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2})
+    # A join recorded before occupancy ids existed, and a token of that time (no kid, no occ).
+    old_join = b'{"type":"lobby.joined","seat":0,"name":"old"}'
+    await store.append(created.game_id, 1, [NewEvent(type="lobby.joined", data=old_join)], actor="lobby")
+    claims = {"role": "seat", "game_id": str(created.game_id), "exp": int(time.time()) + 600}
+    old_tokens = [
+        jwt.encode({**claims, "seat": seat}, settings.secret(), algorithm="HS256") for seat in (0, 1)
+    ]
+
+    assert (await api.view(created.game_id, 0, old_tokens[0])).seat == 0
+    await api.join(created.game_id, "new")  # seat 1, with an occupancy id
+    with pytest.raises(ApiError) as refused:
+        await api.view(created.game_id, 1, old_tokens[1])
+    assert (refused.value.status, refused.value.code) == (403, "seat_token_revoked")
