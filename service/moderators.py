@@ -49,27 +49,37 @@ class Moderators:
         self._revoked: dict[str, float] | None = None
         self._fetched = 0.0
         self._lock = asyncio.Lock()
+        self._generation = 0
 
     def invalidate(self) -> None:
         self._revoked = None
+        self._generation += 1  # a read in flight may predate the change: it is not kept
 
     def on_auth(self, topic: str) -> None:
         """Listener callback: another process changed the moderators."""
         if topic == AUTH_TOPIC:
             self.invalidate()
 
+    def _fresh(self) -> dict[str, float] | None:
+        if self._revoked is not None and self._clock() - self._fetched < self._cache_seconds:
+            return self._revoked
+        return None
+
     async def _current(self) -> dict[str, float]:
-        revoked = self._revoked
-        if revoked is not None and self._clock() - self._fetched < self._cache_seconds:
+        revoked = self._fresh()
+        if revoked is not None:
             return revoked
-        async with self._lock:
-            fetched = self._clock()
+        async with self._lock:  # one read of the table however many requests wait for it
+            if (revoked := self._fresh()) is not None:
+                return revoked
+            fetched, generation = self._clock(), self._generation
             rows = await self._pool.fetch(
                 "SELECT name, extract(epoch FROM revoked_at)::float8 AS at FROM moderators"
                 " WHERE revoked_at IS NOT NULL"
             )
-            self._revoked = revoked = {row["name"]: row["at"] for row in rows}
-            self._fetched = fetched
+            revoked = {row["name"]: row["at"] for row in rows}
+            if generation == self._generation:
+                self._revoked, self._fetched = revoked, fetched
             return revoked
 
     async def check(self, principal: Principal) -> None:
