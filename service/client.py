@@ -149,6 +149,10 @@ class PlaylogClient:
         result: Player = await self._call("GET", f"/players/{player_id}", Player)
         return result
 
+    async def refresh_player_token(self, token: str) -> CreatedPlayer:
+        result: CreatedPlayer = await self._call("POST", "/players/me/token", CreatedPlayer, token=token)
+        return result
+
     async def revoke_player_token(self, token: str) -> None:
         response = await self.http.request(
             "DELETE", "/players/me", headers={"Authorization": f"Bearer {token}"}

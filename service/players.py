@@ -50,8 +50,11 @@ class Players:
         name = check_name(name)
         player_id = uuid.uuid4()
         await self._pool.execute("INSERT INTO players (player_id, name) VALUES ($1, $2)", player_id, name)
-        token = auth.issue(self._keys, Principal(role="player", player_id=player_id), self._lifetime)
-        return player_id, token
+        return player_id, self.token(player_id)
+
+    def token(self, player_id: uuid.UUID) -> str:
+        """A player token for ``player_id``, signed with the newest key."""
+        return auth.issue(self._keys, Principal(role="player", player_id=player_id), self._lifetime)
 
     async def check(self, principal: Principal) -> None:
         """401 unless this player token's player exists and its tokens are not revoked."""

@@ -51,6 +51,22 @@ class PlayersController(Controller):
             raise ServiceError(403, "forbidden", "A player token is required.")
         await _players(state).revoke(principal.player_id)
 
+    @post(
+        "/me/token",
+        operation_id="refreshPlayerToken",
+        summary="A fresh player token, signed with the newest key (for key rotation)",
+        dependencies={"principal": Provide(provide_principal)},
+        status_code=200,
+    )
+    async def refresh(self, state: State, principal: Principal) -> PlayerCreatedOut:
+        if principal.role != "player" or principal.player_id is None:
+            raise ServiceError(403, "forbidden", "A player token is required.")
+        players = _players(state)
+        name = await players.name(principal.player_id)
+        return PlayerCreatedOut(
+            player_id=principal.player_id, name=name, token=players.token(principal.player_id)
+        )
+
     @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's name and statistics")
     async def get_player(self, player_id: uuid.UUID, state: State) -> PlayerOut:
         return await _players(state).get(player_id)

@@ -94,3 +94,18 @@ async def test_a_token_signed_by_another_key_under_a_known_kid_is_refused(
         Keyring(((kid, "x" * 40),)), Principal(role="host", game_id=uuid.UUID(game["game_id"])), 600
     )
     assert await _lobby_token_works(http, forged, game["game_id"]) == 401
+
+
+async def test_a_player_refreshes_its_token_onto_the_new_key_before_the_old_one_goes(
+    settings: Settings,
+) -> None:
+    async with app_with(settings, OLD) as http:
+        player = (await http.post("/players", json={"name": "pat"})).json()
+    async with app_with(settings, f"k2:{NEW},{OLD}") as http:
+        fresh = await http.post("/players/me/token", headers={"Authorization": f"Bearer {player['token']}"})
+        assert fresh.status_code == 200 and fresh.json()["player_id"] == player["player_id"]
+        assert jwt.get_unverified_header(fresh.json()["token"])["kid"] == "k2"
+    async with app_with(settings, f"k2:{NEW}") as http:
+        for token, status in ((player["token"], 401), (fresh.json()["token"], 200)):
+            response = await http.post("/players/me/token", headers={"Authorization": f"Bearer {token}"})
+            assert response.status_code == status
