@@ -70,8 +70,11 @@ def game_log(rng: random.Random, now: float) -> list[tuple[str, str]]:
             created_at=now,
         )
     ]
-    lobby += [
-        SeatJoined(seat=seat, name=name) for seat, name in enumerate(rng.sample(NAMES, options.players))
+    lobby += [  # each name stands for one player (statistics are kept by player id)
+        SeatJoined(
+            seat=seat, name=name, occupancy=f"{seat}", player=str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+        )
+        for seat, name in enumerate(rng.sample(NAMES, options.players))
     ]
     lobby.append(GameStarted(started_at=now))
     state = decider.initial_state(options)

@@ -13,6 +13,7 @@ A game is a set of pure functions over immutable msgspec Structs::
     on_deadline(state) -> Command              # what it sends then (with ctx.seat = None)
     outcome(state) -> Outcome | None           # None while the game runs
     concede() -> Command                       # optional: how a seat leaves a running game
+    conceded_seat(event) -> int | None         # optional: the seat an event says has conceded
     hidden_order(state) -> Sequence            # optional: what shuffle commitments commit to
 
 The service and the projections only ever see a ``Decider``; they never import a game.
@@ -80,6 +81,9 @@ class Decider:
     on_deadline: Callable[[Any], Any]
     outcome: Callable[[Any], Outcome | None]
     concede: Callable[[], Any] | None = None  # the command a seat sends to leave a running game
+    # The seat an event says has conceded (None for any other event): that seat may still read
+    # its view and transcript, but never act again.
+    conceded_seat: Callable[[Any], int | None] | None = None
     # The hidden order that events carrying a ``commitment`` commit to, read from the state
     # right after such an event (the draw pile, the bag): how a replay checks the shuffles.
     hidden_order: Callable[[Any], Sequence[Any]] | None = None

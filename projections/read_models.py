@@ -5,8 +5,10 @@ says what the lobby row of that game becomes and which player statistics move. `
 gathers the changes of many events into one row per game and one increment per (player, kind),
 ready to be written in a single transaction by the projector (service/projector.py).
 
-- A game counts as *played* for every seat's display name when it finishes, and as *won* for the
-  name of each winning seat. A name sitting in several seats of one game counts once.
+- A game counts as *played* for every seat's player (the player id its ``lobby.joined`` names)
+  when it finishes, and as *won* for the player of each winning seat. A player sitting in several
+  seats of one game counts once. Guests (no player id) get no statistics; display names are
+  never identities (two players may share one).
 - ``created_at`` is the game's own creation time; ``started_at`` and ``finished_at`` are the
   ``recorded_at`` of the event that made it run and of the one that ended it (the database
   clock, the one the spectator delay is measured against).
@@ -50,7 +52,7 @@ class LobbyChange(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class StatChange(msgspec.Struct, frozen=True):
-    player: str
+    player: str  # the player's id
     kind: str
     played: int
     won: int
@@ -82,15 +84,15 @@ def lobby_change(game_id: uuid.UUID, before: Table | None, after: Table, at: dat
 
 
 def stat_changes(before: Table | None, after: Table) -> tuple[StatChange, ...]:
-    """One played game for each seat's name when the game has just finished; won for winners."""
+    """One played game for each seat's player when the game has just finished; won for winners."""
     if after.status != "finished" or (before is not None and before.status == "finished"):
         return ()
     winners = set(after.outcome.winners) if after.outcome is not None else set()
     won: dict[str, bool] = {}
-    for seat, name in enumerate(after.seats):
-        if name is not None:
-            won[name] = won.get(name, False) or seat in winners
-    return tuple(StatChange(name, after.kind, 1, int(w)) for name, w in won.items())
+    for seat, player in enumerate(after.players):
+        if player is not None:
+            won[player] = won.get(player, False) or seat in winners
+    return tuple(StatChange(player, after.kind, 1, int(w)) for player, w in won.items())
 
 
 def changes(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> Changes:

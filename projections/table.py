@@ -32,6 +32,10 @@ class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
 class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
     seat: int
     name: str
+    # Who holds the seat from now on: a fresh id per join, carried in the seat token (""
+    # in logs written before it existed), and the player's id (None for a guest).
+    occupancy: str = ""
+    player: str | None = None
 
 
 class SeatLeft(LobbyEvent, frozen=True, tag="lobby.left"):
@@ -68,6 +72,12 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     state: Any  # the game's state
     version: int = 0  # seq of the last event folded
     outcome: Outcome | None = None
+    # Per seat: the occupancy id of its holder (None: free) and the holder's player id.
+    occupancies: tuple[str | None, ...] = ()
+    players: tuple[str | None, ...] = ()
+    conceded: frozenset[int] = frozenset()  # seats whose holder left the running game
+    started_at: float | None = None
+    finished_version: int | None = None  # the seq of the event that ended the game
 
     @property
     def decider(self) -> Decider:
@@ -105,6 +115,8 @@ def created(event: GameCreated) -> Table:
         spectator_delay=event.spectator_delay,
         created_at=event.created_at,
         seats=(None,) * options.players,
+        occupancies=(None,) * options.players,
+        players=(None,) * options.players,
         state=decider.initial_state(options),
         version=1,
     )
@@ -117,23 +129,48 @@ def evolve(table: Table | None, event: Any) -> Table:
         return created(event)
     version = table.version + 1
     match event:
-        case SeatJoined(seat=seat, name=name):
-            seats = list(table.seats)
-            seats[seat] = name
-            return msgspec.structs.replace(table, seats=tuple(seats), version=version)
+        case SeatJoined(seat=seat, name=name, occupancy=occupancy, player=player):
+            return _seated(table, seat, name, occupancy, player, version)
         case SeatLeft(seat=seat):
-            seats = list(table.seats)
-            seats[seat] = None
-            return msgspec.structs.replace(table, seats=tuple(seats), version=version)
-        case GameStarted():
-            return msgspec.structs.replace(table, status="running", version=version)
+            return _seated(table, seat, None, None, None, version)
+        case GameStarted(started_at=started_at):
+            return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
         case GameCreated():
             raise ValueError("lobby.created can only open a log")
     decider = table.decider
     state = decider.evolve(table.state, event)
     outcome = decider.outcome(state)
     status: Status = "finished" if outcome is not None else table.status
-    return msgspec.structs.replace(table, state=state, version=version, outcome=outcome, status=status)
+    conceded = table.conceded
+    if decider.conceded_seat is not None and (gone := decider.conceded_seat(event)) is not None:
+        conceded = conceded | {gone}
+    finished_version = table.finished_version
+    if status == "finished" and finished_version is None:
+        finished_version = version
+    return msgspec.structs.replace(
+        table,
+        state=state,
+        version=version,
+        outcome=outcome,
+        status=status,
+        conceded=conceded,
+        finished_version=finished_version,
+    )
+
+
+def _seated(
+    table: Table, seat: int, name: str | None, occupancy: str | None, player: str | None, version: int
+) -> Table:
+    """``table`` with ``seat`` now held by ``name`` (``None``: free)."""
+    seats, occupancies, players = list(table.seats), list(table.occupancies), list(table.players)
+    seats[seat], occupancies[seat], players[seat] = name, occupancy, player
+    return msgspec.structs.replace(
+        table,
+        seats=tuple(seats),
+        occupancies=tuple(occupancies),
+        players=tuple(players),
+        version=version,
+    )
 
 
 def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:

@@ -16,13 +16,16 @@ from service.api.deps import provide_games
 from service.api.health import HealthController
 from service.api.lobby import LobbyController
 from service.api.play import PlayController
+from service.api.players import PlayersController
 from service.api.streams import PlayerStreamController, SpectatorController
 from service.config import Settings
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
+from service.moderators import Moderators
 from service.notifications import Listener, Notifier
 from service.openapi import CompletedJsonRenderPlugin
+from service.players import Players
 from service.pool import create_pool
 from service.projector import Projector
 from service.request_context import bind_request_context, echo_request_id
@@ -40,7 +43,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     if not url:
         raise ValueError("create_app needs a database URL (playlog serve starts an embedded one).")
     logs.configure(settings.log_format)
-    secret = settings.secret()
+    keys = settings.keyring()
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -55,7 +58,12 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         listener.on_resync(games.forget_all)
         scheduler = Scheduler(games, settings.scheduler_interval)
         feeds = FeedHub(store, listener)
-        app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds, secret=secret)
+        moderators = Moderators(pool, settings.moderator_cache_seconds)
+        listener.on_auth(moderators.on_auth)
+        listener.on_resync(moderators.invalidate)
+        players = Players(pool, keys, settings.player_token_lifetime)
+        app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds)
+        app.state.update(keyring=keys, settings=settings, moderators=moderators, players=players)
         notifier.start()
         listener.start()
         scheduler.start()
@@ -82,6 +90,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             HealthController,
             LobbyController,
             PlayController,
+            PlayersController,
             PlayerStreamController,
             SpectatorController,
             AuditController,

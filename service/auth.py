@@ -1,28 +1,34 @@
-"""Bearer tokens: signed JWTs (Litestar's ``Token``) scoped to a role, and for seats one game and seat.
+"""Bearer tokens: signed JWTs scoped to a role, each with ``exp``, ``iat`` and a token id (``jti``).
 
-- ``seat``: issued on join; acts for one seat of one game.
-- ``host``: issued on create; starts that game.
-- ``moderator``: issued by ``playlog moderator-token``; reads everything of every game.
+- ``seat``: issued on join; acts for one seat of one game while its ``occupancy`` (the join's id)
+  still holds that seat (checked against the table on every request, service/api/deps.py).
+- ``host``: issued on create; starts that game, until a margin after the start.
+- ``moderator``: issued by ``playlog moderator-token --name NAME``; reads everything of every game
+  for a few hours, unless its name is revoked (service/moderators.py).
+- ``player``: issued by ``POST /players``; ties the seats it joins to one player, until its holder
+  revokes it (service/players.py).
+
+Signing keys: a ``Keyring`` holds several keys at once; the newest signs (its ``kid`` goes in the
+token's header), every key listed verifies. A token naming an unknown ``kid`` is refused.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
+import jwt
 from litestar.exceptions import NotAuthorizedException
-from litestar.security.jwt import Token
-
-from service.errors import ServiceError
 
 ALGORITHM = "HS256"
-Role = Literal["seat", "host", "moderator"]
-SEAT_TOKEN_LIFETIME = timedelta(days=30)
-MODERATOR_TOKEN_LIFETIME = timedelta(hours=12)
+Role = Literal["seat", "host", "moderator", "player"]
+ROLES = ("seat", "host", "moderator", "player")
+_KID = re.compile(r"[A-Za-z0-9._-]{1,40}")
 
 
 @dataclass(frozen=True)
@@ -30,62 +36,122 @@ class Principal:
     role: Role
     game_id: uuid.UUID | None = None
     seat: int | None = None
+    occupancy: str = ""  # seat tokens: the occupancy id of the join that issued it
+    name: str | None = None  # moderator tokens: who moderates
+    player_id: uuid.UUID | None = None  # player tokens
+    issued_at: float = 0.0
+    token_id: str = ""
 
 
-def issue(secret: str, principal: Principal, lifetime: timedelta = SEAT_TOKEN_LIFETIME) -> str:
-    extras: dict[str, object] = {"role": principal.role}
+@dataclass(frozen=True)
+class Keyring:
+    """Signing keys as ``(kid, secret)``, newest first: the first signs, all of them verify."""
+
+    keys: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def parse(cls, value: str) -> Keyring:
+        """``kid:secret`` pairs separated by commas, newest first; a bare secret is allowed too
+        (its kid is derived from it, so it keeps verifying its tokens once listed after a new key).
+        """
+        keys: list[tuple[str, str]] = []
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                continue
+            kid, sep, secret = part.partition(":")
+            if not sep or not _KID.fullmatch(kid) or not secret:
+                kid, secret = derived_kid(part), part
+            keys.append((kid, secret))
+        if not keys:
+            raise ValueError("PLAYLOG_JWT_SECRET holds no key")
+        if len({kid for kid, _ in keys}) != len(keys):
+            raise ValueError("PLAYLOG_JWT_SECRET names a kid twice")
+        return cls(tuple(keys))
+
+    @property
+    def signing(self) -> tuple[str, str]:
+        return self.keys[0]
+
+    def secret(self, kid: str) -> str | None:
+        for known, secret in self.keys:
+            if known == kid:
+                return secret
+        return None
+
+
+def derived_kid(secret: str) -> str:
+    """The kid of a bare secret: stable, and says nothing usable about the secret."""
+    return "k" + hashlib.sha256(secret.encode()).hexdigest()[:12]
+
+
+def issue(keys: Keyring, principal: Principal, lifetime: float, *, now: float | None = None) -> str:
+    """A token for ``principal`` valid ``lifetime`` seconds from ``now``."""
+    issued = int(time.time() if now is None else now)
+    claims: dict[str, Any] = {
+        "role": principal.role,
+        "iat": issued,
+        "exp": issued + int(lifetime),
+        "jti": principal.token_id or uuid.uuid4().hex,
+    }
     if principal.game_id is not None:
-        extras["game_id"] = str(principal.game_id)
+        claims["game_id"] = str(principal.game_id)
     if principal.seat is not None:
-        extras["seat"] = principal.seat
-    subject = principal.role if principal.game_id is None else f"{principal.role}:{principal.game_id}"
-    token = Token(exp=datetime.now(UTC) + lifetime, sub=subject, extras=extras)
-    return token.encode(secret, ALGORITHM)
+        claims["seat"] = principal.seat
+        claims["occ"] = principal.occupancy
+    if principal.name is not None:
+        claims["name"] = principal.name
+    if principal.player_id is not None:
+        claims["sub"] = str(principal.player_id)
+    kid, secret = keys.signing
+    return jwt.encode(claims, secret, algorithm=ALGORITHM, headers={"kid": kid})
 
 
 @lru_cache(maxsize=16384)
-def _decode(encoded: str, secret: str) -> tuple[Principal, float]:
+def _decode(encoded: str, keys: Keyring) -> tuple[Principal, float]:
     """A verified token's principal and expiry; cached, as every request of a seat repeats it."""
-    token = Token.decode(encoded, secret, ALGORITHM)
-    role = token.extras["role"]
-    game = token.extras.get("game_id")
-    seat = token.extras.get("seat")
-    if role not in ("seat", "host", "moderator"):
+    kid = jwt.get_unverified_header(encoded).get("kid")
+    # Tokens from before key rotation carry no kid: any key still listed may verify them.
+    candidates = [s for k, s in keys.keys] if kid is None else [keys.secret(str(kid))]
+    claims: dict[str, Any] | None = None
+    for secret in candidates:
+        if secret is None:
+            raise ValueError(f"unknown kid {kid!r}")
+        try:
+            claims = jwt.decode(
+                encoded, secret, algorithms=[ALGORITHM], options={"verify_exp": False, "require": ["exp"]}
+            )
+            break
+        except jwt.InvalidSignatureError:
+            continue
+    if claims is None:
+        raise ValueError("no key verifies this token")
+    role = claims["role"]
+    if role not in ROLES:
         raise ValueError(role)
+    game = claims.get("game_id")
+    seat = claims.get("seat")
+    sub = claims.get("sub")
     principal = Principal(
         role=role,
         game_id=uuid.UUID(game) if game else None,
         seat=int(seat) if seat is not None else None,
+        occupancy=str(claims.get("occ", "")),
+        name=str(claims["name"]) if claims.get("name") else None,
+        player_id=uuid.UUID(sub) if role == "player" and sub else None,
+        issued_at=float(claims.get("iat", 0)),
+        token_id=str(claims.get("jti", "")),
     )
-    return principal, token.exp.timestamp()
+    return principal, float(claims["exp"])
 
 
-def read_bearer(authorization: str | None, secret: str) -> Principal:
-    """The principal of an ``Authorization: Bearer`` header; 401 when missing or invalid."""
+def read_bearer(authorization: str | None, keys: Keyring) -> Principal:
+    """The principal of an ``Authorization: Bearer`` header; 401 when missing, invalid or expired."""
     if not authorization or not authorization.lower().startswith("bearer "):
         raise NotAuthorizedException("A bearer token is required (Authorization: Bearer <token>).")
     try:
-        principal, expires = _decode(authorization[7:].strip(), secret)
-    except (NotAuthorizedException, KeyError, ValueError, TypeError):
+        principal, expires = _decode(authorization[7:].strip(), keys)
+    except (jwt.PyJWTError, KeyError, ValueError, TypeError):
         raise NotAuthorizedException("The bearer token is invalid or expired.") from None
     if expires <= time.time():
         raise NotAuthorizedException("The bearer token is invalid or expired.")
     return principal
-
-
-def require_seat(principal: Principal, game_id: uuid.UUID, seat: int) -> None:
-    """403 unless this principal plays ``seat`` of ``game_id`` (any other game, seat or role)."""
-    if principal.role != "seat" or principal.game_id != game_id or principal.seat is None:
-        raise ServiceError(403, "forbidden", "This token does not act for a seat of this game.")
-    if principal.seat != seat:
-        raise ServiceError(403, "forbidden", "This token acts for another seat.")
-
-
-def require_host(principal: Principal, game_id: uuid.UUID) -> None:
-    if principal.role != "host" or principal.game_id != game_id:
-        raise ServiceError(403, "forbidden", "Only the game's creator (host token) can do this.")
-
-
-def require_moderator(principal: Principal) -> None:
-    if principal.role != "moderator":
-        raise ServiceError(403, "forbidden", "A moderator token is required.")

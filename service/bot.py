@@ -11,6 +11,7 @@ import asyncio
 import random
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,11 +49,16 @@ async def play_game(
     max_commands: int = 5000,
     timeout: float = 300.0,
     verify: bool = True,
+    player_tokens: Sequence[str] = (),
 ) -> GameReport:
+    """One game of bots; seat n joins with ``player_tokens[n]`` when given, else as a guest."""
     rng = rng or random.Random()
     created = await api.create_game(kind, options, public=True, spectator_delay=0)
     report = GameReport(game_id=created.game_id)
-    seats: list[JoinedSeat] = [await api.join(created.game_id, f"bot-{n}") for n in range(created.seats)]
+    tokens = [player_tokens[n] if n < len(player_tokens) else None for n in range(created.seats)]
+    seats: list[JoinedSeat] = [
+        await api.join(created.game_id, f"bot-{n}", player_token=token) for n, token in enumerate(tokens)
+    ]
     await api.start(created.game_id, created.host_token)
     deadline = time.monotonic() + timeout
     while report.commands < max_commands and time.monotonic() < deadline:

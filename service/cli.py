@@ -139,14 +139,48 @@ def downgrade(revision: str) -> None:
 
 
 @main.command("moderator-token")
-@click.option("--hours", default=12, show_default=True, type=int)
-def moderator_token(hours: int) -> None:
-    """Print a moderator bearer token (signed with this deployment's secret)."""
-    from datetime import timedelta
+@click.option("--name", help="Issue a token for this moderator (the name goes in the token).")
+@click.option(
+    "--ttl",
+    default=8.0,
+    show_default=True,
+    type=click.FloatRange(min=0.01, max=72),
+    help="Hours the token is valid.",
+)
+@click.option("--revoke", "revoked", metavar="NAME", help="Refuse every token of NAME issued so far.")
+@click.option("--list", "listing", is_flag=True, help="List the moderators holding a live token.")
+@friendly
+def moderator_token(name: str | None, ttl: float, revoked: str | None, listing: bool) -> None:
+    """Issue, revoke or list moderator tokens (recorded in the database)."""
+    import asyncpg
 
-    from service.auth import Principal, issue
+    from service import moderators
 
-    click.echo(issue(Settings.from_env().secret(), Principal(role="moderator"), timedelta(hours=hours)))
+    if sum((name is not None, revoked is not None, listing)) != 1:
+        raise click.UsageError("give exactly one of --name NAME, --revoke NAME, --list")
+    settings = Settings.from_env()
+    url = resolve_database(settings)
+
+    async def run() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            if name is not None:
+                try:
+                    click.echo(await moderators.issue(conn, settings.keyring(), name, ttl * 3600))
+                except ValueError as exc:
+                    raise click.BadParameter(str(exc), param_hint="--name") from None
+            elif revoked is not None:
+                if not await moderators.revoke(conn, revoked):
+                    raise click.ClickException(f"no moderator named {revoked!r}")
+                click.echo(f"revoked every token of {revoked!r} issued until now")
+            else:
+                for row in await moderators.active(conn):
+                    issued, expires = f"{row.issued_at:%Y-%m-%d %H:%M}", f"{row.expires_at:%Y-%m-%d %H:%M}"
+                    click.echo(f"{row.name}\tissued {issued} UTC\texpires {expires} UTC")
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
 
 
 @main.command()

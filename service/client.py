@@ -25,7 +25,9 @@ import msgspec
 from service.api.lobby import GameCreatedOut as CreatedGame
 from service.api.lobby import GameSummary
 from service.api.lobby import SeatOut as JoinedSeat
+from service.api.players import PlayerCreatedOut as CreatedPlayer
 from service.games import SeatViewOut
+from service.players import PlayerOut as Player
 from service.store import ChainReport
 
 __all__ = [
@@ -33,9 +35,11 @@ __all__ = [
     "ChainReport",
     "CommandResult",
     "CreatedGame",
+    "CreatedPlayer",
     "EventOut",
     "GameSummary",
     "JoinedSeat",
+    "Player",
     "PlaylogClient",
     "SeatView",
 ]
@@ -197,11 +201,35 @@ class PlaylogClient:
         result: CreatedGame = await self._call("POST", "/games", CreatedGame, json=body)
         return result
 
-    async def join(self, game_id: uuid.UUID, name: str) -> JoinedSeat:
+    async def join(
+        self, game_id: uuid.UUID, name: str | None = None, *, player_token: str | None = None
+    ) -> JoinedSeat:
+        """Take a free seat: as the player of ``player_token``, or as a guest."""
+        body = {} if name is None else {"name": name}
         result: JoinedSeat = await self._call(
-            "POST", f"/games/{game_id}/seats", JoinedSeat, json={"name": name}
+            "POST", f"/games/{game_id}/seats", JoinedSeat, json=body, token=player_token
         )
         return result
+
+    async def create_player(self, name: str) -> CreatedPlayer:
+        result: CreatedPlayer = await self._call("POST", "/players", CreatedPlayer, json={"name": name})
+        return result
+
+    async def player(self, player_id: uuid.UUID) -> Player:
+        result: Player = await self._call("GET", f"/players/{player_id}", Player)
+        return result
+
+    async def refresh_player_token(self, token: str) -> CreatedPlayer:
+        result: CreatedPlayer = await self._call("POST", "/players/me/token", CreatedPlayer, token=token)
+        return result
+
+    async def revoke_player_token(self, token: str) -> None:
+        response = await self.http.request(
+            "DELETE", "/players/me", headers={"Authorization": f"Bearer {token}"}
+        )
+        if response.status_code >= 400:
+            body = response.json()
+            raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
 
     async def start(self, game_id: uuid.UUID, host_token: str) -> GameSummary:
         result: GameSummary = await self._call(

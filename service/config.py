@@ -7,10 +7,16 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from service.auth import Keyring
+
 
 def default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "playlog"
+
+
+def _hours(env: dict[str, str], name: str, default: float) -> float:
+    return float(env.get(name, default)) * 3600.0
 
 
 @dataclass(frozen=True)
@@ -23,6 +29,13 @@ class Settings:
     cache_games: int = 2000
     log_format: str = "auto"  # auto | json | console
     scheduler_interval: float = 0.05
+    # Token lifetimes, in seconds (README, "Security").
+    seat_token_lifetime: float = 30 * 86400.0  # upper bound of a seat token, game or no game
+    seat_token_after_game: float = 3 * 86400.0  # a seat token keeps reading this long after the end
+    host_token_lifetime: float = 3 * 86400.0  # upper bound of a host token (the lobby's life)
+    host_token_after_start: float = 600.0  # a host token stops working this long after the start
+    player_token_lifetime: float = 365 * 86400.0
+    moderator_cache_seconds: float = 5.0  # how long an instance trusts its list of revoked names
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -36,7 +49,16 @@ class Settings:
             command_retries=int(env.get("PLAYLOG_COMMAND_RETRIES", 5)),
             cache_games=int(env.get("PLAYLOG_CACHE_GAMES", 2000)),
             log_format=env.get("PLAYLOG_LOG_FORMAT", "auto"),
+            seat_token_lifetime=_hours(env, "PLAYLOG_SEAT_TOKEN_HOURS", 30 * 24),
+            seat_token_after_game=_hours(env, "PLAYLOG_SEAT_TOKEN_AFTER_GAME_HOURS", 72),
+            host_token_lifetime=_hours(env, "PLAYLOG_HOST_TOKEN_HOURS", 72),
+            host_token_after_start=_hours(env, "PLAYLOG_HOST_TOKEN_AFTER_START_HOURS", 1 / 6),
+            player_token_lifetime=_hours(env, "PLAYLOG_PLAYER_TOKEN_HOURS", 365 * 24),
         )
+
+    def keyring(self) -> Keyring:
+        """The signing keys (``PLAYLOG_JWT_SECRET``: ``kid:secret`` pairs, newest first)."""
+        return Keyring.parse(self.secret())
 
     def secret(self) -> str:
         """The JWT signing key: the configured one, else one kept in the data directory."""

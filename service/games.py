@@ -71,6 +71,14 @@ class CommandResult(msgspec.Struct, frozen=True):
     view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
 
 
+def check_holder(table: Table, seat: int, holder: str | None) -> None:
+    """403 ``seat_token_revoked`` unless occupancy ``holder`` holds ``seat`` (None: no check)."""
+    if holder is None:
+        return
+    if not 0 <= seat < len(table.seats) or table.occupancies[seat] != holder:
+        raise ServiceError(403, "seat_token_revoked", "This seat token's holder no longer holds this seat.")
+
+
 def _key_reused() -> ServiceError:
     return ServiceError(
         422, "idempotency_key_reused", "This Idempotency-Key was already used for a different request."
@@ -253,7 +261,9 @@ class GameService:
         table, _, _ = await self._append(game_id, None, [event], command_id=None, actor="lobby")
         return game_id, table
 
-    async def join(self, game_id: uuid.UUID, name: str) -> tuple[int, Table]:
+    async def join(self, game_id: uuid.UUID, name: str, *, player: str | None = None) -> tuple[int, Table]:
+        """Take the first free seat for ``name`` (and ``player``, unless a guest); the table after
+        holds the new occupancy id, which the seat token carries."""
         name = name.strip()
         if not 1 <= len(name) <= 40:
             raise ServiceError(422, "invalid_name", "A display name has 1 to 40 characters.")
@@ -266,7 +276,11 @@ class GameService:
                 raise ServiceError(409, "game_full", "Every seat of this game is taken.")
             seat = free[0]
             new, _, _ = await self._append(
-                game_id, table, [SeatJoined(seat=seat, name=name)], command_id=None, actor="lobby"
+                game_id,
+                table,
+                [SeatJoined(seat=seat, name=name, occupancy=uuid.uuid4().hex, player=player)],
+                command_id=None,
+                actor="lobby",
             )
             return seat, new
 
@@ -290,8 +304,9 @@ class GameService:
         result: Table = await self._retrying(game_id, attempt)
         return result
 
-    async def leave_lobby(self, game_id: uuid.UUID, seat: int) -> Table:
+    async def leave_lobby(self, game_id: uuid.UUID, seat: int, *, holder: str | None = None) -> Table:
         async def attempt(table: Table) -> Table:
+            check_holder(table, seat, holder)
             if table.status != "open":
                 raise ServiceError(
                     409,
@@ -306,15 +321,15 @@ class GameService:
         result: Table = await self._retrying(game_id, attempt)
         return result
 
-    async def leave(self, game_id: uuid.UUID, seat: int) -> Table:
+    async def leave(self, game_id: uuid.UUID, seat: int, *, holder: str | None = None) -> Table:
         """Leave the lobby before the start; once the game runs, concede through its rules."""
         table = await self.load(game_id)
         if table.status == "open":
-            return await self.leave_lobby(game_id, seat)
+            return await self.leave_lobby(game_id, seat, holder=holder)
         concede = table.decider.concede
         if table.status == "finished" or concede is None:
             raise ServiceError(409, "cannot_leave", "This game cannot be left now.")
-        await self.command(game_id, seat, _encoder.encode(concede()))
+        await self.command(game_id, seat, _encoder.encode(concede()), holder=holder)
         return await self.load(game_id)
 
     # -- commands ------------------------------------------------------------------------------
@@ -333,8 +348,13 @@ class GameService:
         *,
         idempotency_key: str | None = None,
         expected_version: int | None = None,
+        holder: str | None = None,
     ) -> CommandResult:
-        """Decode, decide and append one seat's command; one canonical log line whatever happens."""
+        """Decode, decide and append one seat's command; one canonical log line whatever happens.
+
+        ``holder``: the occupancy id the caller's token names; the command is refused unless it
+        still holds the seat in the very table the command is decided on.
+        """
         started = time.perf_counter()
         outcome, command_type, kind = "error", "?", "?"
         try:
@@ -343,7 +363,7 @@ class GameService:
             command = self.decode_command(decider, body)
             command_type = type(command).__name__
             result, outcome = await self._command(
-                game_id, decider, seat, command, body, idempotency_key, expected_version
+                game_id, decider, seat, command, body, idempotency_key, expected_version, holder
             )
             return result
         except (RuleViolation, ServiceError) as exc:
@@ -372,11 +392,13 @@ class GameService:
         body: bytes,
         idempotency_key: str | None,
         expected_version: int | None,
+        holder: str | None = None,
     ) -> tuple[CommandResult, str]:
         command_id = f"seat:{seat}:{idempotency_key}" if idempotency_key else None
         fingerprint = hashlib.sha256(body).hexdigest() if idempotency_key else None
 
         async def attempt(table: Table) -> tuple[CommandResult, str]:
+            check_holder(table, seat, holder)
             if table.status == "open":
                 raise ServiceError(409, "game_not_started", "The game has not started yet.")
             ctx = Context(rng=self.rng(table, game_id), now=self.clock(), seat=seat)

@@ -26,6 +26,7 @@ from service.log import get_logger
 from service.tasks import Backoff, log_failure, stop, wait_event
 
 CHANNEL = "playlog_events"
+AUTH_PREFIX = "auth:"  # payload kind on the same channel: a change of who may do what
 MAX_PAYLOAD = 7900  # PostgreSQL refuses payloads of 8000 bytes or more
 CONNECT_TIMEOUT = 5.0
 HEALTH_CHECK_SECONDS = 5.0
@@ -108,6 +109,7 @@ class Listener:
         self._conn: asyncpg.Connection | None = None
         self._on_append: list[Callable[[uuid.UUID, int], None]] = []
         self._on_resync: list[Callable[[], None]] = []
+        self._on_auth: list[Callable[[str], None]] = []
 
     def on_append(self, callback: Callable[[uuid.UUID, int], None]) -> None:
         """Call ``callback(game_id, seq)`` for every append notified (caches drop stale entries)."""
@@ -116,6 +118,10 @@ class Listener:
     def on_resync(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` on every (re)connection: notifications may have been missed."""
         self._on_resync.append(callback)
+
+    def on_auth(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback(topic)`` for every ``auth:<topic>`` notification (see ``notify_auth``)."""
+        self._on_auth.append(callback)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="playlog-listener")
@@ -156,6 +162,10 @@ class Listener:
 
     def _on_notification(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         for item in payload.split(";"):
+            if item.startswith(AUTH_PREFIX):
+                for on_auth in self._on_auth:
+                    on_auth(item.removeprefix(AUTH_PREFIX))
+                continue
             game, _, seq = item.partition(":")
             with contextlib.suppress(ValueError):
                 game_id = uuid.UUID(game)
@@ -196,3 +206,8 @@ class Listener:
                 break
             async with asyncio.timeout(HEALTH_CHECK_SECONDS):
                 await conn.execute("SELECT 1")
+
+
+async def notify_auth(conn: asyncpg.Connection, topic: str) -> None:
+    """Tell every instance's listener that ``topic`` (e.g. ``moderators``) changed."""
+    await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, AUTH_PREFIX + topic)

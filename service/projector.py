@@ -85,8 +85,8 @@ WHERE g.version < EXCLUDED.version
 """
 
 _UPSERT_STATS = """
-INSERT INTO player_stats AS s (player, kind, played, won) VALUES ($1, $2, $3, $4)
-ON CONFLICT (player, kind) DO UPDATE SET played = s.played + EXCLUDED.played, won = s.won + EXCLUDED.won
+INSERT INTO player_stats AS s (player_id, kind, played, won) VALUES ($1::text::uuid, $2, $3, $4)
+ON CONFLICT (player_id, kind) DO UPDATE SET played = s.played + EXCLUDED.played, won = s.won + EXCLUDED.won
 """
 
 

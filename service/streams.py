@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
+from typing import Any
 
 import msgspec
 from litestar.response import ServerSentEventMessage
@@ -51,8 +52,10 @@ async def event_stream(
     *,
     delay: float = 0.0,
     clock: Callable[[], float] = time.time,
+    ends: Callable[[int, Any], bool] | None = None,
 ) -> AsyncGenerator[ServerSentEventMessage, None]:
-    """Events after seq ``after`` for ``viewer``, each released ``delay`` s after it was recorded."""
+    """Events after seq ``after`` for ``viewer``, each released ``delay`` s after it was recorded;
+    the stream ends before the first event for which ``ends(seq, event)`` holds."""
     async with hub.watch(game_id) as feed:
         cursor = after
         while True:
@@ -62,6 +65,8 @@ async def event_stream(
                     await wait_event(hub.drained, min(wait, KEEPALIVE_SECONDS))
                 if due > clock():  # the process shuts down before this event is due
                     break
+                if ends is not None and ends(item.seq, item.event):
+                    return
                 cursor = item.seq
                 message = _message(feed, item.seq, viewer)
                 if message is not None:

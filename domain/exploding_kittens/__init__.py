@@ -62,7 +62,7 @@ from __future__ import annotations
 
 from domain.decider import Decider
 from domain.exploding_kittens.commands import ExplodingKittensCommand, Leave
-from domain.exploding_kittens.events import ExplodingKittensEvent
+from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConceded
 from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import deadline, decide, evolve, on_deadline, outcome, start
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
@@ -72,6 +72,11 @@ from domain.exploding_kittens.views import ExplodingKittensView, redact, view
 def hidden_order(state: ExplodingKittensState) -> tuple[str, ...]:
     """The draw pile, top first: what every shuffle commitment commits to."""
     return state.draw_pile
+
+
+def conceded_seat(event: object) -> int | None:
+    """The seat that left the running game, if ``event`` says one did."""
+    return event.seat if isinstance(event, PlayerConceded) else None
 
 
 DECIDER = Decider(
@@ -93,6 +98,7 @@ DECIDER = Decider(
     on_deadline=on_deadline,
     outcome=outcome,
     concede=Leave,
+    conceded_seat=conceded_seat,
     hidden_order=hidden_order,
 )
 

@@ -20,8 +20,7 @@ from projections.replay import Change, RawEvent, ShuffleProof, Step, replay, sna
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
 from projections.spectator import released_by
-from service import auth
-from service.api.deps import provide_optional_principal, provide_principal
+from service.api.deps import SeatHolder, provide_optional_principal, provide_seat_holder
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
@@ -87,7 +86,7 @@ async def _audited(
 class AuditController(Controller):
     path = "/games/{game_id:uuid}/audit"
     tags = ["audit"]
-    dependencies = {"principal": Provide(provide_optional_principal, sync_to_thread=False)}
+    dependencies = {"principal": Provide(provide_optional_principal)}
 
     @get("/verify", operation_id="verifyChain", summary="Recompute the game's hash chain")
     async def verify(
@@ -164,7 +163,7 @@ class AuditController(Controller):
 class SeatTranscriptController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"principal": Provide(provide_principal, sync_to_thread=False)}
+    dependencies = {"holder": Provide(provide_seat_holder)}
 
     @get(
         "/transcript",
@@ -172,10 +171,7 @@ class SeatTranscriptController(Controller):
         summary="This seat's own transcript of a finished game",
         media_type=MediaType.TEXT,
     )
-    async def transcript(
-        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
-    ) -> str:
-        auth.require_seat(principal, game_id, seat)
+    async def transcript(self, game_id: uuid.UUID, seat: int, games: GameService, holder: SeatHolder) -> str:
         stored = await games.store.read(game_id)
         steps = replay(_raw(s) for s in stored)
         if not steps or steps[-1].table.status != "finished":

@@ -12,9 +12,11 @@ from litestar.di import Provide
 
 from projections.table import Table
 from service import auth
-from service.api.deps import provide_principal
+from service.api.deps import Host, SeatActor, provide_host, provide_optional_principal, provide_seat_actor
 from service.api.listing import GameListing, fetch_listing, listing_query
 from service.auth import Principal
+from service.config import Settings
+from service.errors import ServiceError
 from service.games import GameService
 
 
@@ -33,13 +35,15 @@ class GameCreatedOut(msgspec.Struct, frozen=True):
 
 
 class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    name: str
+    # The seat's display name; with a player token it defaults to the player's name.
+    name: str | None = None
 
 
 class SeatOut(msgspec.Struct, frozen=True):
     game_id: uuid.UUID
     seat: int
     token: str
+    player_id: uuid.UUID | None = None  # None: joined as a guest (no statistics)
 
 
 class GameSummary(msgspec.Struct, frozen=True):
@@ -90,39 +94,65 @@ class LobbyController(Controller):
         game_id, table = await games.create(
             data.kind, data.options, public=data.public, spectator_delay=data.spectator_delay
         )
-        token = auth.issue(state.secret, Principal(role="host", game_id=game_id))
+        settings: Settings = state.settings
+        token = auth.issue(
+            state.keyring, Principal(role="host", game_id=game_id), settings.host_token_lifetime
+        )
         return GameCreatedOut(game_id=game_id, kind=table.kind, seats=len(table.seats), host_token=token)
 
     @get("/{game_id:uuid}", operation_id="getGame", summary="A game's public summary")
     async def get_game(self, game_id: uuid.UUID, games: GameService) -> GameSummary:
         return summary(game_id, await games.load(game_id))
 
-    @post("/{game_id:uuid}/seats", operation_id="joinGame", summary="Take a free seat")
-    async def join(self, game_id: uuid.UUID, data: JoinSeat, games: GameService, state: State) -> SeatOut:
-        seat, _ = await games.join(game_id, data.name)
-        token = auth.issue(state.secret, Principal(role="seat", game_id=game_id, seat=seat))
-        return SeatOut(game_id=game_id, seat=seat, token=token)
+    @post(
+        "/{game_id:uuid}/seats",
+        operation_id="joinGame",
+        summary="Take a free seat (with a player token: as that player; without: as a guest)",
+        dependencies={"principal": Provide(provide_optional_principal)},
+    )
+    async def join(
+        self,
+        game_id: uuid.UUID,
+        data: JoinSeat,
+        games: GameService,
+        state: State,
+        principal: Principal | None,
+    ) -> SeatOut:
+        player_id = None
+        if principal is not None:
+            if principal.role != "player":
+                raise ServiceError(403, "forbidden", "Join with a player token, or with none as a guest.")
+            player_id = principal.player_id
+        name = data.name
+        if name is None:
+            if player_id is None:
+                raise ServiceError(422, "invalid_name", "A guest joins with a display name.")
+            name = await state.players.name(player_id)
+        seat, table = await games.join(game_id, name, player=str(player_id) if player_id else None)
+        occupancy = table.occupancies[seat] or ""
+        settings: Settings = state.settings
+        holder = Principal(role="seat", game_id=game_id, seat=seat, occupancy=occupancy)
+        token = auth.issue(state.keyring, holder, settings.seat_token_lifetime)
+        return SeatOut(game_id=game_id, seat=seat, token=token, player_id=player_id)
 
     @post(
         "/{game_id:uuid}/start",
         operation_id="startGame",
         summary="Start the game (host token; every seat taken)",
-        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
+        dependencies={"host": Provide(provide_host)},
         status_code=200,
     )
-    async def start(self, game_id: uuid.UUID, games: GameService, principal: Principal) -> GameSummary:
-        auth.require_host(principal, game_id)
+    async def start(self, game_id: uuid.UUID, games: GameService, host: Host) -> GameSummary:
         return summary(game_id, await games.start(game_id))
 
     @delete(
         "/{game_id:uuid}/seats/{seat:int}",
         operation_id="leaveGame",
         summary="Leave a seat before the game starts, or concede once it runs",
-        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
+        dependencies={"holder": Provide(provide_seat_actor)},
         status_code=200,
     )
     async def leave(
-        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
+        self, game_id: uuid.UUID, seat: int, games: GameService, holder: SeatActor
     ) -> GameSummary:
-        auth.require_seat(principal, game_id, seat)
-        return summary(game_id, await games.leave(game_id, seat))
+        return summary(game_id, await games.leave(game_id, seat, holder=holder.principal.occupancy))

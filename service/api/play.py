@@ -12,22 +12,21 @@ from litestar.params import HeaderParameter, QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
-from service import auth
-from service.api.deps import provide_principal
-from service.auth import Principal
+from service.api.deps import SeatActor, SeatHolder, provide_seat_actor, provide_seat_holder
 from service.games import CommandResult, GameService, SeatViewOut, seat_view
 
 
 class PlayController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"principal": Provide(provide_principal, sync_to_thread=False)}
+    dependencies = {"holder": Provide(provide_seat_holder)}
 
     @post(
         "/commands",
         operation_id="sendCommand",
         summary="Send a command for this seat (the game's tagged union)",
         status_code=200,
+        dependencies={"holder": Provide(provide_seat_actor)},
     )
     async def command(
         self,
@@ -35,7 +34,7 @@ class PlayController(Controller):
         seat: int,
         request: Request[Any, Any, Any],
         games: GameService,
-        principal: Principal,
+        holder: SeatActor,
         idempotency_key: Annotated[
             str | None,
             HeaderParameter(
@@ -63,10 +62,14 @@ class PlayController(Controller):
             ),
         ] = False,
     ) -> CommandResult:
-        auth.require_seat(principal, game_id, seat)
         body = await request.body()
         result = await games.command(
-            game_id, seat, body, idempotency_key=idempotency_key, expected_version=expected_version
+            game_id,
+            seat,
+            body,
+            idempotency_key=idempotency_key,
+            expected_version=expected_version,
+            holder=holder.principal.occupancy,
         )
         if with_view:  # saves the client the view request it would send next
             table = await games.load(game_id, cached_ok=True)
@@ -74,11 +77,8 @@ class PlayController(Controller):
         return result
 
     @get("/view", operation_id="getSeatView", summary="What this seat sees now, with its legal commands")
-    async def view(
-        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
-    ) -> SeatViewOut:
-        auth.require_seat(principal, game_id, seat)
-        return seat_view(game_id, await games.load(game_id, cached_ok=True), seat)
+    async def view(self, game_id: uuid.UUID, seat: int, holder: SeatHolder) -> SeatViewOut:
+        return seat_view(game_id, holder.table, seat)
 
     @get("/events", operation_id="getSeatEvents", summary="Events after a version, as this seat sees them")
     async def events(
@@ -86,8 +86,7 @@ class PlayController(Controller):
         game_id: uuid.UUID,
         seat: int,
         games: GameService,
-        principal: Principal,
+        holder: SeatHolder,
         after: Annotated[int, QueryParameter(name="after", ge=0)] = 0,
     ) -> list[EventOut]:
-        auth.require_seat(principal, game_id, seat)
         return await games.events_for(game_id, Seat(seat), after)

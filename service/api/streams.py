@@ -16,9 +16,7 @@ from litestar.response import ServerSentEvent
 from domain.viewers import SPECTATOR, Seat
 from projections import table as tables
 from projections.spectator import released_by
-from service import auth
-from service.api.deps import provide_principal
-from service.auth import Principal
+from service.api.deps import SeatHolder, provide_seat_holder
 from service.errors import ServiceError
 from service.games import GameService
 from service.streams import event_stream
@@ -61,23 +59,30 @@ async def spectated(games: GameService, game_id: uuid.UUID) -> tables.Table:
 class PlayerStreamController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"principal": Provide(provide_principal, sync_to_thread=False)}
+    dependencies = {"holder": Provide(provide_seat_holder)}
 
-    @get("/stream", operation_id="streamSeatEvents", summary="This seat's live event stream (SSE)")
+    @get(
+        "/stream",
+        operation_id="streamSeatEvents",
+        summary="This seat's live event stream (SSE); it ends when the seat changes hands",
+    )
     async def stream(
         self,
         game_id: uuid.UUID,
         seat: int,
-        games: GameService,
-        principal: Principal,
+        holder: SeatHolder,
         state: State,
         last_event_id: LastEventId = None,
         after: After = None,
     ) -> ServerSentEvent:
-        auth.require_seat(principal, game_id, seat)
-        await games.load(game_id)
         start = _resume_from(last_event_id, after)
-        return ServerSentEvent(event_stream(state.feeds, game_id, Seat(seat), start))
+
+        checked = holder.table.version  # the token's holder held the seat at this seq
+
+        def seat_left(seq: int, event: Any) -> bool:  # the holder's rights end with its seat
+            return seq > checked and isinstance(event, tables.SeatLeft) and event.seat == seat
+
+        return ServerSentEvent(event_stream(state.feeds, game_id, Seat(seat), start, ends=seat_left))
 
 
 class SpectatorController(Controller):

@@ -26,7 +26,9 @@ async def test_a_risk_cat_bot_game_runs_to_the_end_and_audits(
     assert report.finished and report.verified
     assert report.winners
 
-    moderator = {"Authorization": f"Bearer {issue(settings.secret(), Principal(role='moderator'))}"}
+    moderator = {
+        "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='mod'), 3600)}"
+    }
     audit = (await http.get(f"/games/{report.game_id}/audit", headers=moderator)).json()
     assert audit["chain"]["ok"] and audit["shuffles_valid"]
     assert audit["shuffles"][0]["type"] == "ARiskCatGameSetUp"

@@ -22,7 +22,9 @@ from service.store import EventStore
 
 @pytest.fixture
 def moderator(settings: Settings) -> dict[str, str]:
-    return {"Authorization": f"Bearer {issue(settings.secret(), Principal(role='moderator'))}"}
+    return {
+        "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='mod'), 3600)}"
+    }
 
 
 async def _finished_game(api: PlaylogClient, players: int = 3) -> Any:

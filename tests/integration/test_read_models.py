@@ -10,7 +10,7 @@ import asyncio
 import random
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import asyncpg
@@ -49,13 +49,16 @@ async def caught_up(pool: asyncpg.Pool) -> bool:
 
 async def read_model_rows(pool: asyncpg.Pool) -> Rows:
     lobby = await pool.fetch("SELECT * FROM lobby_games ORDER BY game_id")
-    stats = await pool.fetch("SELECT * FROM player_stats ORDER BY player, kind")
+    stats = await pool.fetch("SELECT * FROM player_stats ORDER BY player_id, kind")
     return [tuple(r) for r in lobby], [tuple(r) for r in stats]
 
 
-async def bot_games(api: PlaylogClient, count: int) -> list[GameReport]:
+async def bot_games(api: PlaylogClient, count: int, player_tokens: Sequence[str] = ()) -> list[GameReport]:
     reports = await asyncio.gather(
-        *(play_game(api, "exploding_kittens", EK_OPTIONS, rng=random.Random(n)) for n in range(count))
+        *(
+            play_game(api, "exploding_kittens", EK_OPTIONS, rng=random.Random(n), player_tokens=player_tokens)
+            for n in range(count)
+        )
     )
     assert all(r.finished and not r.errors for r in reports), reports
     return list(reports)
@@ -87,7 +90,10 @@ async def test_projector_follows_bot_games_into_lobby_rows_and_player_stats(
     api: PlaylogClient, pool: asyncpg.Pool
 ) -> None:
     await some_lobby_games(api)
-    reports = await bot_games(api, 3)
+    # Two players with one display name: two identities, two records.
+    players = [await api.create_player("bot") for _ in range(2)]
+    reports = await bot_games(api, 3, [p.token for p in players])
+    guests = await bot_games(api, 1)
     await wait_for(lambda: caught_up(pool))
 
     for report in reports:
@@ -105,15 +111,22 @@ async def test_projector_follows_bot_games_into_lobby_rows_and_player_stats(
     assert open_row["started_at"] is None and open_row["winners"] is None
     assert open_row["spectator_delay"] == 5
 
+    assert guests[0].finished
     stats = {
-        (r["player"], r["kind"]): (r["played"], r["won"])
+        (r["player_id"], r["kind"]): (r["played"], r["won"])
         for r in await pool.fetch("SELECT * FROM player_stats")
     }
     wins = [sum(seat in (r.winners or []) for r in reports) for seat in (0, 1)]
     assert stats == {
-        ("bot-0", "exploding_kittens"): (3, wins[0]),
-        ("bot-1", "exploding_kittens"): (3, wins[1]),
-    }  # alice and bob have not played a finished game
+        (players[0].player_id, "exploding_kittens"): (3, wins[0]),
+        (players[1].player_id, "exploding_kittens"): (3, wins[1]),
+    }  # guests (the last bot game, alice, bob) get no statistics
+    for player, won in zip(players, wins, strict=True):
+        shown = await api.player(player.player_id)
+        assert (shown.name, [(s.kind, s.played, s.won) for s in shown.stats]) == (
+            "bot",
+            [("exploding_kittens", 3, won)],
+        )
 
 
 async def test_a_transaction_that_commits_late_is_not_skipped(
@@ -214,10 +227,11 @@ async def test_rebuild_gives_the_same_rows_as_the_live_projector(
     database_url: str,
 ) -> None:
     await some_lobby_games(api)
-    await bot_games(api, 2)
+    players = [await api.create_player("bot") for _ in range(2)]
+    await bot_games(api, 2, [p.token for p in players])
     await wait_for(lambda: caught_up(pool))
     live = await read_model_rows(pool)
-    assert len(live[0]) == 4 and live[1]
+    assert len(live[0]) == 4 and len(live[1]) == 2  # statistics by player id, rebuilt the same
 
     seen: list[tuple[int, int]] = []
     report = await rebuild(store, database_url, batch_size=37, progress=lambda d, t: seen.append((d, t)))
@@ -236,7 +250,7 @@ async def test_an_interrupted_rebuild_then_a_full_one_gives_the_same_rows(
     api: PlaylogClient, pool: asyncpg.Pool, store: EventStore, database_url: str
 ) -> None:
     await some_lobby_games(api)
-    await bot_games(api, 2)
+    await bot_games(api, 2, [(await api.create_player("bot")).token])
     await wait_for(lambda: caught_up(pool))
     live = await read_model_rows(pool)
 

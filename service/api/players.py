@@ -1,0 +1,72 @@
+"""Players: create an identity, revoke its token, read a player's statistics."""
+
+from __future__ import annotations
+
+import uuid
+
+import msgspec
+from litestar import Controller, delete, get, post
+from litestar.datastructures import State
+from litestar.di import Provide
+
+from service.api.deps import provide_principal
+from service.auth import Principal
+from service.errors import ServiceError
+from service.players import PlayerOut, Players
+
+
+class CreatePlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: str  # a display name, not unique
+
+
+class PlayerCreatedOut(msgspec.Struct, frozen=True):
+    player_id: uuid.UUID
+    name: str
+    token: str  # the player's credential: send it when joining a seat
+
+
+def _players(state: State) -> Players:
+    players: Players = state.players
+    return players
+
+
+class PlayersController(Controller):
+    path = "/players"
+    tags = ["players"]
+
+    @post("/", operation_id="createPlayer", summary="Create a player; returns its player token")
+    async def create(self, data: CreatePlayer, state: State) -> PlayerCreatedOut:
+        player_id, token = await _players(state).create(data.name)
+        return PlayerCreatedOut(player_id=player_id, name=data.name.strip(), token=token)
+
+    @delete(
+        "/me",
+        operation_id="revokePlayerToken",
+        summary="Revoke the caller's player token (every token of this player is refused after)",
+        dependencies={"principal": Provide(provide_principal)},
+        status_code=204,
+    )
+    async def revoke(self, state: State, principal: Principal) -> None:
+        if principal.role != "player" or principal.player_id is None:
+            raise ServiceError(403, "forbidden", "A player token is required.")
+        await _players(state).revoke(principal.player_id)
+
+    @post(
+        "/me/token",
+        operation_id="refreshPlayerToken",
+        summary="A fresh player token, signed with the newest key (for key rotation)",
+        dependencies={"principal": Provide(provide_principal)},
+        status_code=200,
+    )
+    async def refresh(self, state: State, principal: Principal) -> PlayerCreatedOut:
+        if principal.role != "player" or principal.player_id is None:
+            raise ServiceError(403, "forbidden", "A player token is required.")
+        players = _players(state)
+        name = await players.name(principal.player_id)
+        return PlayerCreatedOut(
+            player_id=principal.player_id, name=name, token=players.token(principal.player_id)
+        )
+
+    @get("/{player_id:uuid}", operation_id="getPlayer", summary="A player's name and statistics")
+    async def get_player(self, player_id: uuid.UUID, state: State) -> PlayerOut:
+        return await _players(state).get(player_id)

@@ -1,0 +1,65 @@
+"""Players: an identity across games, tied to the seats it joins, revocable by its holder."""
+
+from __future__ import annotations
+
+import uuid
+
+import msgspec
+import pytest
+
+from projections.table import SeatJoined
+from service.client import ApiError, PlaylogClient
+from service.store import EventStore
+
+
+async def test_joining_with_a_player_token_ties_the_seat_to_the_player(
+    api: PlaylogClient, store: EventStore
+) -> None:
+    pat = await api.create_player("  pat ")
+    created = await api.create_game("exploding_kittens", {"players": 2})
+    seat = await api.join(created.game_id, player_token=pat.token)
+    guest = await api.join(created.game_id, "guest")
+
+    assert (pat.name, seat.player_id, guest.player_id) == ("pat", pat.player_id, None)
+    joined = [
+        msgspec.json.decode(e.data, type=SeatJoined)
+        for e in await store.read(created.game_id)
+        if e.type == "lobby.joined"
+    ]
+    assert [(j.name, j.player) for j in joined] == [("pat", str(pat.player_id)), ("guest", None)]
+    assert joined[0].occupancy and joined[0].occupancy != joined[1].occupancy
+    assert (await api.game(created.game_id)).seats == ["pat", "guest"]
+
+
+async def test_a_player_revokes_its_own_token(api: PlaylogClient) -> None:
+    pat = await api.create_player("pat")
+    await api.revoke_player_token(pat.token)
+    created = await api.create_game("exploding_kittens", {"players": 2})
+    with pytest.raises(ApiError) as refused:
+        await api.join(created.game_id, player_token=pat.token)
+    assert (refused.value.status, refused.value.code) == (401, "token_revoked")
+    with pytest.raises(ApiError) as again:
+        await api.revoke_player_token(pat.token)
+    assert again.value.status == 401
+    assert (await api.player(pat.player_id)).name == "pat"  # the record and its statistics stay
+
+
+async def test_only_a_player_token_or_none_joins_a_seat(api: PlaylogClient) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 3})
+    with pytest.raises(ApiError) as host:
+        await api.join(created.game_id, "h", player_token=created.host_token)
+    assert (host.value.status, host.value.code) == (403, "forbidden")
+    with pytest.raises(ApiError) as nameless:
+        await api.join(created.game_id)
+    assert (nameless.value.status, nameless.value.code) == (422, "invalid_name")
+
+
+async def test_an_unknown_player_is_not_found_and_a_new_one_has_no_statistics(api: PlaylogClient) -> None:
+    with pytest.raises(ApiError) as missing:
+        await api.player(uuid.uuid4())
+    assert missing.value.status == 404
+    pat = await api.create_player("pat")
+    assert (await api.player(pat.player_id)).stats == []
+    with pytest.raises(ApiError) as empty:
+        await api.create_player("   ")
+    assert (empty.value.status, empty.value.code) == (422, "invalid_name")
