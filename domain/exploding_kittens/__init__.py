@@ -38,7 +38,8 @@ Interpretations of this engine (not spelled out by RULES.md):
 - A late answer to a pending decision is still accepted while the server has not acted.
 - ``decision_timeout`` also bounds the active seat's turn: the clock restarts whenever the seat is
   free to act again (turn start, window close, a Favor given, a discard pick); on timeout the
-  server draws for it. A five-different pick that times out takes a random card of the discard.
+  server draws for it. A five-different pick that times out takes a card uniformly at random
+  among the discard pile's eligible cards (RULES 3; never a Kitten).
   Server-made choices carry ``by_server=True``.
 - A pair's stolen card, a shuffle's order and every timeout choice come from ``ctx.rng`` in
   ``decide`` and are written in the events; ``evolve`` never draws randomness.
