@@ -68,6 +68,9 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     state: Any  # the game's state
     version: int = 0  # seq of the last event folded
     outcome: Outcome | None = None
+    # Per seat, how many events only that seat may see (games with ``private_to`` only; empty
+    # while there are none): what each viewer's numbering leaves out (projections/numbering).
+    private: tuple[int, ...] = ()
 
     @property
     def decider(self) -> Decider:
@@ -133,7 +136,14 @@ def evolve(table: Table | None, event: Any) -> Table:
     state = decider.evolve(table.state, event)
     outcome = decider.outcome(state)
     status: Status = "finished" if outcome is not None else table.status
-    return msgspec.structs.replace(table, state=state, version=version, outcome=outcome, status=status)
+    private = table.private
+    if decider.private_to is not None and (owner := decider.private_to(event)) is not None:
+        counts = list(private or (0,) * len(table.seats))
+        counts[owner] += 1
+        private = tuple(counts)
+    return msgspec.structs.replace(
+        table, state=state, version=version, outcome=outcome, status=status, private=private
+    )
 
 
 def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:

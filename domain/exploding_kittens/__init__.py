@@ -67,7 +67,7 @@ from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import deadline, decide, evolve, on_deadline, outcome, start
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
-from domain.exploding_kittens.views import ExplodingKittensView, redact, view
+from domain.exploding_kittens.views import ExplodingKittensView, private_to, redact, view
 
 
 def hidden_order(state: ExplodingKittensState) -> tuple[str, ...]:
@@ -95,6 +95,7 @@ DECIDER = Decider(
     outcome=outcome,
     concede=Leave,
     hidden_order=hidden_order,
+    private_to=private_to,
 )
 
 __all__ = [

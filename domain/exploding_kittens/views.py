@@ -172,6 +172,11 @@ def view(state: ExplodingKittensState, viewer: Viewer) -> ExplodingKittensView:
     return ExplodingKittensSpectatorView(public=public)
 
 
+def private_to(event: ExplodingKittensEvent) -> int | None:
+    """The seat that alone may know ``event`` exists (a pass), None for events all viewers see."""
+    return event.seat if type(event) is ReactionPassed else None
+
+
 def redact(event: ExplodingKittensEvent, viewer: Viewer) -> ExplodingKittensEvent | None:
     """The event as ``viewer`` may see it; None if it may not see it at all."""
     if isinstance(viewer, Moderator):

@@ -117,6 +117,12 @@ def check_redaction(state: ExplodingKittensState, event: Any) -> None:
     spectator = DECIDER.redact(event, Spectator())
     if isinstance(spectator, DeckDealt):
         assert all(hand == () for hand in spectator.hands)
+    # ``private_to`` (what the numbering counts) agrees with what ``redact`` leaves out entirely.
+    assert DECIDER.private_to is not None
+    owner = DECIDER.private_to(event)
+    assert (spectator is None) == (owner is not None)
+    for seat in range(state.players):
+        assert (DECIDER.redact(event, Seat(seat)) is None) == (owner not in (None, seat))
 
 
 def check_views(state: ExplodingKittensState) -> None:
