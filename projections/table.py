@@ -136,14 +136,14 @@ def evolve(table: Table | None, event: Any) -> Table:
     state = decider.evolve(table.state, event)
     outcome = decider.outcome(state)
     status: Status = "finished" if outcome is not None else table.status
-    private = table.private
-    if decider.private_to is not None and (owner := decider.private_to(event)) is not None:
-        counts = list(private or (0,) * len(table.seats))
+    hook = decider.private_to
+    if hook is not None and (owner := hook(event)) is not None:
+        counts = list(table.private or (0,) * len(table.seats))
         counts[owner] += 1
-        private = tuple(counts)
-    return msgspec.structs.replace(
-        table, state=state, version=version, outcome=outcome, status=status, private=private
-    )
+        return msgspec.structs.replace(
+            table, state=state, version=version, outcome=outcome, status=status, private=tuple(counts)
+        )
+    return msgspec.structs.replace(table, state=state, version=version, outcome=outcome, status=status)
 
 
 def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:

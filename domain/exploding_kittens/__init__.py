@@ -31,7 +31,8 @@ Interpretations of this engine (not spelled out by RULES.md):
   (``CardPlayed``/``ComboPlayed`` then ``ReactionsResolved(closed_by="at_once")`` and the effect),
   so nobody can Nope; bots and tests use it.
 - A Nope names ``chain_length`` = the number of Nopes already in the chain (0 answers the action).
-- A seat that passed may still Nope while the window is open; passes are seen only by the passer.
+- A seat that passed may still Nope while the window is open; passes are seen only by the passer
+  and leave no trace in anyone else's numbering (``private_to``, projections/numbering).
 - Once a window's deadline has passed, any command other than Nope/PassReaction (refused:
   ``window_closed``) first closes the window (``closed_by="deadline"``) in the same batch, then
   is decided on the resulting state; ``ResolveReactions`` does only the closing.
