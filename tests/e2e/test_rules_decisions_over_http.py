@@ -9,7 +9,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from service.auth import Principal, issue
 from service.client import EventOut, PlaylogClient
+from service.config import Settings
 
 from .conftest import Game, started_game
 
@@ -173,3 +178,33 @@ async def test_five_different_pick_on_timeout_takes_an_eligible_discard_over_htt
     taken = next(e for e in events if e.type == "CardTakenFromDiscard")
     assert taken.data["by_server"] and taken.data["card"] in discard
     assert taken.data["card"] != "Exploding Kitten"
+
+
+# ---- RULES 1.9: moderators see everything; everyone does once a public game is over
+
+
+async def test_everything_is_shown_to_moderators_and_to_everyone_once_a_public_game_is_over(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings
+) -> None:
+    moderator = {"Authorization": f"Bearer {issue(settings.secret(), Principal(role='moderator'))}"}
+    for public in (True, False):
+        created = await api.create_game(
+            "exploding_kittens", {"players": 2, "reaction_window": 0}, public=public, spectator_delay=0
+        )
+        seats = [await api.join(created.game_id, f"p{n}") for n in range(2)]
+        await api.start(created.game_id, created.host_token)
+        path = f"/games/{created.game_id}/audit/log"
+        assert (await http.get(path)).status_code == 401  # running: moderators only
+        full = (await http.get(path, headers=moderator)).json()
+        dealt = next(e for e in full if e["type"] == "DeckDealt")
+        assert dealt["data"]["draw_pile"] and all(dealt["data"]["hands"])  # the hidden cards
+        await api.leave(created.game_id, 0, seats[0].token)
+        assert (await api.game(created.game_id)).status == "finished"
+        anyone = await http.get(path)
+        if public:
+            assert anyone.status_code == 200 and anyone.json()[: len(full)] == full
+            assert next(e for e in anyone.json() if e["type"] == "DeckDealt") == dealt
+        else:
+            assert anyone.status_code == 401
+            seat = {"Authorization": f"Bearer {seats[1].token}"}
+            assert (await http.get(path, headers=seat)).status_code == 403

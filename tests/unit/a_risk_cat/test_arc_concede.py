@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from domain.a_risk_cat import DECIDER
-from domain.a_risk_cat.commands import ChooseRobinTellTarget, Concede, DrawToken, StealRuns, StopAndStack
+from domain.a_risk_cat.commands import (
+    ChooseRobinTellTarget,
+    Concede,
+    DealRobinTellToken,
+    DrawToken,
+    StealRuns,
+    StopAndStack,
+)
 from domain.a_risk_cat.events import (
     ARiskCatGameEnded,
     ARiskCatTurnStarted,
@@ -14,7 +21,12 @@ from domain.a_risk_cat.events import (
     TurnStopped,
 )
 from domain.a_risk_cat.scoring import score
-from domain.a_risk_cat.state import PendingFirstDraw, PendingRobinTellTarget, PendingRunSteal
+from domain.a_risk_cat.state import (
+    PendingFirstDraw,
+    PendingRobinTellDeal,
+    PendingRobinTellTarget,
+    PendingRunSteal,
+)
 from domain.a_risk_cat.tokens import ROBIN_TELL
 from domain.a_risk_cat.views import view
 from domain.viewers import SPECTATOR
@@ -146,3 +158,13 @@ def test_robin_tell_tie_on_timeout_is_the_first_tied_stack_in_seat_order_after_t
     assert isinstance(chosen, RobinTellTargetChosen) and chosen.by_server
     assert chosen.robbed_seat == 3  # after seat 1 come 2 (empty), 3; the chooser's own stack is last
     assert refusal(state, ChooseRobinTellTarget(seat=2), 1) == "invalid_target"
+
+
+def test_a_conceded_seats_stack_is_still_reachable_by_powers() -> None:
+    state = make_state(mode="full", stacks=[[], ["p5-1", "p6-1"], ["p8-1"]], bag=[ROBIN_TELL, "p11-1"])
+    state, _ = play(state, Concede(), 1)
+    state, events = play(state, DrawToken())
+    assert isinstance(events[-1].awaiting, PendingRobinTellDeal)
+    assert state.robbed_seat == 1  # Robin Tell robs the conceded seat's stack, the richest
+    state, _ = play(state, DealRobinTellToken(to_seat=1))  # and may deal onto it
+    assert state.stacks[1] == ("p6-1",)

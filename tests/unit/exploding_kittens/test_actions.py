@@ -236,6 +236,17 @@ def test_target_hand_emptied_during_the_window_resolves_with_no_effect() -> None
     assert state.pending is None
 
 
+def test_pair_target_hand_emptied_during_the_window_resolves_with_no_effect() -> None:
+    state = rigged([[TC, TC, N], [N], [A]], reaction_window=5.0)
+    state, _ = act(state, 0, PlayCombo(cards=(TC, TC), target=1))
+    state, _ = act(state, 1, Nope(chain_length=0))  # its last card: the hand is now empty
+    state, _ = act(state, 0, Nope(chain_length=1))
+    state, _ = act(state, 1, PassReaction())
+    state, events = act(state, 2, PassReaction())
+    assert types(events) == ["ReactionPassed", "ReactionsResolved", "ActionHadNoEffect"]
+    assert state.hands[0] == () and state.hands[1] == ()
+
+
 # ---- Shuffle and See the Future
 
 
