@@ -47,7 +47,10 @@ Interpretations of this engine (not spelled out by RULES.md):
 - Fair shuffles: ``DeckDealt``, ``DeckShuffled`` and ``KittenDefused`` carry a public
   ``commitment`` of the new draw pile order and a hidden ``salt``. Removing the bottom-most Kitten
   on a leave is deterministic, so it needs no new commitment.
-- See the Future and Defuse positions shown in a seat's view are its latest ones, as they were.
+- A seat's view shows its knowledge of the pile as it stands now (RULES 1.9, knowledge.py): each
+  draw moves it up, a Shuffle or another seat's Defuse voids it, its own Defuse keeps it exact.
+  It keeps the position of the last Kitten it put back (an earlier one stays known only if it is
+  among the known top cards).
 - A Favor's target chooses the card; which copy of a title moves never matters (cards of a title
   are identical).
 

@@ -87,6 +87,10 @@ def check_cards(state: ExplodingKittensState) -> None:
     assert total + held == DECK_SIZE
     assert Card.EXPLODING_KITTEN not in state.discard
     assert all(Card.EXPLODING_KITTEN not in hand for hand in state.hands)
+    # RULES 1.9: what a seat knows of the pile is always true now.
+    for known, placed in zip(state.seen_future, state.placed_kitten, strict=True):
+        assert state.draw_pile[: len(known)] == known
+        assert placed is None or state.draw_pile[placed] is Card.EXPLODING_KITTEN
     if state.drawn_kitten is None:
         living = sum(state.alive)
         assert state.draw_pile.count(Card.EXPLODING_KITTEN) == living - 1
