@@ -933,7 +933,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "3.concede-arc-win",
         "ARC: a conceded seat cannot win",
-        (ARC + "test_arc_concede.py::test_a_conceded_seat_is_scored_but_cannot_win",),
+        (
+            ARC + "test_arc_concede.py::test_a_conceded_seat_is_scored_but_cannot_win",
+            ARC
+            + "test_arc_properties.py::test_random_games_with_concessions_end_scored_and_no_conceded_seat_wins",
+        ),
     ),
     Rule(
         "3.concede-arc-end",
