@@ -25,6 +25,16 @@ HTTP_RULES = E2E + "test_rules_decisions_over_http.py::"
 LEAKS = E2E + "test_numbering_leaks.py::"
 
 RULES: tuple[Rule, ...] = (
+    Rule(
+        "0.enforced",
+        "every rule is enforced by the server: the client is never trusted",
+        (
+            EK + "test_properties.py::test_legal_commands_are_exactly_the_accepted_ones",
+            EK + "test_properties.py::test_garbage_commands_only_raise_rule_violations",
+            ARC + "test_arc_properties.py::test_every_command_legal_commands_offers_is_accepted",
+            ARC + "test_arc_properties.py::test_garbage_commands_raise_only_rule_violations",
+        ),
+    ),
     # ---- 1. Exploding Kittens -------------------------------------------------------------
     Rule(
         "1.1",
@@ -181,11 +191,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "1.4.who-plays",
-        "only the active seat plays, with no window open and no decision pending",
+        "only the active seat plays, with no window open and no decision pending (leaving is always accepted)",
         (
             EK + "test_refusals.py::test_command_from_a_seat_that_is_not_the_active_one_is_refused",
             EK + "test_refusals.py::test_decision_pending_blocks_the_turn",
             EK + "test_nope.py::test_only_nope_and_pass_while_a_window_is_open",
+            EK + "test_end.py::test_leave_while_placing_a_kitten_removes_that_kitten",
         ),
     ),
     Rule(
@@ -485,10 +496,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "1.9.public",
-        "public: seats, alive, turn, owed, hand sizes, pile size, discard, plays and targets",
+        "public: seats, alive, turn, owed, hand sizes, pile size, discard, plays, targets, who saw the future or defused (not what or where), that a card moved, a triple's title, five different's pick",
         (
             EK + "test_information.py::test_seat_view_holds_its_hand_and_the_public_state",
             EK + "test_information.py::test_spectator_view_has_no_hands_and_no_pile_order",
+            EK + "test_actions.py::test_see_the_future_shows_the_top_three_to_the_seer_only",
+            EK + "test_kittens.py::test_defuse_position_is_seen_by_the_defuser_only",
+            EK + "test_actions.py::test_favor_card_is_visible_to_giver_and_receiver_only",
             EK + "test_actions.py::test_five_different_classic_takes_a_card_from_the_discard_pile",
             EK + "test_actions.py::test_triple_takes_the_named_card_when_held",
         ),
@@ -602,6 +616,7 @@ RULES: tuple[Rule, ...] = (
             ARC + "test_arc_turn.py::test_turn_must_start_with_a_draw",
             ARC + "test_arc_turn.py::test_draw_takes_the_bag_top_and_places_it_in_front_of_the_seat",
             ARC + "test_arc_turn.py::test_after_a_draw_the_seat_may_draw_again_or_stop",
+            ARC + "test_arc_setup.py::test_start_puts_every_token_in_a_shuffled_bag_with_a_commitment",
         ),
     ),
     Rule(
@@ -648,6 +663,8 @@ RULES: tuple[Rule, ...] = (
             ARC + "test_arc_turn.py::test_musician_cat_swaps_with_a_top_token",
             ARC + "test_arc_turn.py::test_musician_cat_can_be_kept",
             ARC + "test_arc_turn.py::test_non_cat_draw_does_not_steal_cat_tops",
+            ARC + "test_arc_powers.py::test_angel_on_top_blocks_cat_swap",
+            ARC + "test_arc_turn.py::test_musician_cat_with_nothing_to_do_is_kept_without_asking",
         ),
     ),
     Rule(
