@@ -18,6 +18,8 @@ Placed = tuple[int | None, ...]
 
 def after_draw(seen: Seen, placed: Placed) -> tuple[Seen, Placed]:
     """The top card left the pile."""
+    if not any(seen) and placed.count(None) == len(placed):
+        return seen, placed  # nobody knows anything: the common case, kept cheap
     return (
         tuple(known[1:] for known in seen),
         tuple(None if p is None or p == 0 else p - 1 for p in placed),
