@@ -154,7 +154,7 @@ async def test_fewer_than_two_seats_standing_ends_and_scores_the_game_over_http(
 async def test_robin_tell_tie_on_timeout_robs_the_first_stack_after_the_chooser_over_http(
     api: PlaylogClient,
 ) -> None:
-    game = await _arc(api, ROBIN_TIE_SEED, mode="full", timeout=3.0)
+    game = await _arc(api, ROBIN_TIE_SEED, mode="full", timeout=5.0)
     await _draw_and_stop(game, 0)
     await _draw_and_stop(game, 1)
     await game.send(2, {"type": "DrawToken"})
@@ -166,7 +166,7 @@ async def test_robin_tell_tie_on_timeout_robs_the_first_stack_after_the_chooser_
 
 async def test_five_different_pick_on_timeout_takes_an_eligible_discard_over_http(api: PlaylogClient) -> None:
     game = await started_game(
-        api, players=2, edition="classic", seed=3, first_seat=0, reaction_window=0, decision_timeout=3.0
+        api, players=2, edition="classic", seed=3, first_seat=0, reaction_window=0, decision_timeout=5.0
     )
     view = await game.view(0)
     combos = [c for c in view.legal_commands if c["type"] == "PlayCombo" and len(c["cards"]) == 5]
