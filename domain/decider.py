@@ -14,6 +14,7 @@ A game is a set of pure functions over immutable msgspec Structs::
     outcome(state) -> Outcome | None           # None while the game runs
     concede() -> Command                       # optional: how a seat leaves a running game
     conceded_seat(event) -> int | None         # optional: the seat an event says has conceded
+    private_to(event) -> int | None            # optional: the one seat that may know the event exists
     hidden_order(state) -> Sequence            # optional: what shuffle commitments commit to
 
 The service and the projections only ever see a ``Decider``; they never import a game.
@@ -87,6 +88,11 @@ class Decider:
     # The hidden order that events carrying a ``commitment`` commit to, read from the state
     # right after such an event (the draw pile, the bag): how a replay checks the shuffles.
     hidden_order: Callable[[Any], Sequence[Any]] | None = None
+    # For a game whose ``redact`` hides some events' very existence (returns None): the one seat
+    # that may see such an event (None for events every viewer sees, perhaps in part). It must
+    # agree with ``redact``; the projections number each viewer's events by it, so a hidden
+    # event leaves no gap in what that viewer can read. Left None when nothing is ever hidden.
+    private_to: Callable[[Any], int | None] | None = None
 
     def parse_options(self, raw: object) -> Any:
         """Options from untrusted input; unknown keys and bad values raise ``invalid_options``."""

@@ -13,11 +13,13 @@ import msgspec
 
 from domain.decider import Decider
 from domain.viewers import Moderator, Viewer
+from projections.numbering import private_seat, sees
 from projections.table import GameCreated, Table, is_lobby_type
 
 
 class EventOut(msgspec.Struct, frozen=True):
-    """One event on the wire: its seq in the game's log, type, time and (redacted) body."""
+    """One event on the wire: its number for this viewer (projections/numbering: the log's seq
+    for moderators), type, time and (redacted) body."""
 
     seq: int
     type: str
@@ -52,8 +54,20 @@ def envelope(
     return EventOut(seq=seq, type=_tag(shown) or _tag(event), recorded_at=recorded_at, data=shown)
 
 
-def envelopes(table: Table | None, items: Iterable[tuple[int, float, Any]], viewer: Viewer) -> list[EventOut]:
-    """``(seq, recorded_at, event)`` triples redacted for ``viewer``; hidden ones are left out."""
+def envelopes(
+    table: Table | None, items: Iterable[tuple[int, float, Any]], viewer: Viewer, before: int = 0
+) -> list[EventOut]:
+    """``(seq, recorded_at, event)`` triples (consecutive in the log) redacted for ``viewer`` and
+    numbered for it, from ``before + 1`` (its number of the event before the first); events it
+    may not see are left out and leave no gap."""
     decider = table.decider if table is not None else None
-    out = [envelope(decider, seq, at, event, viewer) for seq, at, event in items]
-    return [e for e in out if e is not None]
+    out: list[EventOut] = []
+    number = before
+    for _, at, event in items:
+        if not sees(private_seat(decider, event), viewer):
+            continue
+        number += 1
+        shown = envelope(decider, number, at, event, viewer)
+        if shown is not None:
+            out.append(shown)
+    return out

@@ -16,6 +16,7 @@ from domain import commitment
 from domain.viewers import MODERATOR, Viewer
 from projections import table as tables
 from projections.envelopes import redact
+from projections.numbering import private_seat, sees
 from projections.table import Table
 
 
@@ -143,18 +144,25 @@ def _fields(event: Any) -> str:
 
 
 def transcript(steps: Sequence[Step], viewer: Viewer = MODERATOR) -> str:
-    """One line per event, like a poker hand history; hidden cards face up for moderators."""
+    """One line per event, like a poker hand history; hidden cards face up for moderators.
+
+    Lines are numbered in the viewer's numbering (projections/numbering): no gap betrays an event
+    it may not see."""
     lines = []
+    number = 0
     if steps:
         first = steps[0].table
         names = ", ".join(f"{i}:{n}" for i, n in enumerate(steps[-1].table.seats))
         lines.append(f"# {first.kind} game, seats {names}")
     for step in steps:
+        if not sees(private_seat(step.table.decider, step.event), viewer):
+            continue
+        number += 1
         shown = redact(step.table.decider, step.event, viewer)
         if shown is None:
             continue
         when = datetime.fromtimestamp(step.recorded_at, UTC).strftime("%H:%M:%S.%f")[:-3]
         actor = step.actor or "-"
         tag = type(shown).__struct_config__.tag or step.type
-        lines.append(f"#{step.seq:<4} {when} {actor:<8} {tag} {_fields(shown)}".rstrip())
+        lines.append(f"#{number:<4} {when} {actor:<8} {tag} {_fields(shown)}".rstrip())
     return "\n".join(lines) + "\n"

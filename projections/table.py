@@ -78,6 +78,9 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     conceded: frozenset[int] = frozenset()  # seats whose holder left the running game
     started_at: float | None = None
     finished_version: int | None = None  # the seq of the event that ended the game
+    # Per seat, how many events only that seat may see (games with ``private_to`` only; empty
+    # while there are none): what each viewer's numbering leaves out (projections/numbering).
+    private: tuple[int, ...] = ()
 
     @property
     def decider(self) -> Decider:
@@ -147,6 +150,12 @@ def evolve(table: Table | None, event: Any) -> Table:
     finished_version = table.finished_version
     if status == "finished" and finished_version is None:
         finished_version = version
+    private = table.private
+    hook = decider.private_to
+    if hook is not None and (owner := hook(event)) is not None:
+        counts = list(private or (0,) * len(table.seats))
+        counts[owner] += 1
+        private = tuple(counts)
     return msgspec.structs.replace(
         table,
         state=state,
@@ -155,6 +164,7 @@ def evolve(table: Table | None, event: Any) -> Table:
         status=status,
         conceded=conceded,
         finished_version=finished_version,
+        private=private,
     )
 
 

@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from projections import table as tables
+from projections.numbering import private_seat
 from projections.table import Table
 from service.errors import not_found
 from service.log import get_logger
@@ -27,13 +28,16 @@ LINGER_SECONDS = 5.0
 
 
 class Item:
-    __slots__ = ("event", "recorded_at", "seq", "type")
+    __slots__ = ("event", "private", "recorded_at", "seq", "type")
 
-    def __init__(self, seq: int, recorded_at: float, type_: str, event: Any) -> None:
+    def __init__(
+        self, seq: int, recorded_at: float, type_: str, event: Any, private: int | None = None
+    ) -> None:
         self.seq = seq
         self.recorded_at = recorded_at
         self.type = type_
         self.event = event
+        self.private = private  # the one seat that may know this event exists (None: everyone)
 
 
 class Feed:
@@ -100,8 +104,9 @@ class FeedHub:
         items = []
         for s in stored:
             event = tables.decode(table.kind if table else None, s.type, s.data)
+            private = private_seat(table.decider if table else None, event)
             table = tables.evolve(table, event)
-            items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event))
+            items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event, private))
         assert table is not None
         feed.extend(items, table)
 

@@ -26,6 +26,7 @@ from domain.errors import RuleViolation
 from domain.viewers import Seat, Viewer
 from projections import table as tables
 from projections.envelopes import EventOut, envelopes
+from projections.numbering import count_seen, same_for_everyone, version_for
 from projections.table import GameCreated, GameStarted, SeatJoined, SeatLeft, Table
 from service import metrics
 from service.errors import ServiceError, not_found
@@ -44,7 +45,7 @@ class SeatViewOut(msgspec.Struct, frozen=True):
     game_id: uuid.UUID
     kind: str
     status: str
-    version: int
+    version: int  # how many events this seat may see (projections/numbering)
     seat: int
     seats: list[str | None]
     view: Any  # the game's view for this seat (None before the game starts)
@@ -57,7 +58,7 @@ def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
         game_id=game_id,
         kind=table.kind,
         status=table.status,
-        version=table.version,
+        version=version_for(table, Seat(seat)),
         seat=seat,
         seats=list(table.seats),
         view=table.decider.view(table.state, Seat(seat)) if table.status != "open" else None,
@@ -66,7 +67,7 @@ def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
 
 
 class CommandResult(msgspec.Struct, frozen=True):
-    version: int
+    version: int  # the seat's version right after the command (projections/numbering)
     events: list[EventOut]
     view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
 
@@ -202,26 +203,32 @@ class GameService:
         return new_table, result.events, False
 
     async def _retrying(
-        self, game_id: uuid.UUID, attempt: Callable[[Table], Any], expected_version: int | None = None
+        self,
+        game_id: uuid.UUID,
+        attempt: Callable[[Table], Any],
+        expected_version: int | None = None,
+        viewer: Viewer | None = None,
     ) -> Any:
         """Run ``attempt(table)`` until its append does not conflict (bounded).
 
         The first attempt trusts the cache: the append's expected seq guards it, and a refusal
         decided on a cached table is only final once the log confirms that table is current.
+        ``expected_version`` is in ``viewer``'s numbering: only a change it can see conflicts.
         """
         async with self._lock(game_id):
             table = await self.load(game_id, cached_ok=True)
             checked = False  # whether ``table`` was just read from the log
             for _ in range(self.retries):
-                if expected_version is not None and expected_version != table.version:
-                    if expected_version > table.version and not checked:
+                seen = table.version if viewer is None else version_for(table, viewer)
+                if expected_version is not None and expected_version != seen:
+                    if expected_version > seen and not checked:
                         table, checked = await self.load(game_id, fresh=True), True
                         continue
                     raise ServiceError(
                         409,
                         "version_conflict",
-                        f"Expected version {expected_version}, the game is at {table.version}.",
-                        current_version=table.version,
+                        f"Expected version {expected_version}, the game is at {seen}.",
+                        current_version=seen,
                     )
                 try:
                     return await attempt(table)
@@ -234,9 +241,8 @@ class GameService:
                     table, checked = fresh, True
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
-            raise ServiceError(
-                409, "version_conflict", "The game is too busy; retry.", current_version=table.version
-            )
+            seen = table.version if viewer is None else version_for(table, viewer)
+            raise ServiceError(409, "version_conflict", "The game is too busy; retry.", current_version=seen)
 
     # -- lobby ---------------------------------------------------------------------------------
 
@@ -418,25 +424,48 @@ class GameService:
                 actor=f"seat:{seat}",
                 fingerprint=fingerprint,
             )
-            shown = self._result(new, seat, stored, None if duplicate else events)
-            return shown, "duplicate" if duplicate else "applied"
+            if duplicate:
+                return await self._earlier_result(game_id, seat, stored), "duplicate"
+            return self._result(new, seat, stored, events), "applied"
 
-        result: tuple[CommandResult, str] = await self._retrying(game_id, attempt, expected_version)
+        result: tuple[CommandResult, str] = await self._retrying(
+            game_id, attempt, expected_version, Seat(seat)
+        )
         return result
 
     def _result(
-        self,
-        table: Table,
-        seat: int,
-        stored: Sequence[StoredEvent],
-        events: Sequence[Any] | None = None,
+        self, table: Table, seat: int, stored: Sequence[StoredEvent], events: Sequence[Any]
     ) -> CommandResult:
-        """What the seat may see of ``stored`` (``events``: the same, already decoded)."""
-        if events is None:
-            events = [tables.decode(table.kind, s.type, s.data) for s in stored]
+        """What the seat may see of the events just appended (``table``: right after them)."""
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
-        version = stored[-1].seq if stored else table.version
-        return CommandResult(version=version, events=envelopes(table, items, Seat(seat)))
+        viewer = Seat(seat)
+        version = version_for(table, viewer)
+        # Numbered back from the seat's version: the last event it sees is its number ``version``.
+        before = version - count_seen(table.decider, events, viewer)
+        return CommandResult(version=version, events=envelopes(table, items, viewer, before))
+
+    async def _earlier_result(
+        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent]
+    ) -> CommandResult:
+        """What the seat may see of an earlier command's events, numbered as they were then."""
+        if not stored:
+            return CommandResult(version=version_for(await self.load(game_id), Seat(seat)), events=[])
+        viewer = Seat(seat)
+        first = stored[0].seq
+        table: Table | None = None
+        items: list[tuple[int, float, Any]] = []
+        before = 0
+        for s in await self.store.read(game_id, 0, stored[-1].seq):
+            if s.seq == first:
+                before = version_for(table, viewer) if table is not None else 0
+            event = tables.decode(table.kind if table else None, s.type, s.data)
+            table = tables.evolve(table, event)
+            if s.seq >= first:
+                items.append((s.seq, s.recorded_at.timestamp(), event))
+        assert table is not None
+        return CommandResult(
+            version=version_for(table, viewer), events=envelopes(table, items, viewer, before)
+        )
 
     async def _replayed(
         self, game_id: uuid.UUID, seat: int, command_id: str, fingerprint: str | None
@@ -448,7 +477,7 @@ class GameService:
         stored, original_fingerprint = found
         if original_fingerprint != fingerprint:
             raise _key_reused()
-        return self._result(await self.load(game_id), seat, stored)
+        return await self._earlier_result(game_id, seat, stored)
 
     # -- scheduler -----------------------------------------------------------------------------
 
@@ -479,9 +508,16 @@ class GameService:
     # -- reading -------------------------------------------------------------------------------
 
     async def events_for(self, game_id: uuid.UUID, viewer: Viewer, after: int = 0) -> list[EventOut]:
+        """The events ``viewer`` may see after its number ``after`` (projections/numbering)."""
         table = await self.load(game_id)
-        stored = await self.store.read(game_id, after_seq=after)
+        if same_for_everyone(table) and after <= table.version:
+            # Nothing up to ``after`` is hidden from anyone: numbers and seqs agree so far.
+            stored = await self.store.read(game_id, after_seq=after)
+            before = after
+        else:
+            stored = await self.store.read(game_id)
+            before = 0
         items = [
             (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data)) for s in stored
         ]
-        return envelopes(table, items, viewer)
+        return [e for e in envelopes(table, items, viewer, before) if e.seq > after]

@@ -32,7 +32,17 @@ Decisions of RULES.md section 2 (kept as written):
   of other seats' stacks that are not Angel-topped; they join this turn's tokens.
 - Server timeouts (RULES 3): draw at the start of a turn; afterwards stop with the tokens in the
   order obtained (last on top); decline a steal; keep a Cat; Robin Tell deals everything left back
-  to the robbed seat; the ladies take nothing. Such events have ``by_server=True``.
+  to the robbed seat; Robin Tell's target among tied richest stacks is the first of them in seat
+  order after the chooser (its own stack last); the ladies take nothing. Such events have
+  ``by_server=True``.
+- Leaving a running game (RULES 3, ``Concede``, the service's DELETE of a seat): the seat
+  concedes (``SeatConceded``, public). Its turns are skipped from then on; if it was the active
+  seat, its pending decisions resolve at once with the timeout choices above (by the server),
+  except that a turn not yet begun is skipped without a draw. Its stack stays on the table
+  (stealable, reachable by powers, a Robin Tell deal may still go onto it) and is scored at the
+  end, but a conceded seat cannot win: the winners are the highest scores among the seats that
+  did not concede. With fewer than two seats standing, the turn in progress is closed the same
+  way (never drawing) and the game ends at once, scored.
 
 Our interpretations where RULES.md is silent:
 
@@ -47,11 +57,11 @@ Our interpretations where RULES.md is silent:
   powers resolve in that order.
 - A duplicate is checked before any power: the Cheater drawn after the Banker busts (it is the
   duplicate, not "after it"); the Banker drawn after the Cheater is spared and its power triggers.
-- Robin Tell: the active seat's own stack can be the richest. With several candidates and a
-  timeout, the server picks the first candidate from the active seat clockwise (its own first);
-  the deal is then a new decision. While dealt, the robbed pile is off the table (the robbed
-  stack is empty); its top is public, like a stack's top. Dealing everything back to the robbed
-  seat, one by one from the top, reverses that stack (the literal rule).
+- Robin Tell: the active seat's own stack can be the richest. With several candidates the
+  chooser picks (on a timeout, see above); the deal is then a new decision. While dealt, the
+  robbed pile is off the table (the robbed stack is empty); its top is public, like a stack's
+  top. Dealing everything back to the robbed seat, one by one from the top, reverses that stack
+  (the literal rule).
 - The ladies fire for the lady that completes the trio; tokens they take join this turn's tokens
   and their powers (Robin Tell, Banker, Cheater) resolve after the ladies are done, in order.
 - The three ladies, the Cat swap and Robin Tell apply to stacks as they are at that moment.
@@ -73,18 +83,23 @@ Refusal codes (``RuleViolation.code``): ``invalid_command``, ``game_not_started`
 ``must_draw_first``, ``bag_empty``, ``invalid_order``, ``stack_not_stealable``,
 ``duplicate_seat``, ``no_cats_to_take``, ``stack_not_swappable``, ``angel_protected``,
 ``invalid_target``, ``server_only``, ``no_deadline``, ``deadline_not_reached``, ``invalid_clock``,
-``invalid_context``.
+``invalid_context``, ``already_conceded``.
 """
 
 from __future__ import annotations
 
-from domain.a_risk_cat.commands import ARiskCatCommand
-from domain.a_risk_cat.events import ARiskCatEventUnion
+from domain.a_risk_cat.commands import ARiskCatCommand, Concede
+from domain.a_risk_cat.events import ARiskCatEventUnion, SeatConceded
 from domain.a_risk_cat.legal import legal_commands
 from domain.a_risk_cat.rules import deadline, decide, evolve, initial_state, on_deadline, outcome, start
 from domain.a_risk_cat.state import ARiskCatOptions, ARiskCatState
 from domain.a_risk_cat.views import ARiskCatView, redact, view
 from domain.decider import Decider
+
+
+def conceded_seat(event: object) -> int | None:
+    """The seat that left the running game, if ``event`` says one did."""
+    return event.seat if isinstance(event, SeatConceded) else None
 
 
 def hidden_order(state: ARiskCatState) -> tuple[str, ...]:
@@ -110,6 +125,8 @@ DECIDER = Decider(
     deadline=deadline,
     on_deadline=on_deadline,
     outcome=outcome,
+    concede=Concede,
+    conceded_seat=conceded_seat,
     hidden_order=hidden_order,
 )
 

@@ -65,6 +65,10 @@ class ARiskCatActOnTimeout(Command, frozen=True, kw_only=True):
     """Sent by the server (ctx.seat None) once the pending decision's deadline has passed."""
 
 
+class Concede(Command, frozen=True, kw_only=True):
+    """Leave a running game (RULES 3): any seat that has not conceded, at any time."""
+
+
 ARiskCatCommand = (
     DrawToken
     | StopAndStack
@@ -77,6 +81,7 @@ ARiskCatCommand = (
     | TakeTokenForLadies
     | DismissLadies
     | ARiskCatActOnTimeout
+    | Concede
 )
 
 COMMAND_TYPES: tuple[type[Command], ...] = (
@@ -91,6 +96,7 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     TakeTokenForLadies,
     DismissLadies,
     ARiskCatActOnTimeout,
+    Concede,
 )
 
 command_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ARiskCatCommand)

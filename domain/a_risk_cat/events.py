@@ -202,9 +202,17 @@ class TurnStopped(ARiskCatEvent, frozen=True, kw_only=True):
     by_server: bool = False
 
 
+class SeatConceded(ARiskCatEvent, frozen=True, kw_only=True):
+    """The seat left the game (RULES 3): its turns are skipped, its stack stays and is scored,
+    and it cannot win."""
+
+    seat: int
+
+
 class ARiskCatGameEnded(ARiskCatEvent, frozen=True, kw_only=True):
     """A turn ended with the bag empty. ``holdings[seat][p - 1]``: tokens of painting p held;
-    ``paintings_won[p - 1]``: the seat that won painting p (-1: removed or nobody)."""
+    ``paintings_won[p - 1]``: the seat that won painting p (-1: removed or nobody). Also ends the
+    game at once when fewer than two seats have not conceded."""
 
     holdings: tuple[tuple[int, ...], ...]
     paintings_won: tuple[int, ...]
@@ -230,6 +238,7 @@ ARiskCatEventUnion = (
     | LadyTookToken
     | LadiesDismissed
     | TurnStopped
+    | SeatConceded
     | ARiskCatGameEnded
 )
 

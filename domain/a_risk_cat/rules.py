@@ -18,6 +18,7 @@ from domain.a_risk_cat.commands import (
     COMMAND_TYPES,
     ARiskCatActOnTimeout,
     ChooseRobinTellTarget,
+    Concede,
     DealRobinTellToken,
     DismissLadies,
     DrawToken,
@@ -45,6 +46,7 @@ from domain.a_risk_cat.events import (
     RobinTellTokenDealt,
     RobinTellTriggered,
     RunsStolen,
+    SeatConceded,
     StolenRun,
     TokenDrawn,
     TurnBusted,
@@ -267,9 +269,14 @@ def decide(state: ARiskCatState, command: object, ctx: Context) -> list[ARiskCat
             raise RuleViolation("no_deadline", "The pending decision has no deadline.")
         if not isinstance(now, int | float) or not now >= state.deadline:
             raise RuleViolation("deadline_not_reached", "The pending decision's deadline has not passed.")
-        return _on_timeout(_Turn(state, ctx), pending)
+        turn = _Turn(state, ctx)
+        return turn.finish(_timeout_step(turn, pending))
     if type(seat) is not int or not 0 <= seat < state.players:
         raise RuleViolation("not_a_player", "Only a seat of this game may send this command.")
+    if isinstance(command, Concede):
+        if seat in state.conceded:
+            raise RuleViolation("already_conceded", "This seat has already conceded.")
+        return _concede(_Turn(state, ctx), seat)
     if seat != pending.seat:
         raise RuleViolation("not_your_turn", f"The game is waiting for seat {pending.seat}, not seat {seat}.")
     return _answer(_Turn(state, ctx), pending, command)
@@ -408,29 +415,53 @@ def _answer(turn: _Turn, pending: ARiskCatPending, command: Command) -> list[ARi
     raise RuleViolation("invalid_command", "This is not an A Risk Cat command.")  # pragma: no cover
 
 
-def _on_timeout(turn: _Turn, pending: ARiskCatPending) -> list[ARiskCatEvent]:
-    """RULES 3: the most neutral legal choice, marked as made by the server."""
+def _timeout_step(turn: _Turn, pending: ARiskCatPending) -> ARiskCatPending | None:
+    """RULES 3: the most neutral legal choice, marked as made by the server; the next decision."""
     state = turn.state
     match pending:
         case PendingFirstDraw():
-            return turn.finish(_draw(turn, by_server=True))
+            return _draw(turn, by_server=True)
         case PendingDrawOrStop():
-            return turn.finish(_stop(turn, state.turn_tokens, by_server=True))
+            return _stop(turn, state.turn_tokens, by_server=True)
         case PendingRunSteal():
-            return turn.finish(_steal(turn, [], by_server=True))
+            return _steal(turn, [], by_server=True)
         case PendingMusicianCat():
             turn.emit(MusicianCatKept(seat=pending.seat, token=pending.token, by_server=True))
-            return turn.finish(_resolve_powers(turn))
+            return _resolve_powers(turn)
         case PendingRobinTellTarget():
-            return turn.finish(_rob(turn, pending.candidates[0], by_server=True))
+            return _rob(turn, first_after(state, pending.seat, pending.candidates), by_server=True)
         case PendingRobinTellDeal():
             while turn.state.robin_pile:
                 _deal(turn, pending.robbed_seat, by_server=True)
-            return turn.finish(_after_deal(turn))
+            return _after_deal(turn)
         case PendingLadiesTake():
             turn.emit(LadiesDismissed(seat=pending.seat, taken=pending.taken, by_server=True))
-            return turn.finish(_resolve_powers(turn))
+            return _resolve_powers(turn)
     raise RuleViolation("no_pending_decision", "Nothing to act on.")  # pragma: no cover
+
+
+def first_after(state: ARiskCatState, chooser: int, seats: Sequence[int]) -> int:
+    """RULES 3: the first of ``seats`` in seat order after ``chooser`` (the chooser's own last)."""
+    n = state.players
+    return min(seats, key=lambda s: (s - chooser - 1) % n)
+
+
+def _concede(turn: _Turn, seat: int) -> list[ARiskCatEvent]:
+    """RULES 3: the seat concedes. Its pending decisions resolve with the timeout choices and its
+    turns are skipped; with fewer than two seats standing, the turn in progress closes the same
+    way (never drawing) and the game ends, scored."""
+    before = turn.state
+    pending = before.pending
+    turn.emit(SeatConceded(seat=seat))
+    while pending is not None and (pending.seat in turn.state.conceded or len(turn.state.standing()) < 2):
+        pending = _end_turn(turn) if isinstance(pending, PendingFirstDraw) else _timeout_step(turn, pending)
+    if len(turn.events) == 1 and pending is not None:
+        # Nothing else happened: the decision the game waits for keeps its deadline.
+        last = replace(turn.events[0], awaiting=pending, deadline=before.deadline)
+        turn.events[0] = last
+        turn.state = evolve(before, last)
+        return turn.events
+    return turn.finish(pending)
 
 
 # --- the steps of a turn ------------------------------------------------------------------------
@@ -649,10 +680,12 @@ def _stop(turn: _Turn, order: tuple[str, ...], *, by_server: bool) -> ARiskCatPe
 
 
 def _end_turn(turn: _Turn) -> ARiskCatPending | None:
-    """2.4: the game ends when a turn ends with the bag empty; else the next seat's turn."""
+    """2.4: the game ends when a turn ends with the bag empty (or, RULES 3, with fewer than two
+    seats standing); else the next standing seat's turn (conceded seats are skipped)."""
     state = turn.state
-    if not state.bag:
-        sheet = score(state.stacks, state.removed_paintings)
+    standing = state.standing()
+    if not state.bag or len(standing) < 2:
+        sheet = score(state.stacks, state.removed_paintings, state.conceded)
         turn.emit(
             ARiskCatGameEnded(
                 holdings=sheet.holdings,
@@ -662,7 +695,7 @@ def _end_turn(turn: _Turn) -> ARiskCatPending | None:
             )
         )
         return None
-    seat = (state.active_seat + 1) % state.players
+    seat = first_after(state, state.active_seat, standing)
     turn.emit(ARiskCatTurnStarted(seat=seat, turn_number=state.turn_number + 1))
     return PendingFirstDraw(seat=seat)
 
@@ -826,6 +859,8 @@ def evolve(state: ARiskCatState, event: ARiskCatEvent) -> ARiskCatState:
                 power_queue=(),
                 **after,
             )
+        case SeatConceded():
+            return replace(state, conceded=(*state.conceded, event.seat), **after)
         case ARiskCatGameEnded():
             return replace(
                 state,

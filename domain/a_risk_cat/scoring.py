@@ -25,11 +25,14 @@ class ARiskCatScoreSheet:
         self.winners = winners
 
 
-def score(stacks: Sequence[Sequence[str]], removed: Sequence[int] = ()) -> ARiskCatScoreSheet:
+def score(
+    stacks: Sequence[Sequence[str]], removed: Sequence[int] = (), conceded: Sequence[int] = ()
+) -> ARiskCatScoreSheet:
     """Most tokens of a painting wins it; a tie goes to the black-cat holder (tied or not).
 
     Score: 1 a token, 2 a Twins token, plus the values of the paintings won. Equal highest
-    scores share the win.
+    scores share the win. Conceded seats are scored (and may win paintings) but cannot win:
+    the winners are the highest scores among the seats that did not concede.
     """
     counts = [[0] * len(PAINTINGS) for _ in stacks]
     black_cat_holder: dict[int, int] = {}
@@ -52,8 +55,9 @@ def score(stacks: Sequence[Sequence[str]], removed: Sequence[int] = ()) -> ARisk
         won.append(winner)
         if winner >= 0:
             points[winner] += p
-    top = max(points, default=0)
-    winners = tuple(seat for seat, total in enumerate(points) if total == top)
+    contenders = [seat for seat in range(len(stacks)) if seat not in conceded]
+    top = max((points[seat] for seat in contenders), default=0)
+    winners = tuple(seat for seat in contenders if points[seat] == top)
     return ARiskCatScoreSheet(
         holdings=tuple(tuple(row) for row in counts),
         paintings_won=tuple(won),

@@ -102,7 +102,8 @@ class ARiskCatState(msgspec.Struct, frozen=True, kw_only=True):
     this turn's tokens in the order obtained; ``drawn`` the tokens drawn this turn (the bust check
     looks only at these; a Cat swapped away stays in it). ``power_queue`` holds the tokens whose
     power (full mode) has triggered but not yet resolved, in the order they joined. ``robin_pile``
-    is a stack taken by Robin Tell and being dealt (bottom to top).
+    is a stack taken by Robin Tell and being dealt (bottom to top). ``conceded``: the seats that
+    left the game (their stacks stay).
     """
 
     options: ARiskCatOptions
@@ -120,6 +121,7 @@ class ARiskCatState(msgspec.Struct, frozen=True, kw_only=True):
     power_queue: tuple[str, ...] = ()
     robin_pile: tuple[str, ...] = ()
     robbed_seat: int | None = None
+    conceded: tuple[int, ...] = ()  # the seats that left, in the order they left
     pending: ARiskCatPending | None = None
     deadline: float | None = None
     scores: tuple[int, ...] | None = None
@@ -133,3 +135,7 @@ class ARiskCatState(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def full(self) -> bool:
         return self.options.mode == "full"
+
+    def standing(self) -> list[int]:
+        """The seats that have not conceded."""
+        return [s for s in range(self.players) if s not in self.conceded]

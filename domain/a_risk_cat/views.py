@@ -52,6 +52,7 @@ class ARiskCatViewBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="vie
     robin_tell_pile_size: int
     robin_tell_pile_top: str | None
     robbed_seat: int | None
+    conceded: tuple[int, ...]
     pending: ARiskCatPending | None
     deadline: float | None
     scores: tuple[int, ...] | None
@@ -105,6 +106,7 @@ def _public(state: ARiskCatState) -> dict[str, object]:
         "robin_tell_pile_size": len(state.robin_pile),
         "robin_tell_pile_top": state.robin_pile[-1] if state.robin_pile else None,
         "robbed_seat": state.robbed_seat,
+        "conceded": state.conceded,
         "pending": state.pending,
         "deadline": state.deadline,
         "scores": state.scores,

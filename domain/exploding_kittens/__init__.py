@@ -31,21 +31,26 @@ Interpretations of this engine (not spelled out by RULES.md):
   (``CardPlayed``/``ComboPlayed`` then ``ReactionsResolved(closed_by="at_once")`` and the effect),
   so nobody can Nope; bots and tests use it.
 - A Nope names ``chain_length`` = the number of Nopes already in the chain (0 answers the action).
-- A seat that passed may still Nope while the window is open; passes are seen only by the passer.
+- A seat that passed may still Nope while the window is open; passes are seen only by the passer
+  and leave no trace in anyone else's numbering (``private_to``, projections/numbering).
 - Once a window's deadline has passed, any command other than Nope/PassReaction (refused:
   ``window_closed``) first closes the window (``closed_by="deadline"``) in the same batch, then
   is decided on the resulting state; ``ResolveReactions`` does only the closing.
 - A late answer to a pending decision is still accepted while the server has not acted.
 - ``decision_timeout`` also bounds the active seat's turn: the clock restarts whenever the seat is
   free to act again (turn start, window close, a Favor given, a discard pick); on timeout the
-  server draws for it. A five-different pick that times out takes a random card of the discard.
+  server draws for it. A five-different pick that times out takes a card uniformly at random
+  among the discard pile's eligible cards (RULES 3; never a Kitten).
   Server-made choices carry ``by_server=True``.
 - A pair's stolen card, a shuffle's order and every timeout choice come from ``ctx.rng`` in
   ``decide`` and are written in the events; ``evolve`` never draws randomness.
 - Fair shuffles: ``DeckDealt``, ``DeckShuffled`` and ``KittenDefused`` carry a public
   ``commitment`` of the new draw pile order and a hidden ``salt``. Removing the bottom-most Kitten
   on a leave is deterministic, so it needs no new commitment.
-- See the Future and Defuse positions shown in a seat's view are its latest ones, as they were.
+- A seat's view shows its knowledge of the pile as it stands now (RULES 1.9, knowledge.py): each
+  draw moves it up, a Shuffle or another seat's Defuse voids it, its own Defuse keeps it exact.
+  It keeps the position of the last Kitten it put back (an earlier one stays known only if it is
+  among the known top cards).
 - A Favor's target chooses the card; which copy of a title moves never matters (cards of a title
   are identical).
 
@@ -66,7 +71,7 @@ from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConcede
 from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import deadline, decide, evolve, on_deadline, outcome, start
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
-from domain.exploding_kittens.views import ExplodingKittensView, redact, view
+from domain.exploding_kittens.views import ExplodingKittensView, private_to, redact, view
 
 
 def hidden_order(state: ExplodingKittensState) -> tuple[str, ...]:
@@ -100,6 +105,7 @@ DECIDER = Decider(
     concede=Leave,
     conceded_seat=conceded_seat,
     hidden_order=hidden_order,
+    private_to=private_to,
 )
 
 __all__ = [

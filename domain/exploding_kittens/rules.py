@@ -12,6 +12,7 @@ from msgspec.structs import replace
 from domain.commitment import commit, new_salt
 from domain.decider import Context, Outcome
 from domain.errors import RuleViolation
+from domain.exploding_kittens import knowledge
 from domain.exploding_kittens.cards import (
     ACTION_CARDS,
     CAT_KINDS,
@@ -176,20 +177,30 @@ def _ev_owed_turn_started(s: State, e: OwedTurnStarted) -> State:
 def _ev_card_drawn(s: State, e: CardDrawn) -> State:
     top = s.draw_pile[0]
     hands = _with_item(s.hands, e.seat, (*s.hands[e.seat], top))
-    return replace(s, hands=hands, draw_pile=s.draw_pile[1:])
+    seen, placed = knowledge.after_draw(s.seen_future, s.placed_kitten)
+    return replace(s, hands=hands, draw_pile=s.draw_pile[1:], seen_future=seen, placed_kitten=placed)
 
 
 def _ev_kitten_drawn(s: State, e: KittenDrawn) -> State:
     pending = None
     if Card.DEFUSE in s.hands[e.seat]:
         pending = PendingDecision(kind="defuse", seat=e.seat, deadline=e.deadline)
-    return replace(s, draw_pile=s.draw_pile[1:], drawn_kitten=e.seat, pending=pending)
+    seen, placed = knowledge.after_draw(s.seen_future, s.placed_kitten)
+    return replace(
+        s,
+        draw_pile=s.draw_pile[1:],
+        drawn_kitten=e.seat,
+        pending=pending,
+        seen_future=seen,
+        placed_kitten=placed,
+    )
 
 
 def _ev_kitten_defused(s: State, e: KittenDefused) -> State:
     position = e.position if e.position is not None else 0
     pile = (*s.draw_pile[:position], Card.EXPLODING_KITTEN, *s.draw_pile[position:])
     hands = _with_item(s.hands, e.seat, _without(s.hands[e.seat], Card.DEFUSE))
+    seen, placed = knowledge.after_defuse(s.seen_future, s.placed_kitten, e.seat, position)
     return replace(
         s,
         hands=hands,
@@ -199,7 +210,8 @@ def _ev_kitten_defused(s: State, e: KittenDefused) -> State:
         pending=None,
         commitment=e.commitment,
         salt=e.salt,
-        placed_kitten=_with_item(s.placed_kitten, e.seat, e.position),
+        seen_future=seen,
+        placed_kitten=placed,
     )
 
 
@@ -258,7 +270,10 @@ def _ev_future_seen(s: State, e: FutureSeen) -> State:
 
 
 def _ev_deck_shuffled(s: State, e: DeckShuffled) -> State:
-    return replace(s, draw_pile=e.order, commitment=e.commitment, salt=e.salt)
+    seen, placed = knowledge.voided(s.seen_future, s.placed_kitten)
+    return replace(
+        s, draw_pile=e.order, commitment=e.commitment, salt=e.salt, seen_future=seen, placed_kitten=placed
+    )
 
 
 def _ev_action_had_no_effect(s: State, e: ActionHadNoEffect) -> State:
@@ -269,6 +284,7 @@ def _ev_player_conceded(s: State, e: PlayerConceded) -> State:
     pile = s.draw_pile
     out = s.out_of_game
     drawn_kitten = s.drawn_kitten
+    seen, placed = s.seen_future, s.placed_kitten
     if drawn_kitten == e.seat:
         drawn_kitten = None
         out = (*out, Card.EXPLODING_KITTEN)
@@ -277,6 +293,7 @@ def _ev_player_conceded(s: State, e: PlayerConceded) -> State:
             if pile[i] is Card.EXPLODING_KITTEN:
                 pile = pile[:i] + pile[i + 1 :]
                 out = (*out, Card.EXPLODING_KITTEN)
+                seen, placed = knowledge.after_removal(seen, placed, i)
                 break
     window = s.window
     if window is not None and window.actor == e.seat:
@@ -295,6 +312,8 @@ def _ev_player_conceded(s: State, e: PlayerConceded) -> State:
         window=window,
         pending=pending,
         turn_deadline=e.turn_deadline,
+        seen_future=seen,
+        placed_kitten=placed,
     )
 
 

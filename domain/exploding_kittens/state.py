@@ -72,8 +72,10 @@ class ExplodingKittensState(msgspec.Struct, frozen=True, kw_only=True):
     winner: int | None = None
     commitment: str = ""
     salt: str | None = None
-    seen_future: tuple[tuple[Card, ...], ...] = ()  # per seat: its latest See the Future
-    placed_kitten: tuple[int | None, ...] = ()  # per seat: where it last put a defused Kitten
+    # Per seat, what it knows of the pile now (domain/exploding_kittens/knowledge): the known cards
+    # from the top, and where the Kitten it last put back is now.
+    seen_future: tuple[tuple[Card, ...], ...] = ()
+    placed_kitten: tuple[int | None, ...] = ()
 
     @property
     def players(self) -> int:

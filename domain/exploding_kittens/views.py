@@ -74,8 +74,8 @@ class ExplodingKittensPublic(msgspec.Struct, frozen=True, kw_only=True):
 class ExplodingKittensSeatView(msgspec.Struct, frozen=True, kw_only=True, tag_field="view", tag="seat"):
     seat: int
     hand: tuple[Card, ...]
-    seen_future: tuple[Card, ...]  # its latest See the Future, top first, as it was then
-    placed_kitten: int | None  # where it last put a defused Kitten, as a position then
+    seen_future: tuple[Card, ...]  # the pile's top cards it knows now, top first (RULES 1.9)
+    placed_kitten: int | None  # where the Kitten it last put back is now, from the top
     public: ExplodingKittensPublic
     legal_commands: list[ExplodingKittensCommand]
 
@@ -170,6 +170,11 @@ def view(state: ExplodingKittensState, viewer: Viewer) -> ExplodingKittensView:
             legal_commands=legal_commands(state, seat),
         )
     return ExplodingKittensSpectatorView(public=public)
+
+
+def private_to(event: ExplodingKittensEvent) -> int | None:
+    """The seat that alone may know ``event`` exists (a pass), None for events all viewers see."""
+    return event.seat if type(event) is ReactionPassed else None
 
 
 def redact(event: ExplodingKittensEvent, viewer: Viewer) -> ExplodingKittensEvent | None:

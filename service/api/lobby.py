@@ -10,6 +10,8 @@ from litestar import Controller, delete, get, post
 from litestar.datastructures import State
 from litestar.di import Provide
 
+from domain.viewers import SPECTATOR
+from projections.numbering import version_for
 from projections.table import Table
 from service import auth
 from service.api.deps import Host, SeatActor, provide_host, provide_optional_principal, provide_seat_actor
@@ -50,7 +52,7 @@ class GameSummary(msgspec.Struct, frozen=True):
     game_id: uuid.UUID
     kind: str
     status: str
-    version: int
+    version: int  # the public numbering's version: events hidden from spectators are not counted
     public: bool
     spectator_delay: float
     seats: list[str | None]
@@ -62,7 +64,7 @@ def summary(game_id: uuid.UUID, table: Table) -> GameSummary:
         game_id=game_id,
         kind=table.kind,
         status=table.status,
-        version=table.version,
+        version=version_for(table, SPECTATOR),
         public=table.public,
         spectator_delay=table.spectator_delay,
         seats=list(table.seats),

@@ -15,6 +15,7 @@ from litestar.response import ServerSentEvent
 
 from domain.viewers import SPECTATOR, Seat
 from projections import table as tables
+from projections.numbering import version_for
 from projections.spectator import released_by
 from service.api.deps import SeatHolder, provide_seat_holder
 from service.errors import ServiceError
@@ -23,7 +24,9 @@ from service.streams import event_stream
 
 LastEventId = Annotated[
     str | None,
-    HeaderParameter(name="Last-Event-ID", required=False, description="Resume after this seq"),
+    HeaderParameter(
+        name="Last-Event-ID", required=False, description="Resume after this id (the viewer's event number)"
+    ),
 ]
 After = Annotated[int | None, QueryParameter(name="after", required=False, ge=0)]
 
@@ -33,7 +36,9 @@ def _resume_from(last_event_id: str | None, after: int | None) -> int:
         try:
             return max(0, int(last_event_id))
         except ValueError:
-            raise ServiceError(400, "invalid_last_event_id", "Last-Event-ID must be a seq number.") from None
+            raise ServiceError(
+                400, "invalid_last_event_id", "Last-Event-ID must be an event number."
+            ) from None
     return after or 0
 
 
@@ -41,7 +46,7 @@ class SpectatorSnapshot(msgspec.Struct, frozen=True):
     game_id: uuid.UUID
     kind: str
     status: str
-    version: int  # the seq of the last event shown
+    version: int  # how many events a spectator may see up to the instant shown
     as_of: float  # the instant shown: now - spectator_delay
     spectator_delay: float
     seats: list[str | None]
@@ -120,7 +125,7 @@ class SpectatorController(Controller):
             game_id=game_id,
             kind=shown.kind,
             status=shown.status,
-            version=shown.version,
+            version=version_for(shown, SPECTATOR),
             as_of=as_of,
             spectator_delay=shown.spectator_delay,
             seats=list(shown.seats),

@@ -361,3 +361,36 @@ def test_powers_resolve_after_the_steal_choice() -> None:
     banker = events[1]
     assert isinstance(banker, BankerReturned) and banker.count == 0
     assert not isinstance(events[0], CheaterArmed)
+
+
+@pytest.mark.parametrize(
+    ("drawn", "stolen", "order"),
+    [
+        (CHEATER, BANKER, ["CheaterArmed", "BankerReturned"]),
+        (BANKER, CHEATER, ["BankerReturned", "CheaterArmed"]),
+    ],
+)
+def test_powers_resolve_in_the_order_their_tokens_joined(drawn: str, stolen: str, order: list[str]) -> None:
+    state = make_state(mode="full", stacks=[["p5-1"], [stolen], []], bag=[drawn, "p7-1"])
+    state, _ = play(state, DrawToken())
+    state, events = play(state, StealRuns(from_seats=[1]))
+    assert types(events) == ["RunsStolen", *order]
+
+
+def test_a_power_is_not_undone_by_a_later_bust() -> None:
+    state = make_state(mode="full", stacks=[[], ["p5-1"], []], bag=["p7-1", ROBIN_TELL, "p7-2", "p9-1"])
+    state, _ = play(state, DrawToken())
+    state, _ = play(state, DrawToken())  # Robin Tell robs seat 1's stack
+    state, _ = play(state, DealRobinTellToken(to_seat=2))
+    state, events = play(state, DrawToken())  # a second Mason: bust
+    assert isinstance(events[1], TurnBusted)
+    assert state.stacks == ((), (), ("p5-1",))  # the deal stands, the robbed stack is not restored
+    assert sorted(events[1].returned) == sorted(["p7-1", ROBIN_TELL, "p7-2"])
+
+
+@pytest.mark.parametrize("token", ["p5-1", "p7-1", "p10-1"])
+def test_astronaut_mason_and_firefighter_have_no_power(token: str) -> None:
+    state = make_state(mode="full", players=5, stacks=[[], ["p6-1", "p6-2"], [], [], []], bag=[token, "p9-1"])
+    state, events = play(state, DrawToken())
+    assert types(events) == ["TokenDrawn"] and events[0].triggers == ()
+    assert state.pending == PendingDrawOrStop(seat=0, can_draw=True)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.a_risk_cat import DECIDER
-from domain.a_risk_cat.commands import COMMAND_TYPES, DrawToken
+from domain.a_risk_cat.commands import COMMAND_TYPES, Concede, DrawToken
 from domain.a_risk_cat.events import ARiskCatEventUnion, TurnBusted
 from domain.a_risk_cat.scoring import score
 from domain.a_risk_cat.state import ARiskCatState
@@ -83,10 +83,17 @@ def _check_redacted(event: Any, state: ARiskCatState) -> None:
 
 
 def _play(
-    players: int, mode: str, seed: int, timeout_rate: float, check_all_legal: bool, draw_bias: float = 0.0
+    players: int,
+    mode: str,
+    seed: int,
+    timeout_rate: float,
+    check_all_legal: bool,
+    draw_bias: float = 0.0,
+    concede_rate: float = 0.0,
 ) -> None:
     """``draw_bias``: how often the bot draws again when it may (more busts, more powers), until
-    the bag runs low (a bot that always draws again can keep a few tokens circulating for ages)."""
+    the bag runs low (a bot that always draws again can keep a few tokens circulating for ages).
+    ``concede_rate``: how often a random standing seat concedes instead (RULES 3)."""
     rng = random.Random(seed)
     options = DECIDER.parse_options(
         {"players": players, "mode": mode, "decision_timeout": 10 if timeout_rate else None}
@@ -106,7 +113,9 @@ def _play(
             for command in offered:
                 DECIDER.decide(state, command, Context(random.Random(step), now, seat))
         now += 1.0
-        if timeout_rate and rng.random() < timeout_rate:
+        if concede_rate and rng.random() < concede_rate:
+            new = DECIDER.decide(state, Concede(), Context(rng, now, rng.choice(state.standing())))
+        elif timeout_rate and rng.random() < timeout_rate:
             when = DECIDER.deadline(state)
             assert when is not None
             now = max(now, when)
@@ -130,10 +139,13 @@ def _play(
     assert DECIDER.fold(initial, log) == state
     result = DECIDER.outcome(state)
     assert result is not None and result.scores is not None
-    sheet = score(state.stacks, state.removed_paintings)
+    sheet = score(state.stacks, state.removed_paintings, state.conceded)
     assert result.scores == sheet.scores and result.winners == sheet.winners
-    assert sum(result.scores) == (120 if players <= 4 else 140)
-    assert state.bag == () and state.turn_tokens == ()
+    assert result.winners and not set(result.winners) & set(state.conceded)
+    assert state.turn_tokens == () and state.robin_pile == ()
+    if len(state.standing()) >= 2:  # ended by the bag, not by concessions
+        assert sum(result.scores) == (120 if players <= 4 else 140)
+        assert state.bag == ()
 
 
 @settings(max_examples=40, deadline=None)
@@ -148,6 +160,19 @@ def test_random_games_end_conserve_tokens_replay_and_hide_what_is_hidden(
     players: int, mode: str, seed: int, timeout_rate: float, draw_bias: float
 ) -> None:
     _play(players, mode, seed, timeout_rate, check_all_legal=False, draw_bias=draw_bias)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    players=st.integers(3, 8),
+    mode=st.sampled_from(["base", "full"]),
+    seed=st.integers(0, 2**32),
+    concede_rate=st.sampled_from([0.01, 0.05, 0.3]),
+)
+def test_random_games_with_concessions_end_scored_and_no_conceded_seat_wins(
+    players: int, mode: str, seed: int, concede_rate: float
+) -> None:
+    _play(players, mode, seed, 0.1, check_all_legal=False, draw_bias=0.3, concede_rate=concede_rate)
 
 
 @settings(max_examples=20, deadline=None)

@@ -195,6 +195,22 @@ def test_five_different_timeout_takes_a_random_card() -> None:
     assert isinstance(events[0], CardTakenFromDiscard) and events[0].by_server
 
 
+def test_five_different_timeout_takes_a_card_uniformly_at_random_among_the_eligible_discards() -> None:
+    """RULES 3: any eligible card of the discard pile may be taken (the five, the older discards,
+    never a Kitten), chosen by the server's RNG, not a fixed title such as See the Future."""
+    state = rigged([[*FIVE], [S]], discard=(K, D, SF, A), edition="classic", decision_timeout=2.0)
+    state, _ = act(state, 0, PlayCombo(cards=FIVE))
+    eligible = [c for c in state.discard if c is not K]
+    taken = set()
+    for seed in range(300):
+        after, events = act(state, None, ActOnTimeout(), now=2.0, seed=seed)
+        event = events[0]
+        assert isinstance(event, CardTakenFromDiscard) and event.by_server
+        assert event.card in eligible and after.hands[0] == (event.card,)
+        taken.add(event.card)
+    assert taken == set(eligible)
+
+
 # ---- targets
 
 
@@ -218,6 +234,17 @@ def test_target_hand_emptied_during_the_window_resolves_with_no_effect() -> None
     state, events = act(state, 2, PassReaction())
     assert types(events) == ["ReactionPassed", "ReactionsResolved", "ActionHadNoEffect"]
     assert state.pending is None
+
+
+def test_pair_target_hand_emptied_during_the_window_resolves_with_no_effect() -> None:
+    state = rigged([[TC, TC, N], [N], [A]], reaction_window=5.0)
+    state, _ = act(state, 0, PlayCombo(cards=(TC, TC), target=1))
+    state, _ = act(state, 1, Nope(chain_length=0))  # its last card: the hand is now empty
+    state, _ = act(state, 0, Nope(chain_length=1))
+    state, _ = act(state, 1, PassReaction())
+    state, events = act(state, 2, PassReaction())
+    assert types(events) == ["ReactionPassed", "ReactionsResolved", "ActionHadNoEffect"]
+    assert state.hands[0] == () and state.hands[1] == ()
 
 
 # ---- Shuffle and See the Future

@@ -16,6 +16,8 @@ from domain.exploding_kittens.views import (
     ExplodingKittensSpectatorView,
 )
 from domain.viewers import Moderator, Seat, Spectator
+from projections import envelopes
+from projections.table import GameCreated
 
 from .builders import CM, HP, TC, A, K, S, act, rigged
 
@@ -84,3 +86,22 @@ def test_views_and_events_are_msgspec_encodable() -> None:
     decoded = msgspec.json.Decoder(DECIDER.event_type).decode(msgspec.json.encode(event))
     assert decoded == event
     msgspec.json.Decoder(DECIDER.view_type).decode(msgspec.json.encode(DECIDER.view(state, Seat(0))))
+
+
+def test_the_rng_seed_is_hidden_from_every_player_and_spectator() -> None:
+    created = GameCreated(
+        kind="exploding_kittens",
+        options={"players": 2, "seed": 42},
+        public=True,
+        spectator_delay=0.0,
+        created_at=0.0,
+    )
+    for viewer in (Seat(0), Seat(1), Spectator()):
+        shown = envelopes.redact(DECIDER, created, viewer)
+        assert shown is not None and shown.options["seed"] == "hidden"
+    assert envelopes.redact(DECIDER, created, Moderator()) == created
+    (dealt,) = DECIDER.start(
+        DECIDER.initial_state(DECIDER.parse_options({"players": 2})), Context(random.Random(1), 0.0, None)
+    )
+    assert isinstance(dealt, DeckDealt)
+    assert DECIDER.redact(dealt, Spectator()).salt is None  # nor the shuffle's salt

@@ -87,6 +87,10 @@ def check_cards(state: ExplodingKittensState) -> None:
     assert total + held == DECK_SIZE
     assert Card.EXPLODING_KITTEN not in state.discard
     assert all(Card.EXPLODING_KITTEN not in hand for hand in state.hands)
+    # RULES 1.9: what a seat knows of the pile is always true now.
+    for known, placed in zip(state.seen_future, state.placed_kitten, strict=True):
+        assert state.draw_pile[: len(known)] == known
+        assert placed is None or state.draw_pile[placed] is Card.EXPLODING_KITTEN
     if state.drawn_kitten is None:
         living = sum(state.alive)
         assert state.draw_pile.count(Card.EXPLODING_KITTEN) == living - 1
@@ -117,6 +121,12 @@ def check_redaction(state: ExplodingKittensState, event: Any) -> None:
     spectator = DECIDER.redact(event, Spectator())
     if isinstance(spectator, DeckDealt):
         assert all(hand == () for hand in spectator.hands)
+    # ``private_to`` (what the numbering counts) agrees with what ``redact`` leaves out entirely.
+    assert DECIDER.private_to is not None
+    owner = DECIDER.private_to(event)
+    assert (spectator is None) == (owner is not None)
+    for seat in range(state.players):
+        assert (DECIDER.redact(event, Seat(seat)) is None) == (owner not in (None, seat))
 
 
 def check_views(state: ExplodingKittensState) -> None:

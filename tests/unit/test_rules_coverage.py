@@ -1,0 +1,63 @@
+"""Every rule and decision line of RULES.md names tests that exist (the table: tests/rules_coverage.py)."""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+from tests.rules_coverage import RULES
+
+TESTS = Path(__file__).resolve().parent.parent
+SECTIONS = (
+    "1.1",
+    "1.2",
+    "1.3",
+    "1.4",
+    "1.5",
+    "1.6",
+    "1.7",
+    "1.8",
+    "1.9",
+    "2.1",
+    "2.2",
+    "2.3",
+    "2.4",
+    "2.5",
+    "2.6",
+    "3.",
+)
+
+
+@cache
+def _test_functions(path: str) -> frozenset[str]:
+    file = TESTS / path
+    if not file.is_file():
+        return frozenset()
+    tree = ast.parse(file.read_text())
+    return frozenset(
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test_")
+    )
+
+
+def test_every_rule_line_names_at_least_one_test() -> None:
+    assert [rule.id for rule in RULES if not rule.tests] == []
+    assert all(rule.text.strip() for rule in RULES)
+
+
+def test_every_named_test_exists() -> None:
+    missing = [
+        (rule.id, ref)
+        for rule in RULES
+        for ref in rule.tests
+        if ref.count("::") != 1 or ref.split("::")[1] not in _test_functions(ref.split("::")[0])
+    ]
+    assert missing == []
+
+
+def test_rule_ids_are_unique_and_every_section_of_rules_md_is_covered() -> None:
+    ids = [rule.id for rule in RULES]
+    assert len(ids) == len(set(ids))
+    assert [s for s in SECTIONS if not any(i.startswith(s) for i in ids)] == []
