@@ -28,6 +28,7 @@ def serve(
     *,
     database_url: str | None = None,
     extra_env: dict[str, str] | None = None,
+    args: tuple[str, ...] = (),
 ) -> subprocess.Popen[bytes]:
     """``playlog serve`` on 127.0.0.1:``port``, its output to ``log`` (a pipe could fill up)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
@@ -35,7 +36,7 @@ def serve(
     if database_url:
         env["PLAYLOG_DATABASE_URL"] = database_url
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
         env=env,
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
