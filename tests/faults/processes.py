@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -83,3 +84,9 @@ def postgres_processes(pgdata: Path, postmaster: int) -> list[psutil.Process]:
         if str(pgdata) in cmdline or proc.pid == postmaster or proc.info.get("ppid") == postmaster:
             found.append(proc)
     return found
+
+
+def logged_errors(log: Path) -> list[dict[str, object]]:
+    """The error lines of an instance's JSON log (an unhandled error, a loop's unexpected one)."""
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    return [line for line in lines if line.get("level") in ("error", "critical")]
