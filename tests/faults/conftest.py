@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -50,6 +51,7 @@ class OwnPostgres:
 
     def close(self) -> None:
         self.server.cleanup()
+        atexit.unregister(self.server._cleanup)  # done: at exit it would only log to closed streams
 
 
 @pytest.fixture

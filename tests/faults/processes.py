@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -28,6 +29,7 @@ def serve(
     *,
     database_url: str | None = None,
     extra_env: dict[str, str] | None = None,
+    args: tuple[str, ...] = (),
 ) -> subprocess.Popen[bytes]:
     """``playlog serve`` on 127.0.0.1:``port``, its output to ``log`` (a pipe could fill up)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
@@ -35,7 +37,7 @@ def serve(
     if database_url:
         env["PLAYLOG_DATABASE_URL"] = database_url
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
         env=env,
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
@@ -82,3 +84,9 @@ def postgres_processes(pgdata: Path, postmaster: int) -> list[psutil.Process]:
         if str(pgdata) in cmdline or proc.pid == postmaster or proc.info.get("ppid") == postmaster:
             found.append(proc)
     return found
+
+
+def logged_errors(log: Path) -> list[dict[str, object]]:
+    """The error lines of an instance's JSON log (an unhandled error, a loop's unexpected one)."""
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    return [line for line in lines if line.get("level") in ("error", "critical")]

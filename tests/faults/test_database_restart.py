@@ -17,7 +17,7 @@ import httpx
 
 from tests.faults.conftest import OwnPostgres
 from tests.faults.load import Load, check_games, events_in_log, wait_for_events
-from tests.faults.processes import free_port, serve, stop, wait_healthy
+from tests.faults.processes import free_port, logged_errors, serve, stop, wait_healthy
 
 SECRET = "fault-suite-secret-long-enough-for-hs256"
 FRESH_BOUND = 60.0  # generous: what must not happen is that views stay stale for good
@@ -112,5 +112,6 @@ async def test_a_database_restart_mid_load_is_survived_without_restarting_any_in
             await asyncio.to_thread(stop, proc, signal.SIGTERM)
     assert all(proc.returncode == 0 for proc in procs)
     await check_games(url, load)
+    assert [logged_errors(log) for log in logs] == [[], []]  # warnings only: nothing unexpected
     assert load.statuses[503] > 0  # the outage did hit the load, and was answered 503
     assert not [status for status in load.statuses if status >= 500 and status != 503], load.statuses

@@ -7,7 +7,7 @@ import signal
 from pathlib import Path
 
 from tests.faults.load import Load, check_games, wait_for_events
-from tests.faults.processes import free_port, serve, stop, wait_healthy
+from tests.faults.processes import free_port, logged_errors, serve, stop, wait_healthy
 
 SECRET = "fault-suite-secret-long-enough-for-hs256"
 
@@ -37,5 +37,6 @@ async def test_killing_an_instance_mid_load_loses_nothing_duplicates_nothing_and
         for proc in procs:
             await asyncio.to_thread(stop, proc, signal.SIGTERM)
     await check_games(database_url, load)
+    assert [logged_errors(log) for log in logs] == [[], []]  # warnings only: nothing unexpected
     assert load.retries > 0  # the kill did hit the load: requests were sent again
     assert load.statuses[500] == 0, load.statuses

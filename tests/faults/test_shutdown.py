@@ -22,13 +22,17 @@ def _public_game(url: str) -> str:
     return game_id
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize(
+    ("sig", "workers"),
+    [(signal.SIGTERM, 1), (signal.SIGINT, 1), (signal.SIGTERM, 2)],
+    ids=["SIGTERM", "SIGINT", "SIGTERM-2-workers"],
+)
 def test_a_signal_ends_streams_with_a_comment_and_stops_the_embedded_postgresql(
-    workdir: Path, sig: signal.Signals
+    workdir: Path, sig: signal.Signals, workers: int
 ) -> None:
     data_dir, log, port = workdir / "data", workdir / "serve.log", free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = serve(data_dir, port, log)
+    proc = serve(data_dir, port, log, args=("--workers", str(workers)))
     try:
         wait_healthy(url, proc, log)
         pgdata = data_dir / "pgdata"
