@@ -15,14 +15,19 @@ A game is a set of pure functions over immutable msgspec Structs::
     concede() -> Command                       # optional: how a seat leaves a running game
     hidden_order(state) -> Sequence            # optional: what shuffle commitments commit to
 
+Events that outlive the code: ``schema_versions`` names each event type's current schema version
+(absent: 1) and ``upcasters[(type, v)]`` turns a stored body of version ``v`` into version
+``v + 1`` (plain JSON dict in, dict out); projections/upcast.py runs the chain before decoding.
+``rules_version`` is written into every new game, so a rules change can apply to new games only.
+
 The service and the projections only ever see a ``Decider``; they never import a game.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -58,6 +63,10 @@ class Outcome(msgspec.Struct, frozen=True):
     scores: tuple[int, ...] | None = None
 
 
+# A stored event body (its JSON object) of one schema version -> the same fact one version on.
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class Decider:
     """One game, as the registry holds it."""
@@ -83,6 +92,9 @@ class Decider:
     # The hidden order that events carrying a ``commitment`` commit to, read from the state
     # right after such an event (the draw pile, the bag): how a replay checks the shuffles.
     hidden_order: Callable[[Any], Sequence[Any]] | None = None
+    rules_version: int = 1
+    schema_versions: Mapping[str, int] = field(default_factory=dict)
+    upcasters: Mapping[tuple[str, int], Upcaster] = field(default_factory=dict)
 
     def parse_options(self, raw: object) -> Any:
         """Options from untrusted input; unknown keys and bad values raise ``invalid_options``."""

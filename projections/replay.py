@@ -27,6 +27,7 @@ class RawEvent(msgspec.Struct, frozen=True):
     type: str
     data: str | bytes
     actor: str | None = None
+    schema_version: int = 1
 
 
 class Step(msgspec.Struct, frozen=True):
@@ -62,7 +63,7 @@ def replay(events: Iterable[RawEvent]) -> list[Step]:
     steps: list[Step] = []
     table: Table | None = None
     for raw in events:
-        event = tables.decode(table.kind if table else None, raw.type, raw.data)
+        event = tables.decode(table.kind if table else None, raw.type, raw.data, raw.schema_version)
         table = tables.evolve(table, event)
         steps.append(Step(raw.seq, raw.recorded_at, raw.type, raw.actor, event, table))
     return steps

@@ -84,7 +84,7 @@ class FeedHub:
         table = feed.table
         items = []
         for s in stored:
-            event = tables.decode(table.kind if table else None, s.type, s.data)
+            event = tables.decode(table.kind if table else None, s.type, s.data, s.schema_version)
             table = tables.evolve(table, event)
             items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event))
         assert table is not None

@@ -71,6 +71,11 @@ class CommandResult(msgspec.Struct, frozen=True):
     view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
 
 
+def _new_event(kind: str, event: Any) -> NewEvent:
+    tag = tables.event_tag(event)
+    return NewEvent(type=tag, data=_encoder.encode(event), schema_version=tables.schema_version(kind, tag))
+
+
 def _key_reused() -> ServiceError:
     return ServiceError(
         422, "idempotency_key_reused", "This Idempotency-Key was already used for a different request."
@@ -123,10 +128,10 @@ class GameService:
         if cached is not None and cached.version < seq:
             del self._cache[game_id]
 
-    def _fold(self, table: Table | None, bodies: Sequence[tuple[str, str]]) -> Table:
-        for event_type, data in bodies:
+    def _fold(self, table: Table | None, bodies: Sequence[tuple[str, int, str]]) -> Table:
+        for event_type, version, data in bodies:
             kind = table.kind if table is not None else None
-            table = tables.evolve(table, tables.decode(kind, event_type, data))
+            table = tables.evolve(table, tables.decode(kind, event_type, data, version))
         assert table is not None
         return table
 
@@ -178,7 +183,7 @@ class GameService:
         result = await self.store.append(
             game_id,
             expected,
-            [NewEvent(type=tables.event_tag(e), data=_encoder.encode(e)) for e in events],
+            [_new_event(new_table.kind, e) for e in events],
             command_id=command_id,
             actor=actor,
             fingerprint=fingerprint,
@@ -248,6 +253,7 @@ class GameService:
             public=public,
             spectator_delay=delay,
             created_at=self.clock(),
+            rules_version=decider.rules_version,
         )
         game_id = uuid.uuid4()
         table, _, _ = await self._append(game_id, None, [event], command_id=None, actor="lobby")
@@ -411,7 +417,7 @@ class GameService:
     ) -> CommandResult:
         """What the seat may see of ``stored`` (``events``: the same, already decoded)."""
         if events is None:
-            events = [tables.decode(table.kind, s.type, s.data) for s in stored]
+            events = [tables.decode(table.kind, s.type, s.data, s.schema_version) for s in stored]
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
         version = stored[-1].seq if stored else table.version
         return CommandResult(version=version, events=envelopes(table, items, Seat(seat)))
@@ -460,6 +466,7 @@ class GameService:
         table = await self.load(game_id)
         stored = await self.store.read(game_id, after_seq=after)
         items = [
-            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data)) for s in stored
+            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data, s.schema_version))
+            for s in stored
         ]
         return envelopes(table, items, viewer)

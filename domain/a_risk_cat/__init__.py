@@ -83,6 +83,7 @@ from domain.a_risk_cat.events import ARiskCatEventUnion
 from domain.a_risk_cat.legal import legal_commands
 from domain.a_risk_cat.rules import deadline, decide, evolve, initial_state, on_deadline, outcome, start
 from domain.a_risk_cat.state import ARiskCatOptions, ARiskCatState
+from domain.a_risk_cat.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
 from domain.a_risk_cat.views import ARiskCatView, redact, view
 from domain.decider import Decider
 
@@ -111,6 +112,9 @@ DECIDER = Decider(
     on_deadline=on_deadline,
     outcome=outcome,
     hidden_order=hidden_order,
+    rules_version=RULES_VERSION,
+    schema_versions=SCHEMA_VERSIONS,
+    upcasters=UPCASTERS,
 )
 
 __all__ = ["DECIDER", "ARiskCatOptions", "ARiskCatState"]

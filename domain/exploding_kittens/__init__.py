@@ -66,6 +66,7 @@ from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import deadline, decide, evolve, on_deadline, outcome, start
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
+from domain.exploding_kittens.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
 from domain.exploding_kittens.views import ExplodingKittensView, redact, view
 
 
@@ -94,6 +95,9 @@ DECIDER = Decider(
     outcome=outcome,
     concede=Leave,
     hidden_order=hidden_order,
+    rules_version=RULES_VERSION,
+    schema_versions=SCHEMA_VERSIONS,
+    upcasters=UPCASTERS,
 )
 
 __all__ = [
