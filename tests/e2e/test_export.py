@@ -211,7 +211,9 @@ async def test_the_export_is_refused_to_anyone_but_a_moderator_while_the_game_ru
 async def test_anyone_may_export_a_finished_public_game_after_the_spectator_delay(
     api: PlaylogClient, http: AsyncTestClient[Litestar]
 ) -> None:
-    report = await play_game(api, "exploding_kittens", {"players": 2, "reaction_window": 0}, rng=random.Random(3))
+    report = await play_game(
+        api, "exploding_kittens", {"players": 2, "reaction_window": 0}, rng=random.Random(3)
+    )
     response = await http.get(f"/games/{report.game_id}/export")
     assert response.status_code == 200
     assert portable.verify_lines(response.text.splitlines()).ok
