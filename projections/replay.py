@@ -19,15 +19,15 @@ from projections.envelopes import redact
 from projections.table import Table
 
 
-class RawEvent(msgspec.Struct, frozen=True):
+class RawEvent(msgspec.Struct, frozen=True, kw_only=True):
     """What replay needs of a stored event."""
 
     seq: int
     recorded_at: float
     type: str
+    schema_version: int  # no default: a row's shape must never be guessed
     data: str | bytes
     actor: str | None = None
-    schema_version: int = 1
 
 
 class Step(msgspec.Struct, frozen=True):

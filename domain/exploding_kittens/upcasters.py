@@ -9,10 +9,24 @@ must not alter games created before it, and branch on the game's recorded versio
 
 from __future__ import annotations
 
+from typing import Any
+
 from domain.decider import Upcaster
 
 RULES_VERSION = 1
 
-SCHEMA_VERSIONS: dict[str, int] = {}
+SCHEMA_VERSIONS: dict[str, int] = {
+    "ExplodingKittensWon": 2,
+}
 
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+def won_v1_to_v2(body: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 named the winning seat ``seat``; every other event's ``seat`` is the actor."""
+    body = dict(body)
+    body["winner"] = body.pop("seat")
+    return body
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("ExplodingKittensWon", 1): won_v1_to_v2,
+}
