@@ -1,6 +1,7 @@
 """A Risk Cat (3-8 players, base game and full game), as a decider.
 
 Source: seed 003 (French rules); RULES.md section 2 is binding where they differ.
+The rules as enforced, in prose: docs/rules/a-risk-cat.md.
 
 Tokens: ``"p<painting>-<k>"``; ``"p<n>-1"`` bears the black cat; ``"p2-1"`` is the Banker and
 ``"p2-2"`` the Cheater. The bag is an ordered tuple (top first), shuffled with ``ctx.rng`` at setup

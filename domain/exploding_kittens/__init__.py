@@ -1,5 +1,7 @@
 """Exploding Kittens (Original Edition, 56 cards, 2-5 players) as a decider.
 
+The rules as enforced, in prose: docs/rules/exploding-kittens.md.
+
 See RULES.md section 1. Options: ``ExplodingKittensOptions`` (players 2-5, edition "2022" |
 "classic", special_combos, reaction_window seconds, decision_timeout seconds | None, seed,
 first_seat). The state keeps the draw pile top first and the discard pile oldest first.
