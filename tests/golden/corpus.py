@@ -1,8 +1,9 @@
 """The golden replay corpus: recorded games and what replaying each must give, forever.
 
 Each game is two files in tests/golden/games/: ``NAME.jsonl.gz``, the game's export
-(docs/export-format.md), and ``NAME.expected.json.gz``: the digest of the complete table after
-every seq, each seat's and the spectator's view at a few sampled seqs, and the outcome.
+(docs/export-format.md), and ``NAME.expected.json.gz``: the digest of the complete state (as
+audits show it) after every seq, each seat's and the spectator's view at a few sampled seqs, and
+the outcome.
 ``expectations`` computes the second from the first; the test compares it with the stored one.
 Regenerate both with ``python -m tests.golden.record`` (see tests/golden/README.md).
 """
@@ -20,7 +21,7 @@ import msgspec
 
 from domain.viewers import SPECTATOR
 from projections import table as tables
-from projections.replay import plain
+from projections.replay import plain, snapshot
 from projections.table import Table
 from service import portable
 from service.games import seat_view
@@ -62,7 +63,9 @@ def configs() -> list[Config]:
 
 
 def digest(table: Table) -> str:
-    return hashlib.sha256(_encoder.encode(table)).hexdigest()[:32]
+    """The complete state after a seq, as the audit shows it (``/audit/state``): lobby facts and
+    the moderator's view, hidden cards included; not the Structs' internal layout."""
+    return hashlib.sha256(_encoder.encode(snapshot(table))).hexdigest()[:32]
 
 
 def spectator_view(table: Table) -> Any:
