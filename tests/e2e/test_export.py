@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import uuid
@@ -217,3 +218,40 @@ async def test_anyone_may_export_a_finished_public_game_after_the_spectator_dela
     response = await http.get(f"/games/{report.game_id}/export")
     assert response.status_code == 200
     assert portable.verify_lines(response.text.splitlines()).ok
+
+
+async def test_the_cli_exports_a_game_and_imports_it_into_another_database_once(
+    exploding: list[str],
+    database_url: str,
+    other_database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game_id = json.loads(exploding[0])["game_id"]
+    file = tmp_path / "game.jsonl"
+    runner = CliRunner()
+    monkeypatch.setenv("PLAYLOG_DATABASE_URL", database_url)
+    exported = await asyncio.to_thread(runner.invoke, main, ["export", game_id, "-o", str(file)])
+    assert exported.exit_code == 0, exported.output
+    assert file.read_text().splitlines(keepends=True)[1:] == exploding[1:]
+
+    monkeypatch.setenv("PLAYLOG_DATABASE_URL", other_database_url)
+    imported = await asyncio.to_thread(runner.invoke, main, ["import", str(file)])
+    assert imported.exit_code == 0, imported.output
+    again = await asyncio.to_thread(runner.invoke, main, ["import", str(file)])
+    assert again.exit_code == 1
+    assert "game_exists" in again.output
+    conn = await asyncpg.connect(other_database_url)
+    try:
+        assert (await EventStore(conn).verify(uuid.UUID(game_id))).ok
+    finally:
+        await conn.close()
+
+
+async def test_the_cli_refuses_to_export_an_unknown_game(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PLAYLOG_DATABASE_URL", database_url)
+    result = await asyncio.to_thread(CliRunner().invoke, main, ["export", str(uuid.uuid4())])
+    assert result.exit_code == 1
+    assert "does not exist" in result.output
