@@ -121,14 +121,14 @@ def decode(kind: str | None, event_type: str, data: str | bytes, version: int) -
         if version == current:
             return lobby_decoder.decode(data)
         body = upcast.upcast(event_type, version, current, LOBBY_UPCASTERS, data)
-        return msgspec.convert(body, LobbyEvents)
+        return lobby_decoder.decode(msgspec.json.encode(body))
     decoder, versions = _decoders.get(kind) or game_decoder(kind)
     current = versions.get(event_type, 1)
     if version == current:
         return decoder.decode(data)
-    decider = registry.get(kind)
-    body = upcast.upcast(event_type, version, current, decider.upcasters, data)
-    return msgspec.convert(body, decider.event_type)
+    body = upcast.upcast(event_type, version, current, registry.get(kind).upcasters, data)
+    # Back through the cached decoder: msgspec.convert into a union rebuilds its plan each call.
+    return decoder.decode(msgspec.json.encode(body))
 
 
 def created(event: GameCreated) -> Table:
