@@ -117,7 +117,8 @@ def type_name(hint: Any) -> str:
 
 
 def describe(doc: str | None) -> str:
-    return " ".join((doc or "").split()).replace("``", "`")
+    text = " ".join((doc or "").split()).replace("``", "`")
+    return text or "(No description in the code: the fields say it.)"
 
 
 def visibility(name: str, entry: Seen | None) -> str:
