@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import uuid
@@ -16,6 +17,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from service import portable
+from service.app import create_app
 from service.auth import Principal, issue
 from service.bot import play_game
 from service.cli import main
@@ -101,6 +103,24 @@ async def test_an_exported_game_imports_into_another_database_where_its_chain_ve
         await conn.close()
     assert chain.ok and chain.events == len(export.events)
     assert again[1:] == exploding[1:]  # the same rows, byte for byte
+
+
+async def test_an_imported_game_can_be_audited_by_the_app_on_the_other_database(
+    exploding: list[str], other_database_url: str, settings: Settings
+) -> None:
+    export = portable.read(exploding)
+    conn = await asyncpg.connect(other_database_url)
+    try:
+        await portable.import_game(conn, export)
+    finally:
+        await conn.close()
+    elsewhere = dataclasses.replace(settings, database_url=other_database_url)
+    async with AsyncTestClient(create_app(elsewhere)) as other:
+        audit = (await other.get(f"/games/{export.header.game_id}/audit")).json()
+        summary = (await other.get(f"/games/{export.header.game_id}")).json()
+    assert audit["chain"]["ok"] and audit["shuffles_valid"]
+    assert summary["status"] == "finished"
+    assert summary["winners"] == export.header.winners
 
 
 async def test_importing_a_game_that_exists_is_refused(exploding: list[str], database_url: str) -> None:
