@@ -54,6 +54,10 @@ class Context:
     rng: random.Random
     now: float
     seat: int | None
+    # The rules version the game was created under (lobby.created): where a rules change must
+    # not alter games created before it, ``decide`` branches on this. Its choices are written
+    # into the events, so replays never need it.
+    rules_version: int = 1
 
 
 class Outcome(msgspec.Struct, frozen=True):

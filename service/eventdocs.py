@@ -182,8 +182,8 @@ otherwise below). When a type's shape changes, its version goes up in the game's
 stored body of the old version into the next one; `projections.table.decode` runs the chain
 before decoding, so old games replay unchanged (the golden corpus in `tests/golden/` proves it).
 Each game also records the rules version it was created under (`lobby.created`'s
-`rules_version`), so that a rules change that would alter an old game's outcome applies to new
-games only.
+`rules_version`, passed to `decide` as `ctx.rules_version`), so that a rules change that would
+alter an old game's outcome applies to new games only.
 
 ## Lobby events (every game)
 

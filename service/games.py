@@ -161,6 +161,13 @@ class GameService:
             return random.SystemRandom()
         return random.Random(f"{seed}:{table.version}")
 
+    def _context(
+        self, table: Table, game_id: uuid.UUID, seat: int | None, now: float | None = None
+    ) -> Context:
+        """What ``decide`` may use: the RNG, the clock, the acting seat, the game's rules version."""
+        when = self.clock() if now is None else now
+        return Context(self.rng(table, game_id), when, seat, rules_version=table.rules_version)
+
     # -- appending -----------------------------------------------------------------------------
 
     async def _append(
@@ -287,7 +294,7 @@ class GameService:
                 raise ServiceError(
                     409, "seats_not_filled", f"{len(table.free_seats())} seat(s) are still free."
                 )
-            ctx = Context(rng=self.rng(table, game_id), now=self.clock(), seat=None)
+            ctx = self._context(table, game_id, None)
             setup = table.decider.start(table.state, ctx)
             events = [GameStarted(started_at=ctx.now), *setup]
             new, _, _ = await self._append(game_id, table, events, command_id="start", actor="host")
@@ -385,7 +392,7 @@ class GameService:
         async def attempt(table: Table) -> tuple[CommandResult, str]:
             if table.status == "open":
                 raise ServiceError(409, "game_not_started", "The game has not started yet.")
-            ctx = Context(rng=self.rng(table, game_id), now=self.clock(), seat=seat)
+            ctx = self._context(table, game_id, seat)
             try:
                 events = decider.decide(table.state, command, ctx)
             except RuleViolation:
@@ -448,7 +455,7 @@ class GameService:
             if due is None or due > now:
                 return False
             command = decider.on_deadline(table.state)
-            ctx = Context(rng=self.rng(table, game_id), now=now, seat=None)
+            ctx = self._context(table, game_id, None, now)
             try:
                 events = decider.decide(table.state, command, ctx)
                 await self._append(

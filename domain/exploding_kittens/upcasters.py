@@ -4,7 +4,7 @@ A stored event is never rewritten. When an event's shape changes, its type's ent
 ``SCHEMA_VERSIONS`` goes up by one and ``UPCASTERS[(type, old_version)]`` turns a body of the old
 version into the next one; the golden corpus (tests/golden/) proves old games replay unchanged.
 ``RULES_VERSION`` is recorded in every new game (``lobby.created``): raise it when a rules change
-must not alter games created before it, and branch on the game's recorded version in the rules.
+must not alter games created before it, and branch on ``ctx.rules_version`` in ``decide``.
 """
 
 from __future__ import annotations

@@ -49,3 +49,17 @@ def test_the_golden_corpus_holds_version_1_wins_that_replay_through_the_upcaster
         if e.type == "ExplodingKittensWon"
     ]
     assert wins and all(e.schema_version == 1 and "seat" in e.data for e in wins)
+
+
+def test_a_game_created_before_rules_versions_were_recorded_is_a_version_1_game() -> None:
+    old = b'{"type": "lobby.created", "kind": "exploding_kittens", "options": {"players": 2},'
+    old += b' "public": true, "spectator_delay": 0.0, "created_at": 0.0}'
+    table = tables.evolve(None, tables.decode(None, "lobby.created", old, 1))
+    assert table.rules_version == 1
+
+
+def test_a_game_keeps_the_rules_version_it_was_created_under() -> None:
+    created = tables.GameCreated(
+        kind=KIND, options={"players": 2}, public=True, spectator_delay=0, created_at=0.0, rules_version=7
+    )
+    assert tables.evolve(None, created).rules_version == 7
