@@ -74,9 +74,10 @@ def write_expected(name: str) -> None:
 
 async def record(selected: list[Config]) -> None:
     async with fresh_database() as url:
+        data_dir = Path(tempfile.mkdtemp(prefix="playlog-golden-data-"))
         settings = Settings(
             database_url=url,
-            data_dir=Path(tempfile.mkdtemp(prefix="playlog-golden-data-")),
+            data_dir=data_dir,
             jwt_secret="golden-corpus-recording-secret-long-enough",
             scheduler_interval=0.02,
             log_format="json",
@@ -104,6 +105,7 @@ async def record(selected: list[Config]) -> None:
                     write_gz(GAMES / f"{name}.jsonl.gz", response.content)
                     write_expected(name)
                     print(f"{name}: {verified.events} events, winners {verified.winners}", flush=True)
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def main() -> None:
