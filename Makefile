@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test lint install openapi bench clean
+.PHONY: serve test lint install openapi docs bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ lint: install
 
 openapi: install
 	$(BIN)/playlog openapi > openapi/openapi.json
+
+# The event catalogue, generated from the msgspec event types (tests/unit/test_docs.py checks it).
+docs: install
+	$(BIN)/python -m service.eventdocs > docs/events.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -153,9 +153,9 @@ async def ours(url: str, plan: list[Game], writers: int, replay_set: list[Any]) 
 
     async def load(game_id: uuid.UUID, on: EventStore = store) -> tuple[Any, int]:
         bodies = await on.read_bodies(game_id)
-        state = initial(msgspec.json.decode(bodies[0][1]))
+        state = initial(msgspec.json.decode(bodies[0][2]))
         # The events as one JSON array: one decode call instead of one per event.
-        events = _events_decoder.decode(f"[{','.join(data for _type, data in bodies[1:])}]")
+        events = _events_decoder.decode(f"[{','.join(data for _type, _version, data in bodies[1:])}]")
         return DECIDER.fold(state, events), len(bodies)
 
     moves = 0

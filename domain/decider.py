@@ -17,14 +17,19 @@ A game is a set of pure functions over immutable msgspec Structs::
     private_to(event) -> int | None            # optional: the one seat that may know the event exists
     hidden_order(state) -> Sequence            # optional: what shuffle commitments commit to
 
+Events that outlive the code: ``schema_versions`` names each event type's current schema version
+(absent: 1) and ``upcasters[(type, v)]`` turns a stored body of version ``v`` into version
+``v + 1`` (plain JSON dict in, dict out); projections/upcast.py runs the chain before decoding.
+``rules_version`` is written into every new game, so a rules change can apply to new games only.
+
 The service and the projections only ever see a ``Decider``; they never import a game.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -51,6 +56,10 @@ class Context:
     rng: random.Random
     now: float
     seat: int | None
+    # The rules version the game was created under (lobby.created): where a rules change must
+    # not alter games created before it, ``decide`` branches on this. Its choices are written
+    # into the events, so replays never need it.
+    rules_version: int = 1
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -58,6 +67,10 @@ class Outcome(msgspec.Struct, frozen=True):
 
     winners: tuple[int, ...]
     scores: tuple[int, ...] | None = None
+
+
+# A stored event body (its JSON object) of one schema version -> the same fact one version on.
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -93,6 +106,9 @@ class Decider:
     # agree with ``redact``; the projections number each viewer's events by it, so a hidden
     # event leaves no gap in what that viewer can read. Left None when nothing is ever hidden.
     private_to: Callable[[Any], int | None] | None = None
+    rules_version: int = 1
+    schema_versions: Mapping[str, int] = field(default_factory=dict)
+    upcasters: Mapping[tuple[str, int], Upcaster] = field(default_factory=dict)
 
     def parse_options(self, raw: object) -> Any:
         """Options from untrusted input; unknown keys and bad values raise ``invalid_options``."""

@@ -20,12 +20,13 @@ from projections.numbering import private_seat, sees
 from projections.table import Table
 
 
-class RawEvent(msgspec.Struct, frozen=True):
+class RawEvent(msgspec.Struct, frozen=True, kw_only=True):
     """What replay needs of a stored event."""
 
     seq: int
     recorded_at: float
     type: str
+    schema_version: int  # no default: a row's shape must never be guessed
     data: str | bytes
     actor: str | None = None
 
@@ -63,7 +64,7 @@ def replay(events: Iterable[RawEvent]) -> list[Step]:
     steps: list[Step] = []
     table: Table | None = None
     for raw in events:
-        event = tables.decode(table.kind if table else None, raw.type, raw.data)
+        event = tables.decode(table.kind if table else None, raw.type, raw.data, raw.schema_version)
         table = tables.evolve(table, event)
         steps.append(Step(raw.seq, raw.recorded_at, raw.type, raw.actor, event, table))
     return steps

@@ -6,13 +6,14 @@ game's own events. ``Table`` is the state of both, for any game kind, through th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import msgspec
 
 from domain import registry
-from domain.decider import Decider, Outcome
+from domain.decider import Decider, Outcome, Upcaster
+from projections import upcast
 
 Status = Literal["open", "running", "finished"]
 
@@ -27,6 +28,9 @@ class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
     public: bool
     spectator_delay: float
     created_at: float
+    # The game's rules version when it was created (domain/*/upcasters.py); games created before
+    # it was recorded were all created under version 1.
+    rules_version: int = 1
 
 
 class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
@@ -49,13 +53,21 @@ class GameStarted(LobbyEvent, frozen=True, tag="lobby.started"):
 LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted
 lobby_decoder = msgspec.json.Decoder(LobbyEvents)
 
+# The lobby events' own schema versions and upcasters (as a game's, in domain/decider.py).
+LOBBY_SCHEMA_VERSIONS: dict[str, int] = {}
+LOBBY_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
 
 def is_lobby_type(event_type: str) -> bool:
     return event_type.startswith("lobby.")
 
 
 def event_tag(event: msgspec.Struct) -> str:
-    tag = type(event).__struct_config__.tag
+    return event_tag_of(type(event))
+
+
+def event_tag_of(struct: type[msgspec.Struct]) -> str:
+    tag = struct.__struct_config__.tag
     assert isinstance(tag, str)
     return tag
 
@@ -67,6 +79,7 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     public: bool
     spectator_delay: float
     created_at: float
+    rules_version: int = 1
     seats: tuple[str | None, ...]  # display names; None for a free seat
     status: Status = "open"
     state: Any  # the game's state
@@ -90,21 +103,45 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
         return [i for i, name in enumerate(self.seats) if name is None]
 
 
-_decoders: dict[str, msgspec.json.Decoder[Any]] = {}
+_decoders: dict[str, tuple[msgspec.json.Decoder[Any], Mapping[str, int]]] = {}
 
 
-def game_decoder(kind: str) -> msgspec.json.Decoder[Any]:
-    decoder = _decoders.get(kind)
-    if decoder is None:
-        decoder = _decoders[kind] = msgspec.json.Decoder(registry.get(kind).event_type)
-    return decoder
+def game_decoder(kind: str) -> tuple[msgspec.json.Decoder[Any], Mapping[str, int]]:
+    """The game's event decoder and its current schema versions (looked up once per kind)."""
+    entry = _decoders.get(kind)
+    if entry is None:
+        decider = registry.get(kind)
+        entry = _decoders[kind] = (msgspec.json.Decoder(decider.event_type), decider.schema_versions)
+    return entry
 
 
-def decode(kind: str | None, event_type: str, data: str | bytes) -> Any:
-    """A stored event as a Struct: lobby events for any game, game events by the game's kind."""
+def schema_version(kind: str, event_type: str) -> int:
+    """The schema version an event of ``event_type`` is written with today."""
+    if is_lobby_type(event_type):
+        return LOBBY_SCHEMA_VERSIONS.get(event_type, 1)
+    return registry.get(kind).schema_versions.get(event_type, 1)
+
+
+def decode(kind: str | None, event_type: str, data: str | bytes, version: int) -> Any:
+    """A stored event as today's Struct: the one place where rows become events.
+
+    Lobby events for any game, game events by the game's kind; an event of an older schema
+    ``version`` goes through the upcasters first (projections/upcast.py). At the current version
+    this is a bare decode and one dict look-up.
+    """
     if is_lobby_type(event_type) or kind is None:
-        return lobby_decoder.decode(data)
-    return game_decoder(kind).decode(data)
+        current = LOBBY_SCHEMA_VERSIONS.get(event_type, 1)
+        if version == current:
+            return lobby_decoder.decode(data)
+        body = upcast.upcast(event_type, version, current, LOBBY_UPCASTERS, data)
+        return lobby_decoder.decode(msgspec.json.encode(body))
+    decoder, versions = _decoders.get(kind) or game_decoder(kind)
+    current = versions.get(event_type, 1)
+    if version == current:
+        return decoder.decode(data)
+    body = upcast.upcast(event_type, version, current, registry.get(kind).upcasters, data)
+    # Back through the cached decoder: msgspec.convert into a union rebuilds its plan each call.
+    return decoder.decode(msgspec.json.encode(body))
 
 
 def created(event: GameCreated) -> Table:
@@ -117,6 +154,7 @@ def created(event: GameCreated) -> Table:
         public=event.public,
         spectator_delay=event.spectator_delay,
         created_at=event.created_at,
+        rules_version=event.rules_version,
         seats=(None,) * options.players,
         occupancies=(None,) * options.players,
         players=(None,) * options.players,

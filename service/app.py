@@ -11,7 +11,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from service import log as logs
-from service.api.audit import AuditController, SeatTranscriptController
+from service.api.audit import AuditController, ExportController, SeatTranscriptController
 from service.api.deps import provide_games
 from service.api.health import HealthController
 from service.api.lobby import LobbyController
@@ -94,6 +94,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             PlayerStreamController,
             SpectatorController,
             AuditController,
+            ExportController,
             SeatTranscriptController,
             PrometheusController,
         ],

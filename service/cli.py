@@ -7,8 +7,10 @@ import os
 import signal
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -280,6 +282,80 @@ def rebuild_projections(batch_size: int) -> None:
         f"rebuilt read models: {report.events:,} events in {report.seconds:.1f} s"
         f" ({report.rate:,.0f} events/s)"
     )
+
+
+@main.command("export")
+@click.argument("game_id", type=click.UUID)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Default: stdout")
+@friendly
+def export_game(game_id: uuid.UUID, output: Path | None) -> None:
+    """Write GAME_ID as a portable JSON Lines file (docs/export-format.md)."""
+    import asyncpg
+
+    from service import portable
+
+    url = resolve_database(Settings.from_env())
+
+    async def run() -> list[str]:
+        conn = await asyncpg.connect(url)
+        try:
+            return [line async for line in portable.export_lines(conn, game_id, now=time.time())]
+        finally:
+            await conn.close()
+
+    try:
+        lines = asyncio.run(run())
+    except portable.ExportError as exc:
+        click.echo(f"playlog: {exc}", err=True)
+        sys.exit(1)
+    if output is None:
+        sys.stdout.write("".join(lines))
+    else:
+        output.write_text("".join(lines), encoding="utf-8")
+        click.echo(f"exported {len(lines) - 1} records to {output}", err=True)
+
+
+@main.command("verify")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def verify_file(file: Path) -> None:
+    """Check an exported game with no server and no database: hash chain, shuffles, replay."""
+    from service import portable
+
+    report = portable.verify_lines(portable.open_lines(file))
+    for line in report.lines():
+        click.echo(line)
+    sys.exit(0 if report.ok else 1)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@friendly
+def import_file(file: Path) -> None:
+    """Load an exported game into this database (refused if it does not verify or exists)."""
+    import asyncpg
+
+    from service import portable
+
+    try:
+        export = portable.read(portable.open_lines(file))
+    except portable.ExportError as exc:
+        click.echo(f"playlog: {exc}", err=True)
+        sys.exit(1)
+    url = resolve_database(Settings.from_env())
+
+    async def run() -> portable.VerifyReport:
+        conn = await asyncpg.connect(url)
+        try:
+            return await portable.import_game(conn, export)
+        finally:
+            await conn.close()
+
+    try:
+        report = asyncio.run(run())
+    except portable.ImportRefused as exc:
+        click.echo(f"playlog: import refused ({exc.code}): {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"imported game {report.game_id}: {report.events} events, chain verified")
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ class FeedHub:
         table = feed.table
         items = []
         for s in stored:
-            event = tables.decode(table.kind if table else None, s.type, s.data)
+            event = tables.decode(table.kind if table else None, s.type, s.data, s.schema_version)
             private = private_seat(table.decider if table else None, event)
             table = tables.evolve(table, event)
             items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event, private))

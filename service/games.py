@@ -80,6 +80,11 @@ def check_holder(table: Table, seat: int, holder: str | None) -> None:
         raise ServiceError(403, "seat_token_revoked", "This seat token's holder no longer holds this seat.")
 
 
+def _new_event(kind: str, event: Any) -> NewEvent:
+    tag = tables.event_tag(event)
+    return NewEvent(type=tag, data=_encoder.encode(event), schema_version=tables.schema_version(kind, tag))
+
+
 def _key_reused() -> ServiceError:
     return ServiceError(
         422, "idempotency_key_reused", "This Idempotency-Key was already used for a different request."
@@ -132,10 +137,10 @@ class GameService:
         if cached is not None and cached.version < seq:
             del self._cache[game_id]
 
-    def _fold(self, table: Table | None, bodies: Sequence[tuple[str, str]]) -> Table:
-        for event_type, data in bodies:
+    def _fold(self, table: Table | None, bodies: Sequence[tuple[str, int, str]]) -> Table:
+        for event_type, version, data in bodies:
             kind = table.kind if table is not None else None
-            table = tables.evolve(table, tables.decode(kind, event_type, data))
+            table = tables.evolve(table, tables.decode(kind, event_type, data, version))
         assert table is not None
         return table
 
@@ -165,6 +170,13 @@ class GameService:
             return random.SystemRandom()
         return random.Random(f"{seed}:{table.version}")
 
+    def _context(
+        self, table: Table, game_id: uuid.UUID, seat: int | None, now: float | None = None
+    ) -> Context:
+        """What ``decide`` may use: the RNG, the clock, the acting seat, the game's rules version."""
+        when = self.clock() if now is None else now
+        return Context(self.rng(table, game_id), when, seat, rules_version=table.rules_version)
+
     # -- appending -----------------------------------------------------------------------------
 
     async def _append(
@@ -187,7 +199,7 @@ class GameService:
         result = await self.store.append(
             game_id,
             expected,
-            [NewEvent(type=tables.event_tag(e), data=_encoder.encode(e)) for e in events],
+            [_new_event(new_table.kind, e) for e in events],
             command_id=command_id,
             actor=actor,
             fingerprint=fingerprint,
@@ -262,6 +274,7 @@ class GameService:
             public=public,
             spectator_delay=delay,
             created_at=self.clock(),
+            rules_version=decider.rules_version,
         )
         game_id = uuid.uuid4()
         table, _, _ = await self._append(game_id, None, [event], command_id=None, actor="lobby")
@@ -301,7 +314,7 @@ class GameService:
                 raise ServiceError(
                     409, "seats_not_filled", f"{len(table.free_seats())} seat(s) are still free."
                 )
-            ctx = Context(rng=self.rng(table, game_id), now=self.clock(), seat=None)
+            ctx = self._context(table, game_id, None)
             setup = table.decider.start(table.state, ctx)
             events = [GameStarted(started_at=ctx.now), *setup]
             new, _, _ = await self._append(game_id, table, events, command_id="start", actor="host")
@@ -407,7 +420,7 @@ class GameService:
             check_holder(table, seat, holder)
             if table.status == "open":
                 raise ServiceError(409, "game_not_started", "The game has not started yet.")
-            ctx = Context(rng=self.rng(table, game_id), now=self.clock(), seat=seat)
+            ctx = self._context(table, game_id, seat)
             try:
                 events = decider.decide(table.state, command, ctx)
             except RuleViolation:
@@ -458,7 +471,7 @@ class GameService:
         for s in await self.store.read(game_id, 0, stored[-1].seq):
             if s.seq == first:
                 before = version_for(table, viewer) if table is not None else 0
-            event = tables.decode(table.kind if table else None, s.type, s.data)
+            event = tables.decode(table.kind if table else None, s.type, s.data, s.schema_version)
             table = tables.evolve(table, event)
             if s.seq >= first:
                 items.append((s.seq, s.recorded_at.timestamp(), event))
@@ -493,7 +506,7 @@ class GameService:
             if due is None or due > now:
                 return False
             command = decider.on_deadline(table.state)
-            ctx = Context(rng=self.rng(table, game_id), now=now, seat=None)
+            ctx = self._context(table, game_id, None, now)
             try:
                 events = decider.decide(table.state, command, ctx)
                 await self._append(
@@ -518,6 +531,7 @@ class GameService:
             stored = await self.store.read(game_id)
             before = 0
         items = [
-            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data)) for s in stored
+            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data, s.schema_version))
+            for s in stored
         ]
         return [e for e in envelopes(table, items, viewer, before) if e.seq > after]

@@ -163,7 +163,7 @@ class ReadModels:
     @staticmethod
     def _apply(batch: BatchChanges, before: Table | None, stored: StoredEvent) -> Table:
         kind = before.kind if before is not None else None
-        after = tables.evolve(before, tables.decode(kind, stored.type, stored.data))
+        after = tables.evolve(before, tables.decode(kind, stored.type, stored.data, stored.schema_version))
         batch.add(read_models.changes(stored.game_id, before, after, stored.recorded_at))
         return after
 
@@ -182,7 +182,7 @@ class ReadModels:
         table: Table | None = None
         for stored in await self.store.read(game_id, 0, version):
             kind = table.kind if table is not None else None
-            table = tables.evolve(table, tables.decode(kind, stored.type, stored.data))
+            table = tables.evolve(table, tables.decode(kind, stored.type, stored.data, stored.schema_version))
         return table
 
     def _remember(self, staged: dict[uuid.UUID, Table | None]) -> None:

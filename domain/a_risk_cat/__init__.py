@@ -1,6 +1,7 @@
 """A Risk Cat (3-8 players, base game and full game), as a decider.
 
 Source: seed 003 (French rules); RULES.md section 2 is binding where they differ.
+The rules as enforced, in prose: docs/rules/a-risk-cat.md.
 
 Tokens: ``"p<painting>-<k>"``; ``"p<n>-1"`` bears the black cat; ``"p2-1"`` is the Banker and
 ``"p2-2"`` the Cheater. The bag is an ordered tuple (top first), shuffled with ``ctx.rng`` at setup
@@ -93,6 +94,7 @@ from domain.a_risk_cat.events import ARiskCatEventUnion, SeatConceded
 from domain.a_risk_cat.legal import legal_commands
 from domain.a_risk_cat.rules import deadline, decide, evolve, initial_state, on_deadline, outcome, start
 from domain.a_risk_cat.state import ARiskCatOptions, ARiskCatState
+from domain.a_risk_cat.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
 from domain.a_risk_cat.views import ARiskCatView, redact, view
 from domain.decider import Decider
 
@@ -128,6 +130,9 @@ DECIDER = Decider(
     concede=Concede,
     conceded_seat=conceded_seat,
     hidden_order=hidden_order,
+    rules_version=RULES_VERSION,
+    schema_versions=SCHEMA_VERSIONS,
+    upcasters=UPCASTERS,
 )
 
 __all__ = ["DECIDER", "ARiskCatOptions", "ARiskCatState"]

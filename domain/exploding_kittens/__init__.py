@@ -1,5 +1,7 @@
 """Exploding Kittens (Original Edition, 56 cards, 2-5 players) as a decider.
 
+The rules as enforced, in prose: docs/rules/exploding-kittens.md.
+
 See RULES.md section 1. Options: ``ExplodingKittensOptions`` (players 2-5, edition "2022" |
 "classic", special_combos, reaction_window seconds, decision_timeout seconds | None, seed,
 first_seat). The state keeps the draw pile top first and the discard pile oldest first.
@@ -71,6 +73,7 @@ from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConcede
 from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import deadline, decide, evolve, on_deadline, outcome, start
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
+from domain.exploding_kittens.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
 from domain.exploding_kittens.views import ExplodingKittensView, private_to, redact, view
 
 
@@ -106,6 +109,9 @@ DECIDER = Decider(
     conceded_seat=conceded_seat,
     hidden_order=hidden_order,
     private_to=private_to,
+    rules_version=RULES_VERSION,
+    schema_versions=SCHEMA_VERSIONS,
+    upcasters=UPCASTERS,
 )
 
 __all__ = [

@@ -197,9 +197,9 @@ class PlayerConceded(Event, frozen=True, kw_only=True):
 
 
 class ExplodingKittensWon(Event, frozen=True, kw_only=True):
-    """The last living seat won."""
+    """The last living seat, ``winner``, won (schema version 2: version 1 named it ``seat``)."""
 
-    seat: int
+    winner: int
 
 
 ExplodingKittensEvent = (

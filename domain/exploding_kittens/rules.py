@@ -318,7 +318,7 @@ def _ev_player_conceded(s: State, e: PlayerConceded) -> State:
 
 
 def _ev_won(s: State, e: ExplodingKittensWon) -> State:
-    return replace(s, winner=e.seat, window=None, pending=None)
+    return replace(s, winner=e.winner, window=None, pending=None)
 
 
 _EVOLVERS: dict[type[Any], Callable[[State, Any], State]] = {
@@ -519,7 +519,7 @@ def _after_elimination(batch: _Batch, seat: int, was_active: bool, ctx: Context)
     s = batch.state
     living = s.living()
     if len(living) == 1:
-        batch.emit(ExplodingKittensWon(seat=living[0]))
+        batch.emit(ExplodingKittensWon(winner=living[0]))
         return True
     if was_active:
         batch.emit(

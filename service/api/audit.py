@@ -14,12 +14,14 @@ import msgspec
 from litestar import Controller, MediaType, get
 from litestar.di import Provide
 from litestar.params import QueryParameter
+from litestar.response import Stream
 
 from domain.viewers import Seat
 from projections.replay import Change, RawEvent, ShuffleProof, Step, replay, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
 from projections.spectator import released_by
+from service import portable
 from service.api.deps import SeatHolder, provide_optional_principal, provide_seat_holder
 from service.auth import Principal
 from service.errors import ServiceError
@@ -61,6 +63,7 @@ def _raw(stored: StoredEvent) -> RawEvent:
         type=stored.type,
         data=stored.data,
         actor=stored.metadata.get("actor"),
+        schema_version=stored.schema_version,
     )
 
 
@@ -158,6 +161,27 @@ class AuditController(Controller):
     async def transcript(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> str:
         _, steps = await _audited(games, game_id, principal)
         return transcript(steps)
+
+
+class ExportController(Controller):
+    path = "/games/{game_id:uuid}"
+    tags = ["audit"]
+    dependencies = {"principal": Provide(provide_optional_principal)}
+
+    @get(
+        "/export",
+        operation_id="exportGame",
+        summary="The game as a portable JSON Lines file (docs/export-format.md)",
+        media_type="application/x-ndjson",
+    )
+    async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
+        await _audited(games, game_id, principal)  # the audit's rule: who may see everything
+        lines = portable.export_lines(games.store.db, game_id, now=time.time())
+        return Stream(
+            lines,
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
+        )
 
 
 class SeatTranscriptController(Controller):

@@ -118,7 +118,7 @@ class SpectatorController(Controller):
             if stored.recorded_at.timestamp() > as_of and shown is not None:
                 break
             kind = shown.kind if shown else None
-            shown = tables.evolve(shown, tables.decode(kind, stored.type, stored.data))
+            shown = tables.evolve(shown, tables.decode(kind, stored.type, stored.data, stored.schema_version))
         assert shown is not None
         started = shown.status != "open"
         return SpectatorSnapshot(

@@ -135,7 +135,7 @@ async def test_no_response_of_a_seat_contains_another_seats_cards_or_the_pile_or
         table = None
         for stored in await store.read(game.id):
             kind = table.kind if table else None
-            table = tables.evolve(table, tables.decode(kind, stored.type, stored.data))
+            table = tables.evolve(table, tables.decode(kind, stored.type, stored.data, stored.schema_version))
             if table.status == "running":
                 truth = msgspec.to_builtins(table.decider.view(table.state, Moderator()))
                 piles.append(truth["draw_pile"])

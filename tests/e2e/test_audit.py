@@ -42,7 +42,10 @@ async def test_state_at_every_seq_equals_folding_the_log_to_that_seq(
     log = await store.read(game_id)
     table = None
     for stored in log:
-        table = tables.evolve(table, tables.decode(table.kind if table else None, stored.type, stored.data))
+        table = tables.evolve(
+            table,
+            tables.decode(table.kind if table else None, stored.type, stored.data, stored.schema_version),
+        )
         served = (
             await http.get(f"/games/{game_id}/audit/state", params={"at": stored.seq}, headers=moderator)
         ).json()

@@ -186,7 +186,9 @@ async def test_five_different_pick_on_timeout_takes_an_eligible_discard_over_htt
 async def test_everything_is_shown_to_moderators_and_to_everyone_once_a_public_game_is_over(
     api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings
 ) -> None:
-    moderator = {"Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='mod'), 3600)}"}
+    moderator = {
+        "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='mod'), 3600)}"
+    }
     for public in (True, False):
         created = await api.create_game(
             "exploding_kittens", {"players": 2, "reaction_window": 0}, public=public, spectator_delay=0

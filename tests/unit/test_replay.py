@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from domain import registry
 from domain.decider import Context
 from domain.viewers import Seat
+from projections import table as tables
 from projections.replay import RawEvent, diff, replay, shuffle_proofs, state_at, transcript
 from projections.table import GameCreated, GameStarted, SeatJoined, event_tag
 
@@ -56,7 +57,14 @@ def random_game(kind: str, seed: int) -> tuple[list[RawEvent], Any]:
         state = decider.fold(state, new)
         events += new
     raws = [
-        RawEvent(seq=i + 1, recorded_at=float(i), type=event_tag(e), data=_encoder.encode(e), actor="x")
+        RawEvent(
+            seq=i + 1,
+            recorded_at=float(i),
+            type=event_tag(e),
+            schema_version=tables.schema_version(kind, event_tag(e)),
+            data=_encoder.encode(e),
+            actor="x",
+        )
         for i, e in enumerate(events)
     ]
     return raws, state
