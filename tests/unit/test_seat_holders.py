@@ -30,7 +30,7 @@ def seated(*joins: SeatJoined) -> Table:
 
 def test_given_a_log_from_before_occupancies_when_decoded_then_the_join_has_none() -> None:
     old = b'{"type":"lobby.joined","seat":0,"name":"alice"}'
-    joined = decode("exploding_kittens", "lobby.joined", old)
+    joined = decode("exploding_kittens", "lobby.joined", old, 1)
     assert joined == SeatJoined(seat=0, name="alice", occupancy="", player=None)
     assert seated(joined).occupancies == ("", None)
 
