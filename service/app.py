@@ -17,10 +17,12 @@ from service.api.health import HealthController
 from service.api.lobby import LobbyController
 from service.api.play import PlayController
 from service.api.streams import PlayerStreamController, SpectatorController
+from service.bodies import JsonRequest
 from service.config import Settings
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
+from service.methods import options_middleware
 from service.notifications import Listener, Notifier
 from service.openapi import CompletedJsonRenderPlugin
 from service.pool import create_pool
@@ -87,13 +89,14 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         lifespan=[lifespan],
         plugins=[problem_details_plugin()],
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[prometheus.middleware],
+        middleware=[prometheus.middleware, options_middleware],
         openapi_config=OpenAPIConfig(
             title="playlog",
             version=VERSION,
             path="/schema",
             render_plugins=[CompletedJsonRenderPlugin()],
         ),
+        request_class=JsonRequest,
         request_max_body_size=settings.max_body_bytes,
         before_request=bind_request_context,
         after_request=echo_request_id,

@@ -51,7 +51,9 @@ _HTTP_CODES = {
 }
 
 
-def _problem(status: int, code: str, detail: str, **extra: Any) -> ProblemDetailsException:
+def _problem(
+    status: int, code: str, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
+) -> ProblemDetailsException:
     log.info("request_refused", status=status, code=code, detail=detail)
     return ProblemDetailsException(
         status_code=status,
@@ -59,6 +61,7 @@ def _problem(status: int, code: str, detail: str, **extra: Any) -> ProblemDetail
         detail=detail,
         type_=f"https://playlog.dev/problems/{code}",
         extra={"code": code, **extra},
+        headers=headers,
     )
 
 
@@ -81,17 +84,34 @@ def _from_expected(exc: InvalidExpectedSeq) -> ProblemDetailsException:
     return _problem(409, "version_conflict", str(exc))
 
 
-def _from_msgspec(exc: msgspec.ValidationError) -> ProblemDetailsException:
+def _from_msgspec(exc: msgspec.DecodeError) -> ProblemDetailsException:
     return _problem(400, "invalid_body", str(exc))
 
 
 def _from_validation(exc: ValidationException) -> ProblemDetailsException:
-    return _problem(400, "invalid_request", str(exc.detail), errors=exc.extra or [])
+    errors = exc.extra if isinstance(exc.extra, list) else []
+    body = [e for e in errors if isinstance(e, dict) and e.get("source") == "body"]
+    if body:  # the body's shape (a missing body included): the same code as a malformed one
+        detail = "; ".join(f"{e.get('key', 'body')}: {e.get('message', 'invalid')}" for e in body)
+        return _problem(400, "invalid_body", detail, errors=body)
+    keys = {e.get("key") for e in errors if isinstance(e, dict)}
+    if len(keys) == 1 and isinstance(key := keys.pop(), str) and key.replace("_", "").isalnum():
+        # one parameter out of its type or bounds: a code that names it (invalid_limit, ...)
+        return _problem(400, f"invalid_{key.lower()}", str(exc.detail), errors=errors)
+    return _problem(400, "invalid_request", str(exc.detail), errors=errors)
 
 
 def _from_http(exc: HTTPException) -> ProblemDetailsException:
     code = _HTTP_CODES.get(exc.status_code, "error")
-    return _problem(exc.status_code, code, str(exc.detail))
+    headers = dict(exc.headers or {})  # 405's Allow, 429's rate-limit headers
+    if exc.status_code == 429 and not any(k.lower() == "retry-after" for k in headers):
+        reset = next((v for k, v in headers.items() if k.lower() == "ratelimit-reset"), "1")
+        headers["Retry-After"] = str(max(1, int(reset)))
+    detail = str(exc.detail)
+    if exc.status_code == 405:
+        allowed = next((v for k, v in headers.items() if k.lower() == "allow"), "")
+        detail = f"Allowed methods: {allowed}." if allowed else detail
+    return _problem(exc.status_code, code, detail, headers=headers or None)
 
 
 def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -114,7 +134,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
         RuleViolation: _from_rule,
         ConcurrencyConflict: _from_conflict,
         InvalidExpectedSeq: _from_expected,
-        msgspec.ValidationError: _from_msgspec,
+        msgspec.DecodeError: _from_msgspec,
         ValidationException: _from_validation,
         HTTPException: _from_http,
     }

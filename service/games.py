@@ -27,7 +27,7 @@ from domain.viewers import Seat, Viewer
 from projections import table as tables
 from projections.envelopes import EventOut, envelopes
 from projections.table import GameCreated, GameStarted, SeatJoined, SeatLeft, Table
-from service import metrics
+from service import bodies, metrics
 from service.errors import ServiceError, not_found
 from service.log import get_logger
 from service.notifications import Notifier
@@ -323,7 +323,7 @@ class GameService:
         decoder = self._command_decoders.get(decider.kind)
         if decoder is None:
             decoder = self._command_decoders[decider.kind] = msgspec.json.Decoder(decider.command_type)
-        return decoder.decode(body)
+        return bodies.decode(body, decoder)
 
     async def command(
         self,

@@ -22,6 +22,7 @@ from projections.replay import shuffle_proofs as replay_proofs
 from projections.spectator import released_by
 from service import auth
 from service.api.deps import provide_optional_principal, provide_principal
+from service.api.params import INT32_MAX, SeatNumber
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
@@ -130,7 +131,7 @@ class AuditController(Controller):
         game_id: uuid.UUID,
         games: GameService,
         principal: Principal | None,
-        at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1)] = None,
+        at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
         _, steps = await _audited(games, game_id, principal)
         seq = len(steps) if at is None else at
@@ -173,7 +174,7 @@ class SeatTranscriptController(Controller):
         media_type=MediaType.TEXT,
     )
     async def transcript(
-        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, principal: Principal
     ) -> str:
         auth.require_seat(principal, game_id, seat)
         stored = await games.store.read(game_id)

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, delete, get, post
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.params import QueryParameter
 
 from projections.table import Table
 from service import auth
 from service.api.deps import provide_principal
-from service.api.listing import GameListing, fetch_listing, listing_query
+from service.api.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
+from service.api.params import INT32_MAX, SeatNumber
 from service.auth import Principal
 from service.games import GameService
 
@@ -78,10 +80,10 @@ class LobbyController(Controller):
     async def list_games(
         self,
         state: State,
-        status: str | None = None,
-        kind: str | None = None,
-        limit: int = 50,
-        offset: int = 0,
+        status: ListedStatus | None = None,
+        kind: Annotated[str | None, QueryParameter(max_length=64)] = None,
+        limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
+        offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
     ) -> GameListing:
         return await fetch_listing(state.pool, listing_query(status, kind, limit, offset))
 
@@ -122,7 +124,7 @@ class LobbyController(Controller):
         status_code=200,
     )
     async def leave(
-        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, principal: Principal
     ) -> GameSummary:
         auth.require_seat(principal, game_id, seat)
         return summary(game_id, await games.leave(game_id, seat))

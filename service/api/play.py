@@ -12,8 +12,9 @@ from litestar.params import HeaderParameter, QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
-from service import auth
+from service import auth, bodies
 from service.api.deps import provide_principal
+from service.api.params import INT32_MAX, AfterSeq, SeatNumber
 from service.auth import Principal
 from service.games import CommandResult, GameService, SeatViewOut, seat_view
 
@@ -32,7 +33,7 @@ class PlayController(Controller):
     async def command(
         self,
         game_id: uuid.UUID,
-        seat: int,
+        seat: SeatNumber,
         request: Request[Any, Any, Any],
         games: GameService,
         principal: Principal,
@@ -51,6 +52,7 @@ class PlayController(Controller):
                 name="expected_version",
                 required=False,
                 ge=0,
+                le=INT32_MAX,
                 description="Refuse with 409 unless the game is at this version",
             ),
         ] = None,
@@ -64,6 +66,7 @@ class PlayController(Controller):
         ] = False,
     ) -> CommandResult:
         auth.require_seat(principal, game_id, seat)
+        bodies.check_media_type(request.headers.get("content-type"))
         body = await request.body()
         result = await games.command(
             game_id, seat, body, idempotency_key=idempotency_key, expected_version=expected_version
@@ -75,7 +78,7 @@ class PlayController(Controller):
 
     @get("/view", operation_id="getSeatView", summary="What this seat sees now, with its legal commands")
     async def view(
-        self, game_id: uuid.UUID, seat: int, games: GameService, principal: Principal
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, principal: Principal
     ) -> SeatViewOut:
         auth.require_seat(principal, game_id, seat)
         return seat_view(game_id, await games.load(game_id, cached_ok=True), seat)
@@ -84,10 +87,10 @@ class PlayController(Controller):
     async def events(
         self,
         game_id: uuid.UUID,
-        seat: int,
+        seat: SeatNumber,
         games: GameService,
         principal: Principal,
-        after: Annotated[int, QueryParameter(name="after", ge=0)] = 0,
+        after: AfterSeq = 0,
     ) -> list[EventOut]:
         auth.require_seat(principal, game_id, seat)
         return await games.events_for(game_id, Seat(seat), after)

@@ -10,7 +10,7 @@ import msgspec
 from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent
 
 from domain.viewers import SPECTATOR, Seat
@@ -18,6 +18,7 @@ from projections import table as tables
 from projections.spectator import released_by
 from service import auth
 from service.api.deps import provide_principal
+from service.api.params import INT32_MAX, OptionalAfterSeq, SeatNumber
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
@@ -27,15 +28,18 @@ LastEventId = Annotated[
     str | None,
     HeaderParameter(name="Last-Event-ID", required=False, description="Resume after this seq"),
 ]
-After = Annotated[int | None, QueryParameter(name="after", required=False, ge=0)]
+After = OptionalAfterSeq
 
 
 def _resume_from(last_event_id: str | None, after: int | None) -> int:
     if last_event_id:
         try:
-            return max(0, int(last_event_id))
+            seq = max(0, int(last_event_id))
+            if seq <= INT32_MAX:
+                return seq
         except ValueError:
-            raise ServiceError(400, "invalid_last_event_id", "Last-Event-ID must be a seq number.") from None
+            pass
+        raise ServiceError(400, "invalid_last_event_id", "Last-Event-ID must be a seq number.")
     return after or 0
 
 
@@ -67,7 +71,7 @@ class PlayerStreamController(Controller):
     async def stream(
         self,
         game_id: uuid.UUID,
-        seat: int,
+        seat: SeatNumber,
         games: GameService,
         principal: Principal,
         state: State,
