@@ -165,7 +165,9 @@ async def test_an_unknown_path_is_404_problem(http: AsyncTestClient[Litestar]) -
 
 
 @pytest.mark.parametrize("timeout", [1e-9, 0.5, 86_401, 1e308])
-async def test_a_risk_cat_decision_timeout_is_bounded(http: AsyncTestClient[Litestar], timeout: float) -> None:
+async def test_a_risk_cat_decision_timeout_is_bounded(
+    http: AsyncTestClient[Litestar], timeout: float
+) -> None:
     options = {"players": 3, "decision_timeout": timeout}
     response = await http.post("/games", json={"kind": "a_risk_cat", "options": options})
     _problem(response, 422, "invalid_options")
