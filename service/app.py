@@ -8,13 +8,14 @@ from contextlib import asynccontextmanager
 from litestar import Litestar
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusConfig
 
 from service import log as logs
 from service.api.audit import AuditController, SeatTranscriptController
 from service.api.deps import provide_games
 from service.api.health import HealthController
 from service.api.lobby import LobbyController
+from service.api.metrics import MetricsController
 from service.api.play import PlayController
 from service.api.streams import PlayerStreamController, SpectatorController
 from service.bodies import JsonRequest
@@ -83,7 +84,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             SpectatorController,
             AuditController,
             SeatTranscriptController,
-            PrometheusController,
+            MetricsController,
         ],
         dependencies={"games": Provide(provide_games, sync_to_thread=False)},
         lifespan=[lifespan],

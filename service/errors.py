@@ -48,6 +48,7 @@ _HTTP_CODES = {
     415: "unsupported_media_type",
     422: "unprocessable",
     429: "too_many_requests",
+    503: "service_unavailable",
 }
 
 
@@ -118,6 +119,7 @@ def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.exception("unhandled_error", path=request.url.path)
     return Response(
         {
+            "type": "https://playlog.dev/problems/internal_error",
             "status": 500,
             "code": "internal_error",
             "title": "internal error",

@@ -23,6 +23,7 @@ from projections.spectator import released_by
 from service import auth
 from service.api.deps import provide_optional_principal, provide_principal
 from service.api.params import INT32_MAX, SeatNumber
+from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
@@ -90,14 +91,24 @@ class AuditController(Controller):
     tags = ["audit"]
     dependencies = {"principal": Provide(provide_optional_principal, sync_to_thread=False)}
 
-    @get("/verify", operation_id="verifyChain", summary="Recompute the game's hash chain")
+    @get(
+        "/verify",
+        operation_id="verifyChain",
+        summary="Recompute the game's hash chain",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def verify(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> ChainReport:
         await _audited(games, game_id, principal)
         return await games.store.verify(game_id)
 
-    @get("/", operation_id="auditGame", summary="Chain verification and every shuffle proof")
+    @get(
+        "/",
+        operation_id="auditGame",
+        summary="Chain verification and every shuffle proof",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
         _, steps = await _audited(games, game_id, principal)
         proofs = replay_proofs(steps)
@@ -107,7 +118,12 @@ class AuditController(Controller):
             shuffles_valid=all(p.valid for p in proofs),
         )
 
-    @get("/log", operation_id="auditLog", summary="Every event with every hidden card")
+    @get(
+        "/log",
+        operation_id="auditLog",
+        summary="Every event with every hidden card",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def log(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> list[AuditEvent]:
@@ -125,7 +141,14 @@ class AuditController(Controller):
             for s, step in zip(stored, steps, strict=True)
         ]
 
-    @get("/state", operation_id="auditState", summary="The complete state after event `at`")
+    @get(
+        "/state",
+        operation_id="auditState",
+        summary="The complete state after event `at`",
+        responses=problems(
+            {400: ["invalid_at"]}, AUDITOR, UNKNOWN_GAME, {404: ["seq_out_of_range"]}, UNAVAILABLE
+        ),
+    )
     async def state(
         self,
         game_id: uuid.UUID,
@@ -141,7 +164,12 @@ class AuditController(Controller):
             )
         return StateAt(seq=seq, state=snapshot(steps[seq - 1].table))
 
-    @get("/diffs", operation_id="auditDiffs", summary="The change each event made to the state")
+    @get(
+        "/diffs",
+        operation_id="auditDiffs",
+        summary="The change each event made to the state",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def diffs(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> list[EventDiff]:
@@ -154,6 +182,7 @@ class AuditController(Controller):
     @get(
         "/transcript",
         operation_id="auditTranscript",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
         summary="A hand history: one line per event, hidden cards face up",
         media_type=MediaType.TEXT,
     )
@@ -170,6 +199,7 @@ class SeatTranscriptController(Controller):
     @get(
         "/transcript",
         operation_id="seatTranscript",
+        responses=problems(SEAT, BEARER, UNKNOWN_GAME, {409: ["game_not_finished"]}, UNAVAILABLE),
         summary="This seat's own transcript of a finished game",
         media_type=MediaType.TEXT,
     )

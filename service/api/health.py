@@ -7,6 +7,8 @@ from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 
+from service.api.problems import UNAVAILABLE, problems
+
 
 class Health(msgspec.Struct, frozen=True):
     status: str
@@ -15,11 +17,21 @@ class Health(msgspec.Struct, frozen=True):
 class HealthController(Controller):
     tags = ["operations"]
 
-    @get("/healthz", operation_id="healthz", summary="The process is up")
+    @get(
+        "/healthz",
+        operation_id="healthz",
+        summary="The process is up",
+        responses=problems({503: ["too_many_connections"]}),
+    )
     async def healthz(self) -> Health:
         return Health(status="ok")
 
-    @get("/readyz", operation_id="readyz", summary="The database answers")
+    @get(
+        "/readyz",
+        operation_id="readyz",
+        summary="The database answers",
+        responses=problems(UNAVAILABLE, {503: ["service_unavailable"]}),
+    )
     async def readyz(self, state: State) -> Health:
         try:
             await state.pool.fetchval("SELECT 1")

@@ -16,15 +16,26 @@ from service import auth
 from service.api.deps import provide_principal
 from service.api.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
 from service.api.params import INT32_MAX, SeatNumber
+from service.api.problems import (
+    BEARER,
+    JSON_BODY,
+    PARAMS,
+    RATE_LIMITED,
+    RULES,
+    SEAT,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    problems,
+)
 from service.auth import Principal
-from service.games import GameService
+from service.games import MAX_SPECTATOR_DELAY, GameService
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    kind: str
+    kind: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
     options: dict[str, Any] = {}
     public: bool = True
-    spectator_delay: float | None = None
+    spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
 
 
 class GameCreatedOut(msgspec.Struct, frozen=True):
@@ -35,7 +46,8 @@ class GameCreatedOut(msgspec.Struct, frozen=True):
 
 
 class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    name: str
+    # 1 to 40 characters once trimmed (service/games.py checks that; 422 invalid_name)
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"\S")]
 
 
 class SeatOut(msgspec.Struct, frozen=True):
@@ -75,6 +87,10 @@ class LobbyController(Controller):
     @get(
         "/",
         operation_id="listGames",
+        responses=problems(
+            {400: ["invalid_status", "invalid_kind", "invalid_limit", "invalid_offset", "invalid_request"]},
+            UNAVAILABLE,
+        ),
         summary="Public games, newest first, as spectators may see them (spectator delay applied)",
     )
     async def list_games(
@@ -87,7 +103,17 @@ class LobbyController(Controller):
     ) -> GameListing:
         return await fetch_listing(state.pool, listing_query(status, kind, limit, offset))
 
-    @post("/", operation_id="createGame", summary="Create a game; returns its host token")
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Create a game; returns its host token",
+        responses=problems(
+            JSON_BODY,
+            {404: ["unknown_game_kind"], 422: ["invalid_options", "invalid_spectator_delay"]},
+            RATE_LIMITED,
+            UNAVAILABLE,
+        ),
+    )
     async def create(self, data: CreateGame, games: GameService, state: State) -> GameCreatedOut:
         game_id, table = await games.create(
             data.kind, data.options, public=data.public, spectator_delay=data.spectator_delay
@@ -95,11 +121,27 @@ class LobbyController(Controller):
         token = auth.issue(state.secret, Principal(role="host", game_id=game_id))
         return GameCreatedOut(game_id=game_id, kind=table.kind, seats=len(table.seats), host_token=token)
 
-    @get("/{game_id:uuid}", operation_id="getGame", summary="A game's public summary")
+    @get(
+        "/{game_id:uuid}",
+        operation_id="getGame",
+        summary="A game's public summary",
+        responses=problems(PARAMS, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def get_game(self, game_id: uuid.UUID, games: GameService) -> GameSummary:
         return summary(game_id, await games.load(game_id))
 
-    @post("/{game_id:uuid}/seats", operation_id="joinGame", summary="Take a free seat")
+    @post(
+        "/{game_id:uuid}/seats",
+        operation_id="joinGame",
+        summary="Take a free seat",
+        responses=problems(
+            JSON_BODY,
+            UNKNOWN_GAME,
+            {409: ["game_already_started", "game_full", "version_conflict"], 422: ["invalid_name"]},
+            RATE_LIMITED,
+            UNAVAILABLE,
+        ),
+    )
     async def join(self, game_id: uuid.UUID, data: JoinSeat, games: GameService, state: State) -> SeatOut:
         seat, _ = await games.join(game_id, data.name)
         token = auth.issue(state.secret, Principal(role="seat", game_id=game_id, seat=seat))
@@ -108,6 +150,13 @@ class LobbyController(Controller):
     @post(
         "/{game_id:uuid}/start",
         operation_id="startGame",
+        responses=problems(
+            PARAMS,
+            BEARER,
+            UNKNOWN_GAME,
+            {409: ["game_already_started", "seats_not_filled", "version_conflict"]},
+            UNAVAILABLE,
+        ),
         summary="Start the game (host token; every seat taken)",
         dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         status_code=200,
@@ -119,6 +168,14 @@ class LobbyController(Controller):
     @delete(
         "/{game_id:uuid}/seats/{seat:int}",
         operation_id="leaveGame",
+        responses=problems(
+            SEAT,
+            BEARER,
+            UNKNOWN_GAME,
+            {409: ["game_already_started", "cannot_leave", "version_conflict"]},
+            RULES,
+            UNAVAILABLE,
+        ),
         summary="Leave a seat before the game starts, or concede once it runs",
         dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         status_code=200,

@@ -15,6 +15,16 @@ from projections.envelopes import EventOut
 from service import auth, bodies
 from service.api.deps import provide_principal
 from service.api.params import INT32_MAX, AfterSeq, SeatNumber
+from service.api.problems import (
+    BEARER,
+    JSON_BODY,
+    RATE_LIMITED,
+    RULES,
+    SEAT,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    problems,
+)
 from service.auth import Principal
 from service.games import CommandResult, GameService, SeatViewOut, seat_view
 
@@ -27,6 +37,17 @@ class PlayController(Controller):
     @post(
         "/commands",
         operation_id="sendCommand",
+        responses=problems(
+            SEAT,
+            {400: ["invalid_expected_version", "invalid_idempotency_key", "invalid_view"]},
+            JSON_BODY,
+            BEARER,
+            UNKNOWN_GAME,
+            {409: ["version_conflict", "game_not_started"], 422: ["idempotency_key_reused"]},
+            RULES,
+            RATE_LIMITED,
+            UNAVAILABLE,
+        ),
         summary="Send a command for this seat (the game's tagged union)",
         status_code=200,
     )
@@ -76,14 +97,24 @@ class PlayController(Controller):
             result = msgspec.structs.replace(result, view=seat_view(game_id, table, seat))
         return result
 
-    @get("/view", operation_id="getSeatView", summary="What this seat sees now, with its legal commands")
+    @get(
+        "/view",
+        operation_id="getSeatView",
+        summary="What this seat sees now, with its legal commands",
+        responses=problems(SEAT, BEARER, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def view(
         self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, principal: Principal
     ) -> SeatViewOut:
         auth.require_seat(principal, game_id, seat)
         return seat_view(game_id, await games.load(game_id, cached_ok=True), seat)
 
-    @get("/events", operation_id="getSeatEvents", summary="Events after a version, as this seat sees them")
+    @get(
+        "/events",
+        operation_id="getSeatEvents",
+        summary="Events after a version, as this seat sees them",
+        responses=problems(SEAT, {400: ["invalid_after"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def events(
         self,
         game_id: uuid.UUID,

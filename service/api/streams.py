@@ -19,6 +19,17 @@ from projections.spectator import released_by
 from service import auth
 from service.api.deps import provide_principal
 from service.api.params import INT32_MAX, OptionalAfterSeq, SeatNumber
+from service.api.problems import (
+    BEARER,
+    PARAMS,
+    PRIVATE,
+    RESUME,
+    SEAT,
+    STREAM,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    problems,
+)
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
@@ -67,7 +78,13 @@ class PlayerStreamController(Controller):
     tags = ["play"]
     dependencies = {"principal": Provide(provide_principal, sync_to_thread=False)}
 
-    @get("/stream", operation_id="streamSeatEvents", summary="This seat's live event stream (SSE)")
+    @get(
+        "/stream",
+        operation_id="streamSeatEvents",
+        summary="This seat's live event stream (SSE)",
+        media_type="text/event-stream",
+        responses=problems(SEAT, RESUME, BEARER, UNKNOWN_GAME, STREAM, UNAVAILABLE),
+    )
     async def stream(
         self,
         game_id: uuid.UUID,
@@ -88,7 +105,13 @@ class SpectatorController(Controller):
     path = "/games/{game_id:uuid}/spectate"
     tags = ["spectate"]
 
-    @get("/stream", operation_id="streamSpectatorEvents", summary="The delayed public stream (SSE)")
+    @get(
+        "/stream",
+        operation_id="streamSpectatorEvents",
+        summary="The delayed public stream (SSE)",
+        media_type="text/event-stream",
+        responses=problems(RESUME, PRIVATE, UNKNOWN_GAME, STREAM, UNAVAILABLE),
+    )
     async def stream(
         self,
         game_id: uuid.UUID,
@@ -103,7 +126,12 @@ class SpectatorController(Controller):
             event_stream(state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay)
         )
 
-    @get("/", operation_id="getSpectatorSnapshot", summary="The public state as of spectator_delay ago")
+    @get(
+        "/",
+        operation_id="getSpectatorSnapshot",
+        summary="The public state as of spectator_delay ago",
+        responses=problems(PARAMS, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def snapshot(self, game_id: uuid.UUID, games: GameService) -> SpectatorSnapshot:
         table = await spectated(games, game_id)
         as_of = released_by(time.time(), table.spectator_delay)
