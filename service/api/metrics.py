@@ -24,7 +24,7 @@ class MetricsController(Controller):
     )
     async def metrics(self) -> Response[str]:
         registry = REGISTRY
-        if os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get("prometheus_multiproc_dir"):
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # several worker processes
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         text = generate_latest(registry).decode()

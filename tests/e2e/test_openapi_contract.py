@@ -12,8 +12,8 @@ from litestar.testing import AsyncTestClient
 
 from service.bot import play_game
 from service.client import PlaylogClient
-from tests.e2e.contract import Contract
 from tests.e2e.conftest import started_game
+from tests.e2e.contract import Contract
 
 
 @pytest.fixture
