@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import asyncpg
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -102,6 +103,13 @@ def _from_validation(exc: ValidationException) -> ProblemDetailsException:
     return _problem(400, "invalid_request", str(exc.detail), errors=errors)
 
 
+def _from_data(exc: asyncpg.DataError) -> ProblemDetailsException:
+    # A value PostgreSQL cannot take (out of a column's range, a NUL in text): the parameters
+    # are bounded so that none gets here; should one, it is still the client's value, not a 500.
+    log.warning("database_refused_value", error=str(exc))
+    return _problem(400, "invalid_request", "A value is outside what the service stores.")
+
+
 def _from_http(exc: HTTPException) -> ProblemDetailsException:
     code = _HTTP_CODES.get(exc.status_code, "error")
     headers = dict(exc.headers or {})  # 405's Allow, 429's rate-limit headers
@@ -139,6 +147,7 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
         msgspec.DecodeError: _from_msgspec,
         ValidationException: _from_validation,
         HTTPException: _from_http,
+        asyncpg.DataError: _from_data,
     }
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
 

@@ -30,9 +30,13 @@ from service.api.problems import (
 from service.auth import Principal
 from service.games import MAX_SPECTATOR_DELAY, GameService
 
+KIND_PATTERN = r"^[a-z0-9_]+$"
+# Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
+NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
+
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    kind: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    kind: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=KIND_PATTERN)]
     options: dict[str, Any] = {}
     public: bool = True
     spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
@@ -47,7 +51,7 @@ class GameCreatedOut(msgspec.Struct, frozen=True):
 
 class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # 1 to 40 characters once trimmed (service/games.py checks that; 422 invalid_name)
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"\S")]
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
 
 
 class SeatOut(msgspec.Struct, frozen=True):
@@ -97,7 +101,7 @@ class LobbyController(Controller):
         self,
         state: State,
         status: ListedStatus | None = None,
-        kind: Annotated[str | None, QueryParameter(max_length=64)] = None,
+        kind: Annotated[str | None, QueryParameter(max_length=64, pattern=KIND_PATTERN)] = None,
         limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
         offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
     ) -> GameListing:

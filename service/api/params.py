@@ -16,7 +16,5 @@ SeatNumber = Annotated[int, Parameter(ge=0, le=INT32_MAX, description="The seat,
 AfterSeq = Annotated[
     int, QueryParameter(name="after", ge=0, le=INT32_MAX, description="Only events with a greater seq")
 ]
-OptionalAfterSeq = Annotated[
-    int | None,
-    QueryParameter(name="after", required=False, ge=0, le=INT32_MAX, description="Resume after this seq"),
-]
+# Litestar leaves a falsy bound (ge=0) of an optional parameter out of the schema: restated.
+LOWER_BOUND_ZERO = {"minimum": 0}

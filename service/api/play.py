@@ -14,7 +14,7 @@ from domain.viewers import Seat
 from projections.envelopes import EventOut
 from service import auth, bodies
 from service.api.deps import provide_principal
-from service.api.params import INT32_MAX, AfterSeq, SeatNumber
+from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, SeatNumber
 from service.api.problems import (
     BEARER,
     JSON_BODY,
@@ -64,6 +64,7 @@ class PlayController(Controller):
                 name="Idempotency-Key",
                 required=False,
                 max_length=200,
+                pattern=r"^[!-~]+$",  # visible ASCII
                 description="A retried request with the same key returns the original result",
             ),
         ] = None,
@@ -74,6 +75,7 @@ class PlayController(Controller):
                 required=False,
                 ge=0,
                 le=INT32_MAX,
+                schema_extra=LOWER_BOUND_ZERO,
                 description="Refuse with 409 unless the game is at this version",
             ),
         ] = None,
