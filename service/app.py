@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from litestar import Litestar
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.plugins.prometheus import PrometheusConfig
@@ -23,6 +24,7 @@ from service.config import Settings
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
+from service.limits import StreamSlots, rate_limits
 from service.methods import options_middleware
 from service.notifications import Listener, Notifier
 from service.openapi import CompletedJsonRenderPlugin
@@ -90,7 +92,11 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         lifespan=[lifespan],
         plugins=[problem_details_plugin()],
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[prometheus.middleware, options_middleware],
+        middleware=[
+            prometheus.middleware,
+            options_middleware,
+            *rate_limits(settings.rate_limit_writes, settings.rate_limit_commands),
+        ],
         openapi_config=OpenAPIConfig(
             title="playlog",
             version=VERSION,
@@ -101,5 +107,5 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         request_max_body_size=settings.max_body_bytes,
         before_request=bind_request_context,
         after_request=echo_request_id,
-        state=None,
+        state=State({"streams": StreamSlots(settings.max_streams)}),
     )

@@ -72,6 +72,8 @@ def serve(host: str, port: int, workers: int) -> None:
     os.environ["PLAYLOG_JWT_SECRET"] = settings.secret()
     import uvicorn
 
+    from service.serving import uvicorn_options
+
     uvicorn.run(
         "service.asgi:app",
         factory=True,
@@ -80,6 +82,7 @@ def serve(host: str, port: int, workers: int) -> None:
         workers=workers,
         log_level="warning",
         access_log=False,
+        **uvicorn_options(settings),  # connection cap, header and keep-alive timeouts
     )
 
 

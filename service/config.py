@@ -23,6 +23,14 @@ class Settings:
     cache_games: int = 2000
     log_format: str = "auto"  # auto | json | console
     scheduler_interval: float = 0.05
+    # Abuse limits (README, "Limits"): generous enough that play, the tests and the benches never
+    # meet them. A rate is "N/second|minute|hour|day"; "off" (or 0) lifts it.
+    rate_limit_writes: str = "1000/minute"  # POST /games and POST .../seats, per client address
+    rate_limit_commands: str = "100/second"  # POST .../commands, per seat token
+    max_streams: int = 1000  # open SSE streams per instance (process)
+    max_connections: int = 2000  # open HTTP connections per instance (process)
+    header_timeout: float = 10.0  # seconds a connection may take to send a request's headers
+    keepalive_timeout: int = 5  # seconds an idle keep-alive connection stays open
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -36,6 +44,12 @@ class Settings:
             command_retries=int(env.get("PLAYLOG_COMMAND_RETRIES", 5)),
             cache_games=int(env.get("PLAYLOG_CACHE_GAMES", 2000)),
             log_format=env.get("PLAYLOG_LOG_FORMAT", "auto"),
+            rate_limit_writes=env.get("PLAYLOG_RATE_LIMIT_WRITES", cls.rate_limit_writes),
+            rate_limit_commands=env.get("PLAYLOG_RATE_LIMIT_COMMANDS", cls.rate_limit_commands),
+            max_streams=int(env.get("PLAYLOG_MAX_STREAMS", cls.max_streams)),
+            max_connections=int(env.get("PLAYLOG_MAX_CONNECTIONS", cls.max_connections)),
+            header_timeout=float(env.get("PLAYLOG_HEADER_TIMEOUT", cls.header_timeout)),
+            keepalive_timeout=int(env.get("PLAYLOG_KEEPALIVE_TIMEOUT", cls.keepalive_timeout)),
         )
 
     def secret(self) -> str:

@@ -26,11 +26,14 @@ log = get_logger("playlog.errors")
 class ServiceError(Exception):
     """A refusal by the service itself (not by a game's rules)."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.headers = headers
         self.extra = extra
 
 
@@ -68,7 +71,7 @@ def _problem(
 
 
 def _from_service(exc: ServiceError) -> ProblemDetailsException:
-    return _problem(exc.status, exc.code, exc.message, **exc.extra)
+    return _problem(exc.status, exc.code, exc.message, headers=exc.headers, **exc.extra)
 
 
 def _from_rule(exc: RuleViolation) -> ProblemDetailsException:

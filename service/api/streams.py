@@ -93,7 +93,7 @@ class PlayerStreamController(Controller):
         auth.require_seat(principal, game_id, seat)
         await games.load(game_id)
         start = _resume_from(last_event_id, after)
-        return ServerSentEvent(event_stream(state.feeds, game_id, Seat(seat), start))
+        return ServerSentEvent(state.streams.guard(event_stream(state.feeds, game_id, Seat(seat), start)))
 
 
 class SpectatorController(Controller):
@@ -117,9 +117,8 @@ class SpectatorController(Controller):
     ) -> ServerSentEvent:
         table = await spectated(games, game_id)
         start = _resume_from(last_event_id, after)
-        return ServerSentEvent(
-            event_stream(state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay)
-        )
+        stream = event_stream(state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay)
+        return ServerSentEvent(state.streams.guard(stream))
 
     @get(
         "/",
