@@ -43,11 +43,12 @@ def _operation(request: Request[Any, Any, Any]) -> str | None:
     return operation if isinstance(operation, str) else None
 
 
-def _is_write(request: Request[Any, Any, Any]) -> bool:
+# Async: Litestar runs a sync check in a worker thread, a thread hop for every request.
+async def _is_write(request: Request[Any, Any, Any]) -> bool:
     return _operation(request) in WRITES
 
 
-def _is_command(request: Request[Any, Any, Any]) -> bool:
+async def _is_command(request: Request[Any, Any, Any]) -> bool:
     return _operation(request) in COMMANDS
 
 
