@@ -79,7 +79,7 @@ class PlayController(Controller):
                 description="Refuse with 409 unless the game is at this version",
             ),
         ] = None,
-        with_view: Annotated[
+        view: Annotated[
             bool,
             QueryParameter(
                 name="view",
@@ -94,7 +94,7 @@ class PlayController(Controller):
         result = await games.command(
             game_id, seat, body, idempotency_key=idempotency_key, expected_version=expected_version
         )
-        if with_view:  # saves the client the view request it would send next
+        if view:  # saves the client the view request it would send next
             table = await games.load(game_id, cached_ok=True)
             result = msgspec.structs.replace(result, view=seat_view(game_id, table, seat))
         return result

@@ -117,3 +117,22 @@ async def test_a_whole_game_and_its_refusals_keep_to_the_document(
     await http.delete(f"{seat}", headers=token)
     assert contract.checked > 40
     assert contract.violations == []
+
+
+async def test_parameter_refusals_carry_the_documented_codes(
+    contract: Contract, http: AsyncTestClient[Litestar], api: PlaylogClient
+) -> None:
+    game = await started_game(api, seed=7, reaction_window=0)
+    token = {"Authorization": f"Bearer {game.seats[0].token}"}
+    commands = f"/games/{game.id}/seats/0/commands"
+    before = contract.checked
+    await http.post(commands, params={"view": "maybe"}, json={"type": "DrawCard"}, headers=token)
+    await http.post(commands, json={"type": "DrawCard"}, headers={**token, "Idempotency-Key": "a b"})
+    await http.post(commands, params={"expected_version": "x"}, json={"type": "DrawCard"}, headers=token)
+    stream = f"/games/{game.id}/spectate/stream"
+    await http.get(stream, headers={"Last-Event-ID": "seven"})
+    await http.get(stream, params={"after": "-1"})
+    await http.get(f"/games/{game.id}/seats/-1/view", headers=token)
+    await http.get("/games", params={"kind": "Chess!"})
+    assert contract.checked - before == 7
+    assert contract.violations == []
