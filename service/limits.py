@@ -9,13 +9,23 @@ the cap: 503 ``too_many_streams``. Connections and header timeouts are the serve
 from __future__ import annotations
 
 import hashlib
+import time
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, TypeVar, cast, get_args
 
 from litestar import Request
 from litestar.middleware.base import DefineMiddleware
-from litestar.middleware.rate_limit import DURATION_VALUES, DurationUnit, RateLimitConfig, get_remote_address
+from litestar.middleware.rate_limit import (
+    DURATION_VALUES,
+    CacheObject,
+    DurationUnit,
+    RateLimitConfig,
+    RateLimitMiddleware,
+    get_remote_address,
+)
+from litestar.stores.base import Store
+from litestar.stores.memory import MemoryStore
 
 from service.errors import ServiceError
 
@@ -63,6 +73,23 @@ def _seat_token(request: Request[Any, Any, Any]) -> str:
     return "commands:" + hashlib.blake2b(token.encode(), digest_size=16).hexdigest()
 
 
+SWEEP_SECONDS = 60.0
+
+
+class SweepingRateLimitMiddleware(RateLimitMiddleware):
+    """Litestar's, sweeping expired counters now and then: the in-memory store drops an expired
+    key only when it is read again, and most seat tokens are never seen again after their game."""
+
+    swept_at = 0.0
+
+    async def set_cached_history(self, key: str, cache_object: CacheObject, store: Store) -> None:
+        await super().set_cached_history(key, cache_object, store)
+        now = time.monotonic()
+        if now - self.swept_at >= SWEEP_SECONDS and isinstance(store, MemoryStore):
+            self.swept_at = now
+            await store.delete_expired()
+
+
 def rate_limits(writes: str, commands: str) -> list[DefineMiddleware]:
     """The rate-limit middlewares for the configured rates (none for a rate that is off)."""
     middleware = []
@@ -70,7 +97,10 @@ def rate_limits(writes: str, commands: str) -> list[DefineMiddleware]:
         parsed = parse_rate(rate)
         if parsed is not None:
             config = RateLimitConfig(
-                rate_limit=parsed, check_throttle_handler=applies, identifier_for_request=identify
+                rate_limit=parsed,
+                check_throttle_handler=applies,
+                identifier_for_request=identify,
+                middleware_class=SweepingRateLimitMiddleware,
             )
             middleware.append(config.middleware)
     return middleware

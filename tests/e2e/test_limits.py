@@ -14,11 +14,14 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import uvicorn
+from litestar.middleware.rate_limit import CacheObject, RateLimitConfig
+from litestar.stores.memory import MemoryStore
 from litestar.testing import AsyncTestClient
+from litestar.types import Receive, Scope, Send
 
 from service.app import create_app
 from service.config import Settings
-from service.limits import parse_rate
+from service.limits import SweepingRateLimitMiddleware, parse_rate
 from service.serving import uvicorn_options
 from tests.conftest import free_port, live_server
 
@@ -56,6 +59,19 @@ def test_limits_come_from_the_environment() -> None:
     assert (settings.rate_limit_writes, settings.rate_limit_commands) == ("7/minute", "off")
     assert (settings.max_streams, settings.max_connections) == (3, 9)
     assert (settings.header_timeout, settings.keepalive_timeout) == (2.5, 4)
+
+
+async def test_expired_rate_counters_are_swept_from_memory() -> None:
+    store = MemoryStore()
+    await store.set("RateLimitMiddleware::commands:gone", b"{}", expires_in=-1)  # a finished game's seat
+    middleware = SweepingRateLimitMiddleware(app=_no_app, config=RateLimitConfig(rate_limit=("second", 5)))
+    await middleware.set_cached_history("RateLimitMiddleware::commands:live", CacheObject([], 0), store)
+    assert not await store.exists("RateLimitMiddleware::commands:gone")
+    assert await store.exists("RateLimitMiddleware::commands:live")
+
+
+async def _no_app(scope: Scope, receive: Receive, send: Send) -> None:
+    raise AssertionError("not called")
 
 
 async def test_unauthenticated_writes_are_rate_limited_per_client(settings: Settings) -> None:
