@@ -9,7 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -203,3 +208,46 @@ async def test_connections_past_the_cap_are_refused_with_503(settings: Settings)
                         break
                 await asyncio.sleep(0.1)
             assert (await http.get("/healthz")).status_code == 200
+
+
+async def test_playlog_serve_runs_uvicorn_with_the_limits(database_url: str, tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
+    env.update(
+        PLAYLOG_DATABASE_URL=database_url,
+        PLAYLOG_DATA_DIR=str(tmp_path),
+        PLAYLOG_JWT_SECRET="test-secret-that-is-long-enough-for-hs256",
+        PLAYLOG_LOG_FORMAT="json",
+        PLAYLOG_MAX_CONNECTIONS="2",
+        PLAYLOG_HEADER_TIMEOUT="5",
+    )
+    log = (tmp_path / "serve.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=BOUND) as http:
+            for _ in range(int(60 / 0.2)):
+                assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+                with contextlib.suppress(httpx.TransportError):
+                    if (await http.get("/healthz", headers={"Connection": "close"})).status_code == 200:
+                        break
+                await asyncio.sleep(0.2)
+        held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(2)]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert (await _closed_by_server(reader)).startswith(b"HTTP/1.1 503")  # past the cap
+        for held_reader, _ in held:  # never sent their headers: closed after the timeout
+            assert await _closed_by_server(held_reader) == b""
+        for _, held_writer in [*held, (reader, writer)]:
+            held_writer.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
