@@ -24,6 +24,20 @@ from service.api.lobby import CreateGame, JoinSeat
 _BODIES: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat)
 
 
+_RETRY_AFTER = {
+    "429": {
+        "description": "Seconds until the rate window resets",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1},
+    },
+    "503": {
+        "description": "Seconds to wait before retrying (with every code but service_unavailable)",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 1},
+    },
+}
+
+
 def _components(prefix: str, type_: Any, schemas: dict[str, Any]) -> dict[str, Any]:
     """Add ``type_``'s schema components under ``prefix.``; return the reference to ``type_``."""
     template = f"#/components/schemas/{prefix}.{{name}}"
@@ -55,6 +69,10 @@ def complete(base: dict[str, Any]) -> dict[str, Any]:
     schemas.update(bodies)
 
     for path in doc.get("paths", {}).values():
+        for method in path.values():
+            for status, response in method.get("responses", {}).items():
+                if status in _RETRY_AFTER:  # problem details cannot declare headers (ResponseSpec)
+                    response["headers"] = {"Retry-After": _RETRY_AFTER[status]}
         operation = path.get("post", {})
         if operation.get("operationId") == "sendCommand":
             operation["requestBody"] = {

@@ -177,3 +177,13 @@ async def test_a_risk_cat_accepts_a_day_of_decision_timeout(http: AsyncTestClien
     options = {"players": 3, "decision_timeout": 86_400}
     response = await http.post("/games", json={"kind": "a_risk_cat", "options": options})
     assert response.status_code == 201, response.text
+
+
+async def test_a_command_of_another_game_is_422_unknown_command(
+    http: AsyncTestClient[Litestar], game: Game
+) -> None:
+    response = await http.post(
+        f"/games/{game.id}/seats/0/commands", json={"type": "TakeMusicianCats"}, headers=_auth(game, 0)
+    )
+    body = _problem(response, 422, "unknown_command")
+    assert "TakeMusicianCats" in str(body["detail"])
