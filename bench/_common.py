@@ -243,6 +243,12 @@ class Service:
             "PLAYLOG_DATA_DIR": str(data_dir),
             "PLAYLOG_JWT_SECRET": "bench-secret-bench-secret-bench-secret",
             "PLAYLOG_LOG_FORMAT": "json",
+            # The abuse limits are for the outside world: a bench drives thousands of games
+            # and streams from one address.
+            "PLAYLOG_RATE_LIMIT_WRITES": "off",
+            "PLAYLOG_RATE_LIMIT_COMMANDS": "100000/second",  # on (its cost measured), never met
+            "PLAYLOG_MAX_STREAMS": "100000",
+            "PLAYLOG_MAX_CONNECTIONS": "100000",
             **(env or {}),
         }
         root = CODE_ROOT

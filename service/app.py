@@ -6,22 +6,27 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from litestar import Litestar
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusConfig
 
 from service import log as logs
 from service.api.audit import AuditController, ExportController, SeatTranscriptController
 from service.api.deps import provide_games
 from service.api.health import HealthController
 from service.api.lobby import LobbyController
+from service.api.metrics import MetricsController
 from service.api.play import PlayController
 from service.api.players import PlayersController
 from service.api.streams import PlayerStreamController, SpectatorController
+from service.bodies import JsonRequest
 from service.config import Settings
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
+from service.limits import StreamSlots, rate_limits
+from service.methods import options_middleware
 from service.moderators import Moderators
 from service.notifications import Listener, Notifier
 from service.openapi import CompletedJsonRenderPlugin
@@ -96,21 +101,26 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             AuditController,
             ExportController,
             SeatTranscriptController,
-            PrometheusController,
+            MetricsController,
         ],
         dependencies={"games": Provide(provide_games, sync_to_thread=False)},
         lifespan=[lifespan],
         plugins=[problem_details_plugin()],
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[prometheus.middleware],
+        middleware=[
+            prometheus.middleware,
+            options_middleware,
+            *rate_limits(settings.rate_limit_writes, settings.rate_limit_commands),
+        ],
         openapi_config=OpenAPIConfig(
             title="playlog",
             version=VERSION,
             path="/schema",
             render_plugins=[CompletedJsonRenderPlugin()],
         ),
+        request_class=JsonRequest,
         request_max_body_size=settings.max_body_bytes,
         before_request=bind_request_context,
         after_request=echo_request_id,
-        state=None,
+        state=State({"streams": StreamSlots(settings.max_streams)}),
     )

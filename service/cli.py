@@ -95,6 +95,8 @@ def serve(host: str, port: int, workers: int, shutdown_timeout: int) -> None:
         os.environ["PLAYLOG_JWT_SECRET"] = settings.secret()
         import uvicorn
 
+        from service.serving import uvicorn_options
+
         uvicorn.run(
             "service.asgi:app",
             factory=True,
@@ -104,6 +106,7 @@ def serve(host: str, port: int, workers: int, shutdown_timeout: int) -> None:
             log_level="warning",
             access_log=False,
             timeout_graceful_shutdown=shutdown_timeout,
+            **uvicorn_options(settings),  # connection cap, header and keep-alive timeouts
         )
     except KeyboardInterrupt:
         pass

@@ -36,6 +36,14 @@ class Settings:
     host_token_after_start: float = 600.0  # a host token stops working this long after the start
     player_token_lifetime: float = 365 * 86400.0
     moderator_cache_seconds: float = 5.0  # how long an instance trusts its list of revoked names
+    # Abuse limits (README, "Limits"): generous enough that play, the tests and the benches never
+    # meet them. A rate is "N/second|minute|hour|day"; "off" (or 0) lifts it.
+    rate_limit_writes: str = "1000/minute"  # POST /games and POST .../seats, per client address
+    rate_limit_commands: str = "100/second"  # POST .../commands, per seat token
+    max_streams: int = 1000  # open SSE streams per instance (process)
+    max_connections: int = 2000  # open HTTP connections per instance (process)
+    header_timeout: float = 10.0  # seconds a connection may take to send a request's headers
+    keepalive_timeout: int = 5  # seconds an idle keep-alive connection stays open
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -54,6 +62,12 @@ class Settings:
             host_token_lifetime=_hours(env, "PLAYLOG_HOST_TOKEN_HOURS", 72),
             host_token_after_start=_hours(env, "PLAYLOG_HOST_TOKEN_AFTER_START_HOURS", 1 / 6),
             player_token_lifetime=_hours(env, "PLAYLOG_PLAYER_TOKEN_HOURS", 365 * 24),
+            rate_limit_writes=env.get("PLAYLOG_RATE_LIMIT_WRITES", cls.rate_limit_writes),
+            rate_limit_commands=env.get("PLAYLOG_RATE_LIMIT_COMMANDS", cls.rate_limit_commands),
+            max_streams=int(env.get("PLAYLOG_MAX_STREAMS", cls.max_streams)),
+            max_connections=int(env.get("PLAYLOG_MAX_CONNECTIONS", cls.max_connections)),
+            header_timeout=float(env.get("PLAYLOG_HEADER_TIMEOUT", cls.header_timeout)),
+            keepalive_timeout=int(env.get("PLAYLOG_KEEPALIVE_TIMEOUT", cls.keepalive_timeout)),
         )
 
     def keyring(self) -> Keyring:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import asyncpg
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -26,11 +27,14 @@ log = get_logger("playlog.errors")
 class ServiceError(Exception):
     """A refusal by the service itself (not by a game's rules)."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.headers = headers
         self.extra = extra
 
 
@@ -49,10 +53,13 @@ _HTTP_CODES = {
     415: "unsupported_media_type",
     422: "unprocessable",
     429: "too_many_requests",
+    503: "service_unavailable",
 }
 
 
-def _problem(status: int, code: str, detail: str, **extra: Any) -> ProblemDetailsException:
+def _problem(
+    status: int, code: str, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
+) -> ProblemDetailsException:
     log.info("request_refused", status=status, code=code, detail=detail)
     return ProblemDetailsException(
         status_code=status,
@@ -60,11 +67,12 @@ def _problem(status: int, code: str, detail: str, **extra: Any) -> ProblemDetail
         detail=detail,
         type_=f"https://playlog.dev/problems/{code}",
         extra={"code": code, **extra},
+        headers=headers,
     )
 
 
 def _from_service(exc: ServiceError) -> ProblemDetailsException:
-    return _problem(exc.status, exc.code, exc.message, **exc.extra)
+    return _problem(exc.status, exc.code, exc.message, headers=exc.headers, **exc.extra)
 
 
 def _from_rule(exc: RuleViolation) -> ProblemDetailsException:
@@ -82,23 +90,48 @@ def _from_expected(exc: InvalidExpectedSeq) -> ProblemDetailsException:
     return _problem(409, "version_conflict", str(exc))
 
 
-def _from_msgspec(exc: msgspec.ValidationError) -> ProblemDetailsException:
+def _from_msgspec(exc: msgspec.DecodeError) -> ProblemDetailsException:
     return _problem(400, "invalid_body", str(exc))
 
 
 def _from_validation(exc: ValidationException) -> ProblemDetailsException:
-    return _problem(400, "invalid_request", str(exc.detail), errors=exc.extra or [])
+    errors = exc.extra if isinstance(exc.extra, list) else []
+    body = [e for e in errors if isinstance(e, dict) and e.get("source") == "body"]
+    if body:  # the body's shape (a missing body included): the same code as a malformed one
+        detail = "; ".join(f"{e.get('key', 'body')}: {e.get('message', 'invalid')}" for e in body)
+        return _problem(400, "invalid_body", detail, errors=body)
+    keys = {e.get("key") for e in errors if isinstance(e, dict)}
+    if len(keys) == 1 and isinstance(key := keys.pop(), str) and key.replace("_", "").isalnum():
+        # one parameter out of its type or bounds: a code that names it (invalid_limit, ...)
+        return _problem(400, f"invalid_{key.lower()}", str(exc.detail), errors=errors)
+    return _problem(400, "invalid_request", str(exc.detail), errors=errors)
+
+
+def _from_data(exc: asyncpg.DataError) -> ProblemDetailsException:
+    # A value PostgreSQL cannot take (out of a column's range, a NUL in text): the parameters
+    # are bounded so that none gets here; should one, it is still the client's value, not a 500.
+    log.warning("database_refused_value", error=str(exc))
+    return _problem(400, "invalid_request", "A value is outside what the service stores.")
 
 
 def _from_http(exc: HTTPException) -> ProblemDetailsException:
     code = _HTTP_CODES.get(exc.status_code, "error")
-    return _problem(exc.status_code, code, str(exc.detail))
+    headers = dict(exc.headers or {})  # 405's Allow, 429's rate-limit headers
+    if exc.status_code == 429 and not any(k.lower() == "retry-after" for k in headers):
+        reset = next((v for k, v in headers.items() if k.lower() == "ratelimit-reset"), "1")
+        headers["Retry-After"] = str(max(1, int(reset)))
+    detail = str(exc.detail)
+    if exc.status_code == 405:
+        allowed = next((v for k, v in headers.items() if k.lower() == "allow"), "")
+        detail = f"Allowed methods: {allowed}." if allowed else detail
+    return _problem(exc.status_code, code, detail, headers=headers or None)
 
 
 def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.exception("unhandled_error", path=request.url.path)
     return Response(
         {
+            "type": "https://playlog.dev/problems/internal_error",
             "status": 500,
             "code": "internal_error",
             "title": "internal error",
@@ -135,9 +168,10 @@ def problem_details_plugin() -> ProblemDetailsPlugin:
         RuleViolation: _from_rule,
         ConcurrencyConflict: _from_conflict,
         InvalidExpectedSeq: _from_expected,
-        msgspec.ValidationError: _from_msgspec,
+        msgspec.DecodeError: _from_msgspec,
         ValidationException: _from_validation,
         HTTPException: _from_http,
+        asyncpg.DataError: _from_data,
     }
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
 

@@ -9,6 +9,7 @@ wrong event, and a refusal decided on a cached table stands only once the log co
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import random
 import time
@@ -16,7 +17,7 @@ import uuid
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 
@@ -28,7 +29,7 @@ from projections import table as tables
 from projections.envelopes import EventOut, envelopes
 from projections.numbering import count_seen, same_for_everyone, version_for
 from projections.table import GameCreated, GameStarted, SeatJoined, SeatLeft, Table
-from service import metrics
+from service import bodies, metrics
 from service.errors import ServiceError, not_found
 from service.log import get_logger
 from service.notifications import Notifier
@@ -89,6 +90,25 @@ def _key_reused() -> ServiceError:
     return ServiceError(
         422, "idempotency_key_reused", "This Idempotency-Key was already used for a different request."
     )
+
+
+def _command_type(body: bytes) -> str | None:
+    try:
+        value = bodies.decode_any(body)
+    except ServiceError:  # malformed, or nested too deep
+        return None
+    command = value.get("type") if isinstance(value, dict) else None
+    return command if isinstance(command, str) else None
+
+
+@functools.cache
+def _other_commands(kind: str) -> frozenset[str]:
+    """The command tags of the other games that ``kind`` does not share."""
+    tags = {
+        game: {str(member.__struct_config__.tag) for member in get_args(decider.command_type)}
+        for game, decider in registry.games().items()
+    }
+    return frozenset().union(*(t for game, t in tags.items() if game != kind)) - tags[kind]
 
 
 class GameService:
@@ -357,7 +377,17 @@ class GameService:
         decoder = self._command_decoders.get(decider.kind)
         if decoder is None:
             decoder = self._command_decoders[decider.kind] = msgspec.json.Decoder(decider.command_type)
-        return decoder.decode(body)
+        try:
+            return bodies.decode(body, decoder)
+        except ServiceError as exc:
+            # Another game's command is a well-formed command of the API (its schema is every
+            # game's union): this game refuses it as a rule would, not as a malformed body.
+            command = _command_type(body)
+            if command is not None and command in _other_commands(decider.kind):
+                raise ServiceError(
+                    422, "unknown_command", f"A {decider.kind} game has no command {command}."
+                ) from exc
+            raise
 
     async def command(
         self,

@@ -17,6 +17,25 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import registry
 from projections.table import LobbyEvents
+from service.api.lobby import CreateGame, JoinSeat
+
+# Request bodies whose schema msgspec writes (Litestar's omits their constraints and that unknown
+# fields are refused: additionalProperties false).
+_BODIES: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat)
+
+
+_RETRY_AFTER = {
+    "429": {
+        "description": "Seconds until the rate window resets",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1},
+    },
+    "503": {
+        "description": "Seconds to wait before retrying (with every code but service_unavailable)",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 1},
+    },
+}
 
 
 def _components(prefix: str, type_: Any, schemas: dict[str, Any]) -> dict[str, Any]:
@@ -46,7 +65,14 @@ def complete(base: dict[str, Any]) -> dict[str, Any]:
         views.append(_components(kind, decider.view_type, schemas))
         options.append(_components(kind, decider.options_type, schemas))
 
+    _, bodies = msgspec.json.schema_components(_BODIES, ref_template="#/components/schemas/{name}")
+    schemas.update(bodies)
+
     for path in doc.get("paths", {}).values():
+        for method in path.values():
+            for status, response in method.get("responses", {}).items():
+                if status in _RETRY_AFTER:  # problem details cannot declare headers (ResponseSpec)
+                    response["headers"] = {"Retry-After": _RETRY_AFTER[status]}
         operation = path.get("post", {})
         if operation.get("operationId") == "sendCommand":
             operation["requestBody"] = {
@@ -57,11 +83,11 @@ def complete(base: dict[str, Any]) -> dict[str, Any]:
     if (event_out := _find(schemas, "EventOut")) is not None:
         event_out["properties"]["data"] = {"oneOf": events}
     if (seat_view := _find(schemas, "SeatViewOut")) is not None:
-        seat_view["properties"]["view"] = {"oneOf": [*views, {"type": "null"}]}
+        seat_view["properties"]["view"] = {"anyOf": [*views, {"type": "null"}]}
     if (create := _find(schemas, "CreateGame")) is not None:
         create["properties"]["options"] = {
             "description": "The options of the game `kind`.",
-            "oneOf": options,
+            "anyOf": options,  # {"players": 3} fits more than one game: `kind` decides
         }
     return doc
 

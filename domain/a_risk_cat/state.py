@@ -16,7 +16,8 @@ class ARiskCatOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 
     players: Annotated[int, msgspec.Meta(ge=3, le=8)]
     mode: Literal["base", "full"] = "base"
-    decision_timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    # seconds; a day at most, as in Exploding Kittens, and at least one so that a seat can answer
+    decision_timeout: Annotated[float, msgspec.Meta(ge=1, le=86400)] | None = None
     seed: int | None = None
     first_seat: Annotated[int, msgspec.Meta(ge=0, le=7)] | None = None
 

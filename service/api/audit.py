@@ -23,6 +23,8 @@ from projections.replay import shuffle_proofs as replay_proofs
 from projections.spectator import released_by
 from service import portable
 from service.api.deps import SeatHolder, provide_optional_principal, provide_seat_holder
+from service.api.params import INT32_MAX, SeatNumber
+from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
@@ -91,14 +93,24 @@ class AuditController(Controller):
     tags = ["audit"]
     dependencies = {"principal": Provide(provide_optional_principal)}
 
-    @get("/verify", operation_id="verifyChain", summary="Recompute the game's hash chain")
+    @get(
+        "/verify",
+        operation_id="verifyChain",
+        summary="Recompute the game's hash chain",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def verify(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> ChainReport:
         await _audited(games, game_id, principal)
         return await games.store.verify(game_id)
 
-    @get("/", operation_id="auditGame", summary="Chain verification and every shuffle proof")
+    @get(
+        "/",
+        operation_id="auditGame",
+        summary="Chain verification and every shuffle proof",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
         _, steps = await _audited(games, game_id, principal)
         proofs = replay_proofs(steps)
@@ -108,7 +120,12 @@ class AuditController(Controller):
             shuffles_valid=all(p.valid for p in proofs),
         )
 
-    @get("/log", operation_id="auditLog", summary="Every event with every hidden card")
+    @get(
+        "/log",
+        operation_id="auditLog",
+        summary="Every event with every hidden card",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def log(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> list[AuditEvent]:
@@ -126,13 +143,20 @@ class AuditController(Controller):
             for s, step in zip(stored, steps, strict=True)
         ]
 
-    @get("/state", operation_id="auditState", summary="The complete state after event `at`")
+    @get(
+        "/state",
+        operation_id="auditState",
+        summary="The complete state after event `at`",
+        responses=problems(
+            {400: ["invalid_at"]}, AUDITOR, UNKNOWN_GAME, {404: ["seq_out_of_range"]}, UNAVAILABLE
+        ),
+    )
     async def state(
         self,
         game_id: uuid.UUID,
         games: GameService,
         principal: Principal | None,
-        at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1)] = None,
+        at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
         _, steps = await _audited(games, game_id, principal)
         seq = len(steps) if at is None else at
@@ -142,7 +166,12 @@ class AuditController(Controller):
             )
         return StateAt(seq=seq, state=snapshot(steps[seq - 1].table))
 
-    @get("/diffs", operation_id="auditDiffs", summary="The change each event made to the state")
+    @get(
+        "/diffs",
+        operation_id="auditDiffs",
+        summary="The change each event made to the state",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def diffs(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> list[EventDiff]:
@@ -155,6 +184,7 @@ class AuditController(Controller):
     @get(
         "/transcript",
         operation_id="auditTranscript",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
         summary="A hand history: one line per event, hidden cards face up",
         media_type=MediaType.TEXT,
     )
@@ -192,10 +222,13 @@ class SeatTranscriptController(Controller):
     @get(
         "/transcript",
         operation_id="seatTranscript",
+        responses=problems(SEAT, BEARER, UNKNOWN_GAME, {409: ["game_not_finished"]}, UNAVAILABLE),
         summary="This seat's own transcript of a finished game",
         media_type=MediaType.TEXT,
     )
-    async def transcript(self, game_id: uuid.UUID, seat: int, games: GameService, holder: SeatHolder) -> str:
+    async def transcript(
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
+    ) -> str:
         stored = await games.store.read(game_id)
         steps = replay(_raw(s) for s in stored)
         if not steps or steps[-1].table.status != "finished":

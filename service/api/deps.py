@@ -16,6 +16,7 @@ from litestar.datastructures import State
 from litestar.params import HeaderParameter
 
 from projections.table import Table
+from service.api.params import SeatNumber
 from service.auth import Principal, read_bearer
 from service.config import Settings
 from service.errors import ServiceError
@@ -95,13 +96,21 @@ async def _seat_holder(
 
 
 async def provide_seat_holder(
-    state: State, games: GameService, game_id: uuid.UUID, seat: int, authorization: AuthorizationHeader = None
+    state: State,
+    games: GameService,
+    game_id: uuid.UUID,
+    seat: SeatNumber,
+    authorization: AuthorizationHeader = None,
 ) -> SeatHolder:
     return await _seat_holder(state, games, game_id, seat, authorization)
 
 
 async def provide_seat_actor(
-    state: State, games: GameService, game_id: uuid.UUID, seat: int, authorization: AuthorizationHeader = None
+    state: State,
+    games: GameService,
+    game_id: uuid.UUID,
+    seat: SeatNumber,
+    authorization: AuthorizationHeader = None,
 ) -> SeatActor:
     holder = await _seat_holder(state, games, game_id, seat, authorization)
     if seat in holder.table.conceded:

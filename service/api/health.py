@@ -13,6 +13,7 @@ import msgspec
 from litestar import Controller, get
 from litestar.datastructures import State
 
+from service.api.problems import UNAVAILABLE, problems
 from service.database import UNAVAILABLE_ERRORS, DatabaseUnavailable
 
 READY_TIMEOUT = 2.0
@@ -25,11 +26,21 @@ class Health(msgspec.Struct, frozen=True):
 class HealthController(Controller):
     tags = ["operations"]
 
-    @get("/healthz", operation_id="healthz", summary="The process is up")
+    @get(
+        "/healthz",
+        operation_id="healthz",
+        summary="The process is up",
+        responses=problems({503: ["too_many_connections"]}),
+    )
     async def healthz(self) -> Health:
         return Health(status="ok")
 
-    @get("/readyz", operation_id="readyz", summary="The database answers")
+    @get(
+        "/readyz",
+        operation_id="readyz",
+        summary="The database answers",
+        responses=problems(UNAVAILABLE, {503: ["service_unavailable"]}),
+    )
     async def readyz(self, state: State) -> Health:
         try:
             async with asyncio.timeout(READY_TIMEOUT):

@@ -3,30 +3,47 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, delete, get, post
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.params import QueryParameter
 
 from domain.viewers import SPECTATOR
 from projections.numbering import version_for
 from projections.table import Table
 from service import auth
 from service.api.deps import Host, SeatActor, provide_host, provide_optional_principal, provide_seat_actor
-from service.api.listing import GameListing, fetch_listing, listing_query
+from service.api.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
+from service.api.params import INT32_MAX, SeatNumber
+from service.api.problems import (
+    BEARER,
+    JSON_BODY,
+    PARAMS,
+    RATE_LIMITED,
+    RULES,
+    SEAT,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    problems,
+)
 from service.auth import Principal
 from service.config import Settings
 from service.errors import ServiceError
-from service.games import GameService
+from service.games import MAX_SPECTATOR_DELAY, GameService
+
+KIND_PATTERN = r"^[a-z0-9_]+$"
+# Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
+NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    kind: str
+    kind: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=KIND_PATTERN)]
     options: dict[str, Any] = {}
     public: bool = True
-    spectator_delay: float | None = None
+    spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
 
 
 class GameCreatedOut(msgspec.Struct, frozen=True):
@@ -37,8 +54,9 @@ class GameCreatedOut(msgspec.Struct, frozen=True):
 
 
 class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    # The seat's display name; with a player token it defaults to the player's name.
-    name: str | None = None
+    # The seat's display name, 1 to 40 characters once trimmed (service/games.py checks that;
+    # 422 invalid_name); with a player token it defaults to the player's name.
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)] | None = None
 
 
 class SeatOut(msgspec.Struct, frozen=True):
@@ -79,19 +97,33 @@ class LobbyController(Controller):
     @get(
         "/",
         operation_id="listGames",
+        responses=problems(
+            {400: ["invalid_status", "invalid_kind", "invalid_limit", "invalid_offset", "invalid_request"]},
+            UNAVAILABLE,
+        ),
         summary="Public games, newest first, as spectators may see them (spectator delay applied)",
     )
     async def list_games(
         self,
         state: State,
-        status: str | None = None,
-        kind: str | None = None,
-        limit: int = 50,
-        offset: int = 0,
+        status: ListedStatus | None = None,
+        kind: Annotated[str | None, QueryParameter(max_length=64, pattern=KIND_PATTERN)] = None,
+        limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
+        offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
     ) -> GameListing:
         return await fetch_listing(state.pool, listing_query(status, kind, limit, offset))
 
-    @post("/", operation_id="createGame", summary="Create a game; returns its host token")
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Create a game; returns its host token",
+        responses=problems(
+            JSON_BODY,
+            {404: ["unknown_game_kind"], 422: ["invalid_options", "invalid_spectator_delay"]},
+            RATE_LIMITED,
+            UNAVAILABLE,
+        ),
+    )
     async def create(self, data: CreateGame, games: GameService, state: State) -> GameCreatedOut:
         game_id, table = await games.create(
             data.kind, data.options, public=data.public, spectator_delay=data.spectator_delay
@@ -102,7 +134,12 @@ class LobbyController(Controller):
         )
         return GameCreatedOut(game_id=game_id, kind=table.kind, seats=len(table.seats), host_token=token)
 
-    @get("/{game_id:uuid}", operation_id="getGame", summary="A game's public summary")
+    @get(
+        "/{game_id:uuid}",
+        operation_id="getGame",
+        summary="A game's public summary",
+        responses=problems(PARAMS, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def get_game(self, game_id: uuid.UUID, games: GameService) -> GameSummary:
         return summary(game_id, await games.load(game_id))
 
@@ -111,6 +148,14 @@ class LobbyController(Controller):
         operation_id="joinGame",
         summary="Take a free seat (with a player token: as that player; without: as a guest)",
         dependencies={"principal": Provide(provide_optional_principal)},
+        responses=problems(
+            JSON_BODY,
+            UNKNOWN_GAME,
+            BEARER,
+            {409: ["game_already_started", "game_full", "version_conflict"], 422: ["invalid_name"]},
+            RATE_LIMITED,
+            UNAVAILABLE,
+        ),
     )
     async def join(
         self,
@@ -140,6 +185,13 @@ class LobbyController(Controller):
     @post(
         "/{game_id:uuid}/start",
         operation_id="startGame",
+        responses=problems(
+            PARAMS,
+            BEARER,
+            UNKNOWN_GAME,
+            {409: ["game_already_started", "seats_not_filled", "version_conflict"]},
+            UNAVAILABLE,
+        ),
         summary="Start the game (host token; every seat taken)",
         dependencies={"host": Provide(provide_host)},
         status_code=200,
@@ -150,11 +202,19 @@ class LobbyController(Controller):
     @delete(
         "/{game_id:uuid}/seats/{seat:int}",
         operation_id="leaveGame",
+        responses=problems(
+            SEAT,
+            BEARER,
+            UNKNOWN_GAME,
+            {409: ["game_already_started", "cannot_leave", "version_conflict"]},
+            RULES,
+            UNAVAILABLE,
+        ),
         summary="Leave a seat before the game starts, or concede once it runs",
         dependencies={"holder": Provide(provide_seat_actor)},
         status_code=200,
     )
     async def leave(
-        self, game_id: uuid.UUID, seat: int, games: GameService, holder: SeatActor
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatActor
     ) -> GameSummary:
         return summary(game_id, await games.leave(game_id, seat, holder=holder.principal.occupancy))

@@ -12,7 +12,19 @@ from litestar.params import HeaderParameter, QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
+from service import bodies
 from service.api.deps import SeatActor, SeatHolder, provide_seat_actor, provide_seat_holder
+from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, SeatNumber
+from service.api.problems import (
+    BEARER,
+    JSON_BODY,
+    RATE_LIMITED,
+    RULES,
+    SEAT,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    problems,
+)
 from service.games import CommandResult, GameService, SeatViewOut, seat_view
 
 
@@ -24,6 +36,18 @@ class PlayController(Controller):
     @post(
         "/commands",
         operation_id="sendCommand",
+        responses=problems(
+            SEAT,
+            {400: ["invalid_expected_version", "invalid_idempotency_key", "invalid_view"]},
+            JSON_BODY,
+            BEARER,
+            UNKNOWN_GAME,
+            {409: ["version_conflict", "game_not_started"]},
+            {422: ["idempotency_key_reused", "unknown_command"]},
+            RULES,
+            RATE_LIMITED,
+            UNAVAILABLE,
+        ),
         summary="Send a command for this seat (the game's tagged union)",
         status_code=200,
         dependencies={"holder": Provide(provide_seat_actor)},
@@ -31,7 +55,7 @@ class PlayController(Controller):
     async def command(
         self,
         game_id: uuid.UUID,
-        seat: int,
+        seat: SeatNumber,
         request: Request[Any, Any, Any],
         games: GameService,
         holder: SeatActor,
@@ -41,6 +65,7 @@ class PlayController(Controller):
                 name="Idempotency-Key",
                 required=False,
                 max_length=200,
+                pattern=r"^[!-~]+$",  # visible ASCII
                 description="A retried request with the same key returns the original result",
             ),
         ] = None,
@@ -50,10 +75,12 @@ class PlayController(Controller):
                 name="expected_version",
                 required=False,
                 ge=0,
+                le=INT32_MAX,
+                schema_extra=LOWER_BOUND_ZERO,
                 description="Refuse with 409 unless the game is at this version",
             ),
         ] = None,
-        with_view: Annotated[
+        view: Annotated[
             bool,
             QueryParameter(
                 name="view",
@@ -62,6 +89,7 @@ class PlayController(Controller):
             ),
         ] = False,
     ) -> CommandResult:
+        bodies.check_media_type(request.headers.get("content-type"))
         body = await request.body()
         result = await games.command(
             game_id,
@@ -71,22 +99,32 @@ class PlayController(Controller):
             expected_version=expected_version,
             holder=holder.principal.occupancy,
         )
-        if with_view:  # saves the client the view request it would send next
+        if view:  # saves the client the view request it would send next
             table = await games.load(game_id, cached_ok=True)
             result = msgspec.structs.replace(result, view=seat_view(game_id, table, seat))
         return result
 
-    @get("/view", operation_id="getSeatView", summary="What this seat sees now, with its legal commands")
-    async def view(self, game_id: uuid.UUID, seat: int, holder: SeatHolder) -> SeatViewOut:
+    @get(
+        "/view",
+        operation_id="getSeatView",
+        summary="What this seat sees now, with its legal commands",
+        responses=problems(SEAT, BEARER, UNKNOWN_GAME, UNAVAILABLE),
+    )
+    async def view(self, game_id: uuid.UUID, seat: SeatNumber, holder: SeatHolder) -> SeatViewOut:
         return seat_view(game_id, holder.table, seat)
 
-    @get("/events", operation_id="getSeatEvents", summary="Events after a version, as this seat sees them")
+    @get(
+        "/events",
+        operation_id="getSeatEvents",
+        summary="Events after a version, as this seat sees them",
+        responses=problems(SEAT, {400: ["invalid_after"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def events(
         self,
         game_id: uuid.UUID,
-        seat: int,
+        seat: SeatNumber,
         games: GameService,
         holder: SeatHolder,
-        after: Annotated[int, QueryParameter(name="after", ge=0)] = 0,
+        after: AfterSeq = 0,
     ) -> list[EventOut]:
         return await games.events_for(game_id, Seat(seat), after)

@@ -10,7 +10,7 @@ import msgspec
 from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import HeaderParameter
 from litestar.response import ServerSentEvent
 
 from domain.viewers import SPECTATOR, Seat
@@ -18,28 +18,37 @@ from projections import table as tables
 from projections.numbering import version_for
 from projections.spectator import released_by
 from service.api.deps import SeatHolder, provide_seat_holder
+from service.api.params import INT32_MAX, AfterSeq, SeatNumber
+from service.api.problems import (
+    BEARER,
+    PARAMS,
+    PRIVATE,
+    RESUME,
+    SEAT,
+    STREAM,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    problems,
+)
 from service.errors import ServiceError
 from service.games import GameService
 from service.streams import event_stream
 
 LastEventId = Annotated[
-    str | None,
+    str,
     HeaderParameter(
-        name="Last-Event-ID", required=False, description="Resume after this id (the viewer's event number)"
+        name="Last-Event-ID",
+        required=False,
+        pattern=r"^[0-9]{0,10}$",
+        description="Resume after this id (the viewer's event number)",
     ),
 ]
-After = Annotated[int | None, QueryParameter(name="after", required=False, ge=0)]
 
 
-def _resume_from(last_event_id: str | None, after: int | None) -> int:
-    if last_event_id:
-        try:
-            return max(0, int(last_event_id))
-        except ValueError:
-            raise ServiceError(
-                400, "invalid_last_event_id", "Last-Event-ID must be an event number."
-            ) from None
-    return after or 0
+def _resume_from(last_event_id: str, after: int) -> int:
+    if last_event_id:  # digits only (the header's pattern); past the end of any log: nothing to send
+        return min(int(last_event_id), INT32_MAX)
+    return after
 
 
 class SpectatorSnapshot(msgspec.Struct, frozen=True):
@@ -70,15 +79,17 @@ class PlayerStreamController(Controller):
         "/stream",
         operation_id="streamSeatEvents",
         summary="This seat's live event stream (SSE); it ends when the seat changes hands",
+        media_type="text/event-stream",
+        responses=problems(SEAT, RESUME, BEARER, UNKNOWN_GAME, STREAM, UNAVAILABLE),
     )
     async def stream(
         self,
         game_id: uuid.UUID,
-        seat: int,
+        seat: SeatNumber,
         holder: SeatHolder,
         state: State,
-        last_event_id: LastEventId = None,
-        after: After = None,
+        last_event_id: LastEventId = "",
+        after: AfterSeq = 0,
     ) -> ServerSentEvent:
         start = _resume_from(last_event_id, after)
 
@@ -87,29 +98,40 @@ class PlayerStreamController(Controller):
         def seat_left(seq: int, event: Any) -> bool:  # the holder's rights end with its seat
             return seq > checked and isinstance(event, tables.SeatLeft) and event.seat == seat
 
-        return ServerSentEvent(event_stream(state.feeds, game_id, Seat(seat), start, ends=seat_left))
+        stream = event_stream(state.feeds, game_id, Seat(seat), start, ends=seat_left)
+        return ServerSentEvent(state.streams.guard(stream))
 
 
 class SpectatorController(Controller):
     path = "/games/{game_id:uuid}/spectate"
     tags = ["spectate"]
 
-    @get("/stream", operation_id="streamSpectatorEvents", summary="The delayed public stream (SSE)")
+    @get(
+        "/stream",
+        operation_id="streamSpectatorEvents",
+        summary="The delayed public stream (SSE)",
+        media_type="text/event-stream",
+        responses=problems(RESUME, PRIVATE, UNKNOWN_GAME, STREAM, UNAVAILABLE),
+    )
     async def stream(
         self,
         game_id: uuid.UUID,
         games: GameService,
         state: State,
-        last_event_id: LastEventId = None,
-        after: After = None,
+        last_event_id: LastEventId = "",
+        after: AfterSeq = 0,
     ) -> ServerSentEvent:
         table = await spectated(games, game_id)
         start = _resume_from(last_event_id, after)
-        return ServerSentEvent(
-            event_stream(state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay)
-        )
+        stream = event_stream(state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay)
+        return ServerSentEvent(state.streams.guard(stream))
 
-    @get("/", operation_id="getSpectatorSnapshot", summary="The public state as of spectator_delay ago")
+    @get(
+        "/",
+        operation_id="getSpectatorSnapshot",
+        summary="The public state as of spectator_delay ago",
+        responses=problems(PARAMS, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
+    )
     async def snapshot(self, game_id: uuid.UUID, games: GameService) -> SpectatorSnapshot:
         table = await spectated(games, game_id)
         as_of = released_by(time.time(), table.spectator_delay)

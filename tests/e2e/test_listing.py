@@ -134,7 +134,7 @@ async def test_bad_listing_parameters_are_problem_json_400(http: AsyncTestClient
         ({"limit": -1}, "invalid_limit"),
         ({"limit": 100_000}, "invalid_limit"),
         ({"offset": -5}, "invalid_offset"),
-        ({"limit": "many"}, "invalid_request"),
+        ({"limit": "many"}, "invalid_limit"),
     ]
     for params, code in cases:
         response = await http.get("/games", params=params)

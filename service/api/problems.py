@@ -1,0 +1,98 @@
+"""The refusals each operation documents: problem+json bodies and their stable ``code`` values.
+
+Handlers declare theirs with ``responses=problems(...)``; the OpenAPI document is generated from
+these declarations (service/errors.py is where the refusals are produced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from http import HTTPStatus
+from typing import Annotated, Any
+
+import msgspec
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
+
+PROBLEM_JSON = "application/problem+json"
+
+Codes = Mapping[int, Iterable[str]]
+
+
+class Problem(msgspec.Struct, frozen=True, kw_only=True):
+    """RFC 9457 problem details, as every refusal is sent."""
+
+    type: str
+    title: str
+    status: Annotated[int, msgspec.Meta(ge=400, le=599)]
+    detail: str
+    code: Annotated[str, msgspec.Meta(description="Stable, machine-readable reason")]
+    current_version: int | msgspec.UnsetType = msgspec.UNSET  # 409 version_conflict
+    errors: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET  # 400: each bad parameter
+
+
+# Any operation that takes a game id or a seat: no such game (or a path that is not one).
+UNKNOWN_GAME: Codes = {404: ["not_found"]}
+# Refused before the application: the instance is at its connection cap; or the database is down.
+UNAVAILABLE: Codes = {503: ["database_unavailable", "too_many_connections"]}
+# A token that is missing, bad, expired or revoked (401); one that grants something else, or a seat
+# its holder no longer holds or has conceded (403).
+BEARER: Codes = {
+    401: ["unauthorized", "token_expired", "token_revoked"],
+    403: ["forbidden", "seat_token_revoked", "seat_conceded"],
+}
+JSON_BODY: Codes = {400: ["invalid_body"], 413: ["body_too_large"], 415: ["unsupported_media_type"]}
+RATE_LIMITED: Codes = {429: ["too_many_requests"]}
+STREAM: Codes = {503: ["too_many_streams"]}
+SEAT: Codes = {400: ["invalid_seat", "invalid_request"]}
+PARAMS: Codes = {400: ["invalid_request"]}
+RESUME: Codes = {400: ["invalid_after", "invalid_last_event_id"]}
+PRIVATE: Codes = {403: ["private_game"]}
+AUDITOR: Codes = {401: ["unauthorized", "moderator_only"], 403: ["moderator_only"]}
+# A command the game's rules refuse: the rule's own code (the games document theirs).
+ANY_RULE = "*"
+RULES: Codes = {422: ["not_your_turn", "game_over", ANY_RULE]}
+
+
+def _example(status: int, code: str) -> Example:
+    body = {
+        "type": f"https://playlog.dev/problems/{code}",
+        "title": code.replace("_", " "),
+        "status": status,
+        "detail": "A human-readable explanation.",
+        "code": code,
+    }
+    return Example(summary=code, value=body)
+
+
+def _description(status: int, codes: list[str]) -> str:
+    listed = ", ".join(code for code in codes if code != ANY_RULE)
+    rules = " (or any other rule code of the game)" if ANY_RULE in codes else ""
+    return f"{HTTPStatus(status).phrase}; code: {listed}{rules}"
+
+
+def problems(*declared: Codes) -> dict[int, ResponseSpec]:
+    """One problem+json response per status, listing every ``code`` it may carry."""
+    merged: dict[int, list[str]] = {}
+    for codes in declared:
+        for status, names in codes.items():
+            merged.setdefault(status, [])
+            merged[status] += [n for n in names if n not in merged[status]]
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_JSON,
+            generate_examples=False,
+            description=_description(status, merged[status]),
+            examples=[_example(status, code) for code in merged[status] if code != ANY_RULE],
+        )
+        for status in sorted(merged)
+    }
+
+
+def documented_codes(description: str) -> list[str] | None:
+    """The codes a response description written by ``problems`` lists; None: any rule code too."""
+    _, _, listed = description.partition("; code: ")
+    if "(or any other rule code" in listed:
+        return None
+    return [code.strip() for code in listed.split(",") if code.strip()]

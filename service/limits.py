@@ -1,0 +1,149 @@
+"""Abuse limits inside the app: request rates (Litestar's rate-limit middleware) and SSE streams.
+
+Unauthenticated writes (creating a game, taking a seat) are counted per client address, commands
+per seat token; past the limit: 429 ``too_many_requests`` with ``Retry-After`` (service/errors.py
+adds it from the middleware's ``RateLimit-Reset``). Open streams are counted per instance; past
+the cap: 503 ``too_many_streams``. Connections and header timeouts are the server's: service/serving.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, TypeVar, cast, get_args
+
+from litestar import Request
+from litestar.middleware.base import DefineMiddleware
+from litestar.middleware.rate_limit import (
+    DURATION_VALUES,
+    CacheObject,
+    DurationUnit,
+    RateLimitConfig,
+    RateLimitMiddleware,
+    get_remote_address,
+)
+from litestar.stores.base import Store
+from litestar.stores.memory import MemoryStore
+
+from service.errors import ServiceError
+
+T = TypeVar("T")
+
+WRITES = frozenset({"createGame", "joinGame", "createPlayer"})  # the unauthenticated writes
+COMMANDS = frozenset({"sendCommand"})
+UNITS: tuple[str, ...] = get_args(DurationUnit)
+
+
+def parse_rate(text: str) -> tuple[DurationUnit, int] | None:
+    """``"100/second"`` -> ("second", 100); ``"off"`` or a count of 0 -> None (no limit)."""
+    if text.strip().lower() in ("", "off", "0"):
+        return None
+    count, _, unit = text.partition("/")
+    unit = unit.strip().lower() or "second"
+    if unit not in UNITS or not count.strip().isdigit():
+        raise ValueError(f"a rate is N/{'|'.join(UNITS)} or off, not {text!r}")
+    return (cast(DurationUnit, unit), int(count)) if int(count) > 0 else None
+
+
+def _operation(request: Request[Any, Any, Any]) -> str | None:
+    handler = request.scope.get("route_handler")
+    operation = getattr(handler, "operation_id", None)
+    return operation if isinstance(operation, str) else None
+
+
+# Async: Litestar runs a sync check in a worker thread, a thread hop for every request.
+async def _is_write(request: Request[Any, Any, Any]) -> bool:
+    return _operation(request) in WRITES
+
+
+async def _is_command(request: Request[Any, Any, Any]) -> bool:
+    return _operation(request) in COMMANDS
+
+
+def _client(request: Request[Any, Any, Any]) -> str:
+    return f"writes:{get_remote_address(request)}"
+
+
+def _seat_token(request: Request[Any, Any, Any]) -> str:
+    token = request.headers.get("authorization")
+    if not token:  # refused with 401 anyway; counted against its address meanwhile
+        return f"commands:{get_remote_address(request)}"
+    return "commands:" + hashlib.blake2b(token.encode(), digest_size=16).hexdigest()
+
+
+SWEEP_SECONDS = 60.0
+
+
+class SweepingRateLimitMiddleware(RateLimitMiddleware):
+    """Litestar's, sweeping expired counters now and then: the in-memory store drops an expired
+    key only when it is read again, and most seat tokens are never seen again after their game."""
+
+    swept_at = 0.0
+
+    async def set_cached_history(self, key: str, cache_object: CacheObject, store: Store) -> None:
+        await super().set_cached_history(key, cache_object, store)
+        now = time.monotonic()
+        if now - self.swept_at >= SWEEP_SECONDS and isinstance(store, MemoryStore):
+            self.swept_at = now
+            await store.delete_expired()
+
+
+def rate_limits(writes: str, commands: str) -> list[DefineMiddleware]:
+    """The rate-limit middlewares for the configured rates (none for a rate that is off)."""
+    middleware = []
+    for rate, applies, identify in ((writes, _is_write, _client), (commands, _is_command, _seat_token)):
+        parsed = parse_rate(rate)
+        if parsed is not None:
+            config = RateLimitConfig(
+                rate_limit=parsed,
+                check_throttle_handler=applies,
+                identifier_for_request=identify,
+                middleware_class=SweepingRateLimitMiddleware,
+            )
+            middleware.append(config.middleware)
+    return middleware
+
+
+def window_seconds(rate: str) -> int:
+    parsed = parse_rate(rate)
+    return DURATION_VALUES[parsed[0]] if parsed else 0
+
+
+class StreamSlots:
+    """At most ``limit`` open streams; a stream gives its slot back however it ends."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open = 0
+
+    def guard(self, stream: AsyncGenerator[T, None]) -> AsyncIterator[T]:
+        """``stream``, counted as open until it ends (503 too_many_streams when none is free)."""
+        if self.open >= self.limit:
+            raise ServiceError(
+                503,
+                "too_many_streams",
+                f"This instance serves its maximum of {self.limit} streams; retry shortly.",
+                headers={"Retry-After": "5"},
+            )
+        self.open += 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.open -= 1
+
+        async def counted() -> AsyncGenerator[T, None]:
+            try:
+                async for item in stream:
+                    yield item
+            finally:
+                release()
+                await stream.aclose()
+
+        wrapper = counted()
+        weakref.finalize(wrapper, release)  # a stream never started (client gone) frees its slot too
+        return wrapper

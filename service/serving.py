@@ -1,0 +1,111 @@
+"""uvicorn as the service runs it: a connection cap and a header timeout, which uvicorn lacks.
+
+uvicorn bounds an idle keep-alive connection (``timeout_keep_alive``) but not one that never
+finishes its request headers: a client sending half a request line keeps its connection, and a
+file descriptor, for ever; ``limit_concurrency`` refuses work only once headers are complete.
+``LimitedHttpToolsProtocol`` (uvicorn's httptools protocol) adds both bounds per instance:
+
+- past ``max_connections`` open connections, a new one gets a 503 problem+json
+  (``too_many_connections``, ``Retry-After``) and is closed;
+- a connection that has not sent a request's complete headers ``header_timeout`` seconds after
+  it opened (or after its previous response) is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from typing import Any, ClassVar
+
+import msgspec
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from service.config import Settings
+
+PROTOCOL = "service.serving:LimitedHttpToolsProtocol"  # what uvicorn's workers import
+
+
+def _refusal() -> bytes:
+    body = msgspec.json.encode(
+        {
+            "type": "https://playlog.dev/problems/too_many_connections",
+            "title": "too many connections",
+            "status": 503,
+            "detail": "This instance holds its maximum of connections; retry shortly.",
+            "code": "too_many_connections",
+        }
+    )
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\n"
+        "content-type: application/problem+json\r\n"
+        "retry-after: 1\r\n"
+        "connection: close\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+REFUSAL = _refusal()
+
+
+@functools.cache
+def _settings_from_env() -> Settings:
+    return Settings.from_env()
+
+
+class LimitedHttpToolsProtocol(HttpToolsProtocol):
+    settings: ClassVar[Settings | None] = None  # None: from the environment (playlog serve)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        settings = type(self).settings or _settings_from_env()
+        self.max_connections = settings.max_connections
+        self.header_timeout = settings.header_timeout
+        self.header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.max_connections:
+            transport.write(REFUSAL)
+            transport.close()
+            return
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm()  # the next request on a keep-alive connection: its headers are timed too
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self.header_timer is None and self.header_timeout > 0:
+            self.header_timer = self.loop.call_later(self.header_timeout, self._headers_too_slow)
+
+    def _disarm(self) -> None:
+        if self.header_timer is not None:
+            self.header_timer.cancel()
+            self.header_timer = None
+
+    def _headers_too_slow(self) -> None:
+        self.header_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+def protocol_for(settings: Settings) -> type[LimitedHttpToolsProtocol]:
+    """The protocol with these settings (in-process servers; workers read the environment)."""
+    return type("LimitedHttpToolsProtocol", (LimitedHttpToolsProtocol,), {"settings": settings})
+
+
+def uvicorn_options(settings: Settings, *, in_process: bool = False) -> dict[str, Any]:
+    """The uvicorn settings that apply the limits (``uvicorn.run``/``uvicorn.Config`` keywords)."""
+    return {
+        "http": protocol_for(settings) if in_process else PROTOCOL,
+        "timeout_keep_alive": settings.keepalive_timeout,
+    }

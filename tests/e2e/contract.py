@@ -1,0 +1,77 @@
+"""Check a response against the committed OpenAPI document: documented status, media type, body.
+
+Used as an httpx response hook, so any test's traffic can be held to the contract.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema_rs
+
+from service.api.problems import documented_codes
+
+DOCUMENT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    return re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "/?$")
+
+
+@dataclass
+class Contract:
+    document: dict[str, Any] = field(default_factory=lambda: json.loads(DOCUMENT.read_text()))
+    violations: list[str] = field(default_factory=list)
+    checked: int = 0
+
+    def __post_init__(self) -> None:
+        # Literal paths before templated ones: /games/{id}/audit is not /games/{id}/{anything}.
+        templates = sorted(self.document["paths"], key=lambda t: (t.count("{"), -len(t)))
+        self._paths = [(_pattern(t), t) for t in templates]
+
+    def operation(self, method: str, path: str) -> tuple[str, dict[str, Any]] | None:
+        for pattern, template in self._paths:
+            if pattern.match(path):
+                operation = self.document["paths"][template].get(method.lower())
+                if operation is not None:
+                    return template, operation
+        return None
+
+    def check(self, method: str, path: str, status: int, content_type: str, body: bytes | None) -> None:
+        found = self.operation(method, path)
+        if found is None:
+            return  # not an operation (an unknown path, OPTIONS, an unsupported method)
+        template, operation = found
+        where = f"{method} {template} -> {status}"
+        self.checked += 1
+        response = operation["responses"].get(str(status))
+        if response is None:
+            self.violations.append(f"{where}: status not documented")
+            return
+        media_type = content_type.split(";", 1)[0].strip()
+        content = response.get("content", {})
+        if media_type not in content:
+            self.violations.append(f"{where}: {media_type} not documented ({sorted(content)})")
+            return
+        if body is None or not media_type.endswith("json"):
+            return
+        instance = json.loads(body)
+        schema = {**content[media_type]["schema"], "components": self.document["components"]}
+        errors = [e.message for e in jsonschema_rs.validator_for(schema).iter_errors(instance)]
+        if errors:
+            self.violations.append(f"{where}: body does not match the schema: {errors[:3]}")
+        if media_type == "application/problem+json":
+            codes = documented_codes(response.get("description", ""))
+            if codes is not None and instance.get("code") not in codes:
+                self.violations.append(f"{where}: code {instance.get('code')!r} not in {codes}")
+
+    async def hook(self, response: httpx.Response) -> None:
+        content_type = response.headers.get("content-type", "")
+        body = None if content_type.startswith("text/event-stream") else await response.aread()
+        request = response.request
+        self.check(request.method, request.url.path, response.status_code, content_type, body)

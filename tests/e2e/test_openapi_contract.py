@@ -1,0 +1,138 @@
+"""The OpenAPI document is the contract: every response the app gives is described in it."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from service.bot import play_game
+from service.client import PlaylogClient
+from tests.e2e.conftest import started_game
+from tests.e2e.contract import Contract
+
+
+@pytest.fixture
+async def contract(http: AsyncTestClient[Litestar]) -> AsyncIterator[Contract]:
+    """Every response ``http`` receives, checked against the committed document."""
+    checker = Contract()
+    http.event_hooks["response"].append(checker.hook)
+    yield checker
+    http.event_hooks["response"].remove(checker.hook)
+
+
+def test_every_refusal_is_a_problem_with_its_codes() -> None:
+    document = Contract().document
+    problem = document["components"]["schemas"]["Problem"]
+    assert {"type", "title", "status", "detail", "code"} <= set(problem["required"])
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation["responses"].items():
+                if int(status) < 400:
+                    continue
+                content = response["content"]
+                assert list(content) == ["application/problem+json"], (method, path, status)
+                assert content["application/problem+json"]["schema"] == {
+                    "$ref": "#/components/schemas/Problem"
+                }
+                assert "; code: " in response["description"], (method, path, status)
+
+
+def test_enforced_constraints_are_in_the_schema() -> None:
+    document = Contract().document
+    schemas = document["components"]["schemas"]
+    assert schemas["CreateGame"]["additionalProperties"] is False
+    assert schemas["JoinSeat"]["additionalProperties"] is False
+    name = schemas["JoinSeat"]["properties"]["name"]
+    assert (name["minLength"], name["maxLength"]) == (1, 40)
+    for kind in ("exploding_kittens.ExplodingKittensOptions", "a_risk_cat.ARiskCatOptions"):
+        assert "players" in schemas[kind]["required"]
+    listing = {p["name"]: p["schema"] for p in document["paths"]["/games"]["get"]["parameters"]}
+    assert listing["offset"]["minimum"] == 0 and listing["offset"]["maximum"] == 2**31 - 1
+    assert listing["limit"]["type"] == "integer"
+    events = document["paths"]["/games/{game_id}/seats/{seat}/events"]["get"]["parameters"]
+    after = next(p["schema"] for p in events if p["name"] == "after")
+    assert after["maximum"] == 2**31 - 1
+    assert list(document["paths"]["/metrics"]["get"]["responses"]["200"]["content"]) == ["text/plain"]
+    stream = document["paths"]["/games/{game_id}/seats/{seat}/stream"]["get"]["responses"]["200"]
+    assert list(stream["content"]) == ["text/event-stream"]
+
+
+def test_the_checker_catches_an_undocumented_status_and_body() -> None:
+    contract = Contract()
+    contract.check("GET", "/healthz", 418, "application/json", b"{}")
+    contract.check("GET", "/healthz", 200, "application/json", b'{"state": 1}')
+    path = f"/games/{uuid.uuid4()}"
+    contract.check("GET", path, 404, "application/problem+json", b'{"status": 404}')
+    problem = b'{"type": "t", "title": "t", "status": 404, "detail": "d", "code": "game_full"}'
+    contract.check("GET", path, 404, "application/problem+json", problem)
+    assert len(contract.violations) == 5, contract.violations  # the third: no code, and no detail
+
+
+async def test_a_whole_game_and_its_refusals_keep_to_the_document(
+    contract: Contract, api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    report = await play_game(
+        api, "exploding_kittens", {"players": 3, "reaction_window": 0}, rng=random.Random(3)
+    )
+    assert report.finished and report.verified
+    game = await started_game(api, seed=7, reaction_window=0)
+    token = {"Authorization": f"Bearer {game.seats[0].token}"}
+    seat = f"/games/{game.id}/seats/0"
+    await http.get("/healthz")
+    await http.get("/readyz")
+    await http.get("/metrics")
+    await http.get("/games", params={"status": "running", "limit": 5})
+    await http.get("/games", params={"offset": "-1"})
+    await http.get("/games", params={"limit": "x", "offset": "y"})
+    await http.post("/games", json={"kind": "chess"})
+    await http.post("/games", json={"kind": "exploding_kittens", "options": {"players": 9}})
+    await http.post("/games", content=b"[" * 5000, headers={"Content-Type": "application/json"})
+    await http.post("/games", content=b"{}", headers={"Content-Type": "text/plain"})
+    await http.post(f"/games/{game.id}/seats", json={"name": "late"})
+    await http.post(f"/games/{game.id}/seats", json={"name": "   "})
+    await http.post(f"/games/{game.id}/start")
+    await http.get(f"/games/{uuid.uuid4()}")
+    await http.get(f"{seat}/view")
+    await http.get(f"{seat}/view", headers={"Authorization": f"Bearer {game.seats[1].token}"})
+    await http.get(f"/games/{game.id}/seats/{2**31}/view", headers=token)
+    await http.get(f"{seat}/events", params={"after": 2**31}, headers=token)
+    await http.get(f"{seat}/events", params={"after": 3}, headers=token)
+    await http.post(f"{seat}/commands", content=b"not json", headers=token)
+    await http.post(f"{seat}/commands", json={"type": "Castle"}, headers=token)
+    await http.post(
+        f"{seat}/commands", json={"type": "DrawCard"}, params={"expected_version": 0}, headers=token
+    )
+    await http.get(f"{seat}/transcript", headers=token)
+    await http.get(f"/games/{game.id}/audit/state", params={"at": 1})
+    await http.get(f"/games/{game.id}/audit/state", params={"at": 0})
+    await http.get(f"/games/{report.game_id}/audit/state", params={"at": 10**6})
+    await http.get(f"/games/{report.game_id}/audit/log")
+    await http.get(f"/games/{report.game_id}/audit/transcript")
+    await http.get(f"/games/{game.id}/spectate")
+    await http.delete(f"{seat}", headers=token)
+    assert contract.checked > 40
+    assert contract.violations == []
+
+
+async def test_parameter_refusals_carry_the_documented_codes(
+    contract: Contract, http: AsyncTestClient[Litestar], api: PlaylogClient
+) -> None:
+    game = await started_game(api, seed=7, reaction_window=0)
+    token = {"Authorization": f"Bearer {game.seats[0].token}"}
+    commands = f"/games/{game.id}/seats/0/commands"
+    before = contract.checked
+    await http.post(commands, params={"view": "maybe"}, json={"type": "DrawCard"}, headers=token)
+    await http.post(commands, json={"type": "DrawCard"}, headers={**token, "Idempotency-Key": "a b"})
+    await http.post(commands, params={"expected_version": "x"}, json={"type": "DrawCard"}, headers=token)
+    stream = f"/games/{game.id}/spectate/stream"
+    await http.get(stream, headers={"Last-Event-ID": "seven"})
+    await http.get(stream, params={"after": "-1"})
+    await http.get(f"/games/{game.id}/seats/-1/view", headers=token)
+    await http.get("/games", params={"kind": "Chess!"})
+    assert contract.checked - before == 7
+    assert contract.violations == []
