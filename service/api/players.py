@@ -53,7 +53,7 @@ class PlayersController(Controller):
         operation_id="revokePlayerToken",
         summary="Revoke the caller's player token (every token of this player is refused after)",
         dependencies={"principal": Provide(provide_principal)},
-        responses=problems(BEARER, UNAVAILABLE),
+        responses=problems(PARAMS, BEARER, UNAVAILABLE),
         status_code=204,
     )
     async def revoke(self, state: State, principal: Principal) -> None:
@@ -66,7 +66,7 @@ class PlayersController(Controller):
         operation_id="refreshPlayerToken",
         summary="A fresh player token, signed with the newest key (for key rotation)",
         dependencies={"principal": Provide(provide_principal)},
-        responses=problems(BEARER, {404: ["not_found"]}, UNAVAILABLE),
+        responses=problems(PARAMS, BEARER, {404: ["not_found"]}, UNAVAILABLE),
         status_code=200,
     )
     async def refresh(self, state: State, principal: Principal) -> PlayerCreatedOut:

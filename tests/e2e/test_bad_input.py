@@ -51,11 +51,13 @@ async def test_a_malformed_join_body_is_400_invalid_body(http: AsyncTestClient[L
     created = (
         await http.post("/games", json={"kind": "exploding_kittens", "options": {"players": 2}})
     ).json()
-    for body in (b"", b"{", b"[" * 5000, b'{"name": "a", "extra": 1}', b"{}"):
+    for body in (b"", b"{", b"[" * 5000, b'{"name": "a", "extra": 1}', b'{"name": ""}'):
         response = await http.post(
             f"/games/{created['game_id']}/seats", content=body, headers={"Content-Type": "application/json"}
         )
         _problem(response, 400, "invalid_body")
+    # Well-formed but nameless: only a player (whose name it takes) may join without one.
+    _problem(await http.post(f"/games/{created['game_id']}/seats", json={}), 422, "invalid_name")
 
 
 async def test_deep_nesting_inside_strings_is_fine(http: AsyncTestClient[Litestar]) -> None:

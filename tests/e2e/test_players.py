@@ -62,4 +62,4 @@ async def test_an_unknown_player_is_not_found_and_a_new_one_has_no_statistics(ap
     assert (await api.player(pat.player_id)).stats == []
     with pytest.raises(ApiError) as empty:
         await api.create_player("   ")
-    assert (empty.value.status, empty.value.code) == (422, "invalid_name")
+    assert (empty.value.status, empty.value.code) == (400, "invalid_body")  # the schema's pattern

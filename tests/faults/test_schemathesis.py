@@ -70,7 +70,7 @@ async def _games(url: str, secret: str) -> tuple[list[str], list[str]]:
         await api.start(running.game_id, running.host_token)
         lobby = await api.create_game("a_risk_cat", {"players": 3})
         seats.append(await api.join(lobby.game_id, "q"))
-    moderator = auth.issue(secret, Principal(role="moderator"))
+    moderator = auth.issue(auth.Keyring.parse(secret), Principal(role="moderator", name="fuzz"), 3600)
     game_ids = [str(g) for g in (finished.game_id, running.game_id, lobby.game_id)]
     tokens = [running.host_token, lobby.host_token, moderator, *(seat.token for seat in seats)]
     return game_ids, [f"Bearer {token}" for token in tokens]
