@@ -18,10 +18,11 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from domain import registry
 from projections.table import LobbyEvents
 from service.api.lobby import CreateGame, JoinSeat
+from service.api.players import CreatePlayer
 
 # Request bodies whose schema msgspec writes (Litestar's omits their constraints and that unknown
 # fields are refused: additionalProperties false).
-_BODIES: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat)
+_BODIES: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat, CreatePlayer)
 
 
 _RETRY_AFTER = {
