@@ -79,7 +79,8 @@ Our interpretations where RULES.md is silent:
   not the drawn tokens' ids (a Cat swapped away may be covered since, and stacks are shown by top
   and size only). Robin Tell's pile being dealt shows its top and size, like a stack.
 
-Refusal codes (``RuleViolation.code``): ``invalid_command``, ``game_not_started``, ``game_over``,
+Refusal codes (``RuleViolation.code``; the ones every game shares are in domain/refusals.py):
+``unknown_command``, ``invalid_command``, ``game_not_started``, ``game_over``,
 ``game_already_started``, ``not_a_player``, ``not_your_turn``, ``no_pending_decision``,
 ``must_draw_first``, ``bag_empty``, ``invalid_order``, ``stack_not_stealable``,
 ``duplicate_seat``, ``no_cats_to_take``, ``stack_not_swappable``, ``angel_protected``,
@@ -90,13 +91,13 @@ Refusal codes (``RuleViolation.code``): ``invalid_command``, ``game_not_started`
 from __future__ import annotations
 
 from domain.a_risk_cat.commands import ARiskCatCommand, Concede
-from domain.a_risk_cat.events import ARiskCatEventUnion, SeatConceded
+from domain.a_risk_cat.events import ARiskCatEvent, ARiskCatEventUnion, SeatConceded
 from domain.a_risk_cat.legal import legal_commands
 from domain.a_risk_cat.rules import deadline, decide, evolve, initial_state, on_deadline, outcome, start
 from domain.a_risk_cat.state import ARiskCatOptions, ARiskCatState
 from domain.a_risk_cat.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
-from domain.a_risk_cat.views import ARiskCatView, redact, view
-from domain.decider import Decider
+from domain.a_risk_cat.views import ARiskCatView, ARiskCatViewBase, redact, view
+from domain.decider import Command, Decider
 
 
 def conceded_seat(event: object) -> int | None:
@@ -109,7 +110,7 @@ def hidden_order(state: ARiskCatState) -> tuple[str, ...]:
     return state.bag
 
 
-DECIDER = Decider(
+DECIDER: Decider[ARiskCatState, Command, ARiskCatEvent, ARiskCatViewBase] = Decider(
     kind="a_risk_cat",
     min_players=3,
     max_players=8,

@@ -12,11 +12,14 @@ import math
 from collections.abc import Sequence
 from typing import NoReturn
 
+import msgspec
 from msgspec.structs import replace
 
+from domain import refusals
 from domain.a_risk_cat.commands import (
     COMMAND_TYPES,
     ARiskCatActOnTimeout,
+    ARiskCatCommand,
     ChooseRobinTellTarget,
     Concede,
     DealRobinTellToken,
@@ -76,6 +79,7 @@ from domain.a_risk_cat.tokens import (
     removed_paintings,
     tokens_in_play,
 )
+from domain.batch import Batch
 from domain.commitment import commit, new_salt
 from domain.decider import Command, Context, Outcome
 from domain.errors import RuleViolation
@@ -178,7 +182,7 @@ def initial_state(options: ARiskCatOptions) -> ARiskCatState:
 
 def start(state: ARiskCatState, ctx: Context) -> list[ARiskCatEvent]:
     if state.phase != "not_started":
-        raise RuleViolation("game_already_started", "The game has already started.")
+        raise RuleViolation(refusals.GAME_ALREADY_STARTED, "The game has already started.")
     options = state.options
     first = options.first_seat if options.first_seat is not None else ctx.rng.randrange(options.players)
     bag = list(tokens_in_play(options.players))
@@ -203,27 +207,21 @@ def start(state: ARiskCatState, ctx: Context) -> list[ARiskCatEvent]:
 # --- decide -----------------------------------------------------------------------------------
 
 
-class _Turn:
-    """Collects the events of one decision, folding them as it goes."""
+class _Turn(Batch[ARiskCatState, ARiskCatEvent]):
+    """The kernel's batch for one decision, with the context and this game's last step."""
+
+    __slots__ = ("ctx",)
 
     def __init__(self, state: ARiskCatState, ctx: Context) -> None:
-        self.state = state
+        super().__init__(state, evolve)
         self.ctx = ctx
-        self.events: list[ARiskCatEvent] = []
-        self._before_last = state
-
-    def emit(self, event: ARiskCatEvent) -> None:
-        self._before_last = self.state
-        self.events.append(event)
-        self.state = evolve(self.state, event)
 
     def finish(self, pending: ARiskCatPending | None) -> list[ARiskCatEvent]:
+        """The last event names the decision the game now waits for, and its deadline."""
         if pending is not None:
             timeout = self.state.options.decision_timeout
             deadline = None if timeout is None else _clock(self.ctx) + timeout
-            last = replace(self.events[-1], awaiting=pending, deadline=deadline)
-            self.events[-1] = last
-            self.state = evolve(self._before_last, last)
+            self.replace_last(replace(self.events[-1], awaiting=pending, deadline=deadline))
         return self.events
 
     def shuffled_bag(self, tokens: Sequence[str]) -> tuple[tuple[str, ...], str, str]:
@@ -247,38 +245,53 @@ def _refuse_top(state: ARiskCatState, active: int, seat: int, code: str, message
     raise RuleViolation(code, message)
 
 
+def _validated(command: object) -> ARiskCatCommand:
+    """The command re-read through msgspec: another game's command, or any field of the wrong
+    type, is refused here, so the rules below only ever see well-formed commands."""
+    if type(command) not in COMMAND_TYPES:
+        raise RuleViolation(refusals.UNKNOWN_COMMAND, "This is not an A Risk Cat command.")
+    try:
+        valid: ARiskCatCommand = msgspec.convert(msgspec.to_builtins(command), ARiskCatCommand)
+    except Exception as exc:  # garbage field values of any kind
+        raise RuleViolation(refusals.INVALID_COMMAND, f"Malformed command: {exc}") from None
+    return valid
+
+
 def decide(state: ARiskCatState, command: object, ctx: Context) -> list[ARiskCatEvent]:
     """The events a command produces, or RuleViolation (and nothing else) when it is refused."""
-    if not isinstance(command, COMMAND_TYPES):
-        raise RuleViolation("invalid_command", "This is not an A Risk Cat command.")
+    command = _validated(command)
     if not isinstance(ctx, Context):
         raise RuleViolation("invalid_context", "The command came without a usable context.")
     if state.phase == "not_started":
-        raise RuleViolation("game_not_started", "The game has not started yet.")
+        raise RuleViolation(refusals.GAME_NOT_STARTED, "The game has not started yet.")
     if state.phase == "over":
-        raise RuleViolation("game_over", "The game is over.")
+        raise RuleViolation(refusals.GAME_OVER, "The game is over.")
     pending = state.pending
     if pending is None:  # pragma: no cover - a running game always waits for someone
-        raise RuleViolation("no_pending_decision", "The game is not waiting for any decision.")
+        raise RuleViolation(refusals.NO_PENDING_DECISION, "The game is not waiting for any decision.")
     seat = ctx.seat
     if isinstance(command, ARiskCatActOnTimeout):
         if seat is not None:
             raise RuleViolation("server_only", "Only the server acts on a timeout.")
         now = ctx.now
         if state.deadline is None:
-            raise RuleViolation("no_deadline", "The pending decision has no deadline.")
+            raise RuleViolation(refusals.NO_DEADLINE, "The pending decision has no deadline.")
         if not isinstance(now, int | float) or not now >= state.deadline:
-            raise RuleViolation("deadline_not_reached", "The pending decision's deadline has not passed.")
+            raise RuleViolation(
+                refusals.DEADLINE_NOT_REACHED, "The pending decision's deadline has not passed."
+            )
         turn = _Turn(state, ctx)
         return turn.finish(_timeout_step(turn, pending))
     if type(seat) is not int or not 0 <= seat < state.players:
-        raise RuleViolation("not_a_player", "Only a seat of this game may send this command.")
+        raise RuleViolation(refusals.NOT_A_PLAYER, "Only a seat of this game may send this command.")
     if isinstance(command, Concede):
         if seat in state.conceded:
             raise RuleViolation("already_conceded", "This seat has already conceded.")
         return _concede(_Turn(state, ctx), seat)
     if seat != pending.seat:
-        raise RuleViolation("not_your_turn", f"The game is waiting for seat {pending.seat}, not seat {seat}.")
+        raise RuleViolation(
+            refusals.NOT_YOUR_TURN, f"The game is waiting for seat {pending.seat}, not seat {seat}."
+        )
     return _answer(_Turn(state, ctx), pending, command)
 
 
@@ -292,14 +305,12 @@ def _expect(pending: ARiskCatPending, what: str) -> RuleViolation:
         PendingRobinTellDeal: "Robin Tell's deal",
         PendingLadiesTake: "the three ladies' take",
     }[type(pending)]
-    return RuleViolation("no_pending_decision", f"No {what} is pending; the game waits for {waiting}.")
+    return RuleViolation(refusals.NO_PENDING_DECISION, f"No {what} is pending; the game waits for {waiting}.")
 
 
-def _seat_arg(state: ARiskCatState, value: object) -> int:
-    if type(value) is not int:
-        raise RuleViolation("invalid_command", "A seat must be an integer.")
+def _seat_arg(state: ARiskCatState, value: int) -> int:
     if not 0 <= value < state.players:
-        raise RuleViolation("invalid_target", f"There is no seat {value} in this game.")
+        raise RuleViolation(refusals.INVALID_TARGET, f"There is no seat {value} in this game.")
     return value
 
 
@@ -317,8 +328,6 @@ def _answer(turn: _Turn, pending: ARiskCatPending, command: Command) -> list[ARi
                 raise RuleViolation("must_draw_first", "A turn starts with at least one draw.")
             if not isinstance(pending, PendingDrawOrStop):
                 raise _expect(pending, "stop")
-            if not isinstance(order, list | tuple) or not all(isinstance(t, str) for t in order):
-                raise RuleViolation("invalid_command", "The order must be a list of token ids.")
             if len(order) != len(state.turn_tokens) or sorted(order) != sorted(state.turn_tokens):
                 raise RuleViolation(
                     "invalid_order", "The order must list each of this turn's tokens exactly once."
@@ -327,8 +336,6 @@ def _answer(turn: _Turn, pending: ARiskCatPending, command: Command) -> list[ARi
         case StealRuns(from_seats=from_seats):
             if not isinstance(pending, PendingRunSteal):
                 raise _expect(pending, "steal choice")
-            if not isinstance(from_seats, list | tuple) or not all(type(s) is int for s in from_seats):
-                raise RuleViolation("invalid_command", "from_seats must be a list of seats.")
             if len(set(from_seats)) != len(from_seats):
                 raise RuleViolation("duplicate_seat", "Each stack can be named only once.")
             for s in from_seats:
@@ -381,7 +388,9 @@ def _answer(turn: _Turn, pending: ARiskCatPending, command: Command) -> list[ARi
             if target not in pending.candidates:
                 if angel_protected(state, target):
                     raise RuleViolation("angel_protected", f"An Angel protects seat {target}'s stack.")
-                raise RuleViolation("invalid_target", "Robin Tell robs one of the richest stacks only.")
+                raise RuleViolation(
+                    refusals.INVALID_TARGET, "Robin Tell robs one of the richest stacks only."
+                )
             return turn.finish(_rob(turn, target, by_server=False))
         case DealRobinTellToken(to_seat=to_seat):
             if not isinstance(pending, PendingRobinTellDeal):
@@ -412,7 +421,7 @@ def _answer(turn: _Turn, pending: ARiskCatPending, command: Command) -> list[ARi
                 raise _expect(pending, "ladies' take")
             turn.emit(LadiesDismissed(seat=pending.seat, taken=pending.taken))
             return turn.finish(_resolve_powers(turn))
-    raise RuleViolation("invalid_command", "This is not an A Risk Cat command.")  # pragma: no cover
+    raise RuleViolation(refusals.UNKNOWN_COMMAND, "This is not an A Risk Cat command.")  # pragma: no cover
 
 
 def _timeout_step(turn: _Turn, pending: ARiskCatPending) -> ARiskCatPending | None:
@@ -437,7 +446,7 @@ def _timeout_step(turn: _Turn, pending: ARiskCatPending) -> ARiskCatPending | No
         case PendingLadiesTake():
             turn.emit(LadiesDismissed(seat=pending.seat, taken=pending.taken, by_server=True))
             return _resolve_powers(turn)
-    raise RuleViolation("no_pending_decision", "Nothing to act on.")  # pragma: no cover
+    raise RuleViolation(refusals.NO_PENDING_DECISION, "Nothing to act on.")  # pragma: no cover
 
 
 def first_after(state: ARiskCatState, chooser: int, seats: Sequence[int]) -> int:
@@ -457,9 +466,7 @@ def _concede(turn: _Turn, seat: int) -> list[ARiskCatEvent]:
         pending = _end_turn(turn) if isinstance(pending, PendingFirstDraw) else _timeout_step(turn, pending)
     if len(turn.events) == 1 and pending is not None:
         # Nothing else happened: the decision the game waits for keeps its deadline.
-        last = replace(turn.events[0], awaiting=pending, deadline=before.deadline)
-        turn.events[0] = last
-        turn.state = evolve(before, last)
+        turn.replace_last(replace(turn.events[0], awaiting=pending, deadline=before.deadline))
         return turn.events
     return turn.finish(pending)
 

@@ -56,9 +56,10 @@ Interpretations of this engine (not spelled out by RULES.md):
 - A Favor's target chooses the card; which copy of a title moves never matters (cards of a title
   are identical).
 
-Refusal codes (``RuleViolation.code``): unknown_command, invalid_command (malformed fields),
-already_started, game_not_started, game_over, not_a_player, player_eliminated, not_your_turn,
-decision_pending, window_open, window_closed, deadline_not_reached, no_decision_timeout,
+Refusal codes (``RuleViolation.code``; the ones every game shares are in domain/refusals.py):
+unknown_command, invalid_command (malformed fields), game_already_started, game_not_started,
+game_over, not_a_player, player_eliminated, not_your_turn,
+decision_pending, window_open, window_closed, deadline_not_reached, no_deadline,
 no_pending_decision, not_your_decision, invalid_position, card_not_in_hand, card_not_in_discard,
 not_playable (Defuse, Nope, Kitten via PlayCard), single_cat, invalid_combo, target_required,
 invalid_target, target_not_alive, target_has_no_cards, named_card_required, invalid_named_card,
@@ -87,7 +88,9 @@ def conceded_seat(event: object) -> int | None:
     return event.seat if isinstance(event, PlayerConceded) else None
 
 
-DECIDER = Decider(
+DECIDER: Decider[
+    ExplodingKittensState, ExplodingKittensCommand, ExplodingKittensEvent, ExplodingKittensView
+] = Decider(
     kind="exploding_kittens",
     min_players=2,
     max_players=5,

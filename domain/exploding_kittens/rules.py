@@ -9,6 +9,8 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
+from domain import refusals
+from domain.batch import Batch
 from domain.commitment import commit, new_salt
 from domain.decider import Context, Outcome
 from domain.errors import RuleViolation
@@ -55,6 +57,7 @@ from domain.exploding_kittens.events import (
     FutureSeen,
     KittenDefused,
     KittenDrawn,
+    KittenLeft,
     NamedCardRequested,
     NopePlayed,
     OwedTurnStarted,
@@ -182,9 +185,10 @@ def _ev_card_drawn(s: State, e: CardDrawn) -> State:
 
 
 def _ev_kitten_drawn(s: State, e: KittenDrawn) -> State:
-    pending = None
-    if Card.DEFUSE in s.hands[e.seat]:
-        pending = PendingDecision(kind="defuse", seat=e.seat, deadline=e.deadline)
+    defusable = e.defusable
+    if defusable is None:  # stored before ``defusable`` was recorded: read the hand, as then
+        defusable = Card.DEFUSE in s.hands[e.seat]
+    pending = PendingDecision(kind="defuse", seat=e.seat, deadline=e.deadline) if defusable else None
     seen, placed = knowledge.after_draw(s.seen_future, s.placed_kitten)
     return replace(
         s,
@@ -280,21 +284,33 @@ def _ev_action_had_no_effect(s: State, e: ActionHadNoEffect) -> State:
     return s
 
 
+def leaving_kitten(s: State, seat: int) -> tuple[KittenLeft, int | None]:
+    """RULES 1.8: the Kitten that leaves with ``seat``: the one it was placing, else the
+    bottom-most of the draw pile (its index from the top), else none."""
+    if s.drawn_kitten == seat:
+        return "drawn", None
+    for i in range(len(s.draw_pile) - 1, -1, -1):
+        if s.draw_pile[i] is Card.EXPLODING_KITTEN:
+            return "pile", i
+    return "none", None
+
+
 def _ev_player_conceded(s: State, e: PlayerConceded) -> State:
+    if e.kitten_left is None:  # stored before the choice was recorded: make it as it was made then
+        kitten_left, position = leaving_kitten(s, e.seat)
+    else:
+        kitten_left, position = e.kitten_left, e.kitten_position
     pile = s.draw_pile
     out = s.out_of_game
     drawn_kitten = s.drawn_kitten
     seen, placed = s.seen_future, s.placed_kitten
-    if drawn_kitten == e.seat:
+    if kitten_left == "drawn":
         drawn_kitten = None
         out = (*out, Card.EXPLODING_KITTEN)
-    else:
-        for i in range(len(pile) - 1, -1, -1):
-            if pile[i] is Card.EXPLODING_KITTEN:
-                pile = pile[:i] + pile[i + 1 :]
-                out = (*out, Card.EXPLODING_KITTEN)
-                seen, placed = knowledge.after_removal(seen, placed, i)
-                break
+    elif kitten_left == "pile" and position is not None:
+        pile = pile[:position] + pile[position + 1 :]
+        out = (*out, Card.EXPLODING_KITTEN)
+        seen, placed = knowledge.after_removal(seen, placed, position)
     window = s.window
     if window is not None and window.actor == e.seat:
         window = None
@@ -358,7 +374,7 @@ def evolve(state: State, event: ExplodingKittensEvent) -> State:
 
 def start(state: State, ctx: Context) -> list[ExplodingKittensEvent]:
     if state.started:
-        raise RuleViolation("already_started", "The game has already started.")
+        raise RuleViolation(refusals.GAME_ALREADY_STARTED, "The game has already started.")
     opts = state.options
     n = opts.players
     rng = ctx.rng
@@ -391,18 +407,13 @@ def start(state: State, ctx: Context) -> list[ExplodingKittensEvent]:
 # decide
 
 
-class _Batch:
-    """The events decided so far, and the state they lead to."""
+class _Batch(Batch[State, ExplodingKittensEvent]):
+    """The kernel's batch, folding with this game's ``evolve``."""
 
-    __slots__ = ("events", "state")
+    __slots__ = ()
 
     def __init__(self, state: State) -> None:
-        self.state = state
-        self.events: list[ExplodingKittensEvent] = []
-
-    def emit(self, event: ExplodingKittensEvent) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+        super().__init__(state, evolve)
 
 
 def _timeout_at(state: State, ctx: Context) -> float | None:
@@ -412,21 +423,21 @@ def _timeout_at(state: State, ctx: Context) -> float | None:
 
 def _validated(command: object) -> ExplodingKittensCommand:
     if type(command) not in COMMAND_TYPES:
-        raise RuleViolation("unknown_command", "This is not an Exploding Kittens command.")
+        raise RuleViolation(refusals.UNKNOWN_COMMAND, "This is not an Exploding Kittens command.")
     try:
         valid: ExplodingKittensCommand = msgspec.convert(
             msgspec.to_builtins(command),
             ExplodingKittensCommand,
         )
     except Exception as exc:  # garbage field values of any kind
-        raise RuleViolation("invalid_command", f"Malformed command: {exc}") from None
+        raise RuleViolation(refusals.INVALID_COMMAND, f"Malformed command: {exc}") from None
     return valid
 
 
 def _acting_seat(state: State, ctx: Context) -> int:
     seat = ctx.seat
     if type(seat) is not int or not 0 <= seat < state.players:
-        raise RuleViolation("not_a_player", "Only a seat of this game may send this command.")
+        raise RuleViolation(refusals.NOT_A_PLAYER, "Only a seat of this game may send this command.")
     if not state.alive[seat]:
         raise RuleViolation("player_eliminated", f"Seat {seat} is out of the game.")
     return seat
@@ -436,9 +447,9 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
     """The events a command leads to; raises ``RuleViolation`` (and nothing else) if refused."""
     cmd = _validated(command)
     if not state.started:
-        raise RuleViolation("game_not_started", "The game has not started yet.")
+        raise RuleViolation(refusals.GAME_NOT_STARTED, "The game has not started yet.")
     if state.winner is not None:
-        raise RuleViolation("game_over", "The game is over.")
+        raise RuleViolation(refusals.GAME_OVER, "The game is over.")
     batch = _Batch(state)
     window = state.window
     if (
@@ -484,7 +495,7 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
 
 def _check_turn(state: State, seat: int) -> None:
     if seat != state.active:
-        raise RuleViolation("not_your_turn", f"It is seat {state.active}'s turn.")
+        raise RuleViolation(refusals.NOT_YOUR_TURN, f"It is seat {state.active}'s turn.")
     if state.pending is not None:
         raise RuleViolation(
             "decision_pending", f"Waiting for seat {state.pending.seat} to answer ({state.pending.kind})."
@@ -541,7 +552,12 @@ def _draw(batch: _Batch, seat: int, ctx: Context, *, by_server: bool) -> None:
         return
     has_defuse = Card.DEFUSE in s.hands[seat]
     batch.emit(
-        KittenDrawn(seat=seat, by_server=by_server, deadline=_timeout_at(s, ctx) if has_defuse else None)
+        KittenDrawn(
+            seat=seat,
+            by_server=by_server,
+            deadline=_timeout_at(s, ctx) if has_defuse else None,
+            defusable=has_defuse,
+        )
     )
     if not has_defuse:
         batch.emit(PlayerExploded(seat=seat, discarded=batch.state.hands[seat]))
@@ -554,7 +570,7 @@ def _draw(batch: _Batch, seat: int, ctx: Context, *, by_server: bool) -> None:
 def _pending_for(state: State, seat: int, kind: str) -> None:
     pending = state.pending
     if pending is None or pending.kind != kind:
-        raise RuleViolation("no_pending_decision", "No such decision is pending.")
+        raise RuleViolation(refusals.NO_PENDING_DECISION, "No such decision is pending.")
     if pending.seat != seat:
         raise RuleViolation("not_your_decision", f"The decision belongs to seat {pending.seat}.")
 
@@ -623,20 +639,20 @@ def _resolve_reactions(batch: _Batch, ctx: Context) -> None:
     if window is None:
         raise RuleViolation("window_closed", "No reaction window is open.")
     if ctx.now < window.deadline:
-        raise RuleViolation("deadline_not_reached", "The reaction window is still open.")
+        raise RuleViolation(refusals.DEADLINE_NOT_REACHED, "The reaction window is still open.")
     _close_window(batch, ctx, "deadline")
 
 
 def _act_on_timeout(batch: _Batch, ctx: Context) -> None:
     s = batch.state
     if s.options.decision_timeout is None:
-        raise RuleViolation("no_decision_timeout", "This game has no decision timeout.")
+        raise RuleViolation(refusals.NO_DEADLINE, "This game has no decision timeout.")
     if s.window is not None:
         raise RuleViolation("window_open", "A reaction window is open; it closes by ResolveReactions.")
     pending = s.pending
     deadline = pending.deadline if pending is not None else s.turn_deadline
     if deadline is None or ctx.now < deadline:
-        raise RuleViolation("deadline_not_reached", "The decision's deadline has not passed.")
+        raise RuleViolation(refusals.DEADLINE_NOT_REACHED, "The decision's deadline has not passed.")
     rng = ctx.rng
     if pending is None:
         _draw(batch, s.active, ctx, by_server=True)
@@ -658,7 +674,16 @@ def _leave(batch: _Batch, seat: int, ctx: Context) -> None:
     pending = s.pending
     giver_left = pending is not None and pending.kind == "favor" and pending.seat == seat
     turn_deadline = _timeout_at(s, ctx) if giver_left else s.turn_deadline
-    batch.emit(PlayerConceded(seat=seat, discarded=s.hands[seat], turn_deadline=turn_deadline))
+    kitten_left, kitten_position = leaving_kitten(s, seat)
+    batch.emit(
+        PlayerConceded(
+            seat=seat,
+            discarded=s.hands[seat],
+            turn_deadline=turn_deadline,
+            kitten_left=kitten_left,
+            kitten_position=kitten_position,
+        )
+    )
     if _after_elimination(batch, seat, was_active, ctx):
         return
     s = batch.state
@@ -780,7 +805,7 @@ def _check_target(state: State, seat: int, target: int | None) -> int:
     if target is None:
         raise RuleViolation("target_required", "This action needs a target seat.")
     if not 0 <= target < state.players or target == seat:
-        raise RuleViolation("invalid_target", "The target must be another seat of this game.")
+        raise RuleViolation(refusals.INVALID_TARGET, "The target must be another seat of this game.")
     if not state.alive[target]:
         raise RuleViolation("target_not_alive", f"Seat {target} is out of the game.")
     if not state.hands[target]:
@@ -804,7 +829,7 @@ def _play_card(batch: _Batch, seat: int, cmd: PlayCard, ctx: Context) -> None:
     if card is Card.FAVOR:
         _check_target(s, seat, cmd.target)
     elif cmd.target is not None:
-        raise RuleViolation("invalid_target", f"{card} takes no target.")
+        raise RuleViolation(refusals.INVALID_TARGET, f"{card} takes no target.")
     batch.emit(CardPlayed(seat=seat, card=card, target=cmd.target, deadline=_window_deadline(s, ctx)))
     if s.options.reaction_window == 0:
         _close_window(batch, ctx, "at_once")
@@ -842,7 +867,7 @@ def _play_combo(batch: _Batch, seat: int, cmd: PlayCombo, ctx: Context) -> None:
             raise RuleViolation("card_not_in_hand", f"You do not hold {count} {card}.")
     if size == 5:
         if cmd.target is not None:
-            raise RuleViolation("invalid_target", "Five different cards take no target.")
+            raise RuleViolation(refusals.INVALID_TARGET, "Five different cards take no target.")
         if cmd.named is not None:
             raise RuleViolation("invalid_named_card", "Only a triple names a card.")
     else:
