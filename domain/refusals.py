@@ -19,6 +19,7 @@ INVALID_COMMAND = "invalid_command"
 NOT_A_PLAYER = "not_a_player"
 NOT_YOUR_TURN = "not_your_turn"
 NO_PENDING_DECISION = "no_pending_decision"
+SERVER_ONLY = "server_only"
 NO_DEADLINE = "no_deadline"
 DEADLINE_NOT_REACHED = "deadline_not_reached"
 INVALID_TARGET = "invalid_target"
@@ -34,6 +35,7 @@ SHARED: dict[str, str] = {
     NOT_A_PLAYER: "the sender (or the viewer) is not a seat of this game",
     NOT_YOUR_TURN: "another seat must act now",
     NO_PENDING_DECISION: "the game does not wait for this decision",
+    SERVER_ONLY: "a command only the server sends (acting on a deadline) came from a seat",
     NO_DEADLINE: "the server acted on a timeout, but nothing in this game has a deadline",
     DEADLINE_NOT_REACHED: "the server acted on a timeout before the deadline",
     INVALID_TARGET: "the named seat cannot be the target",

@@ -115,7 +115,7 @@ def decide(state: ARiskCatState, command: object, ctx: Context) -> list[ARiskCat
     seat = ctx.seat
     if isinstance(command, ARiskCatActOnTimeout):
         if seat is not None:
-            raise RuleViolation("server_only", "Only the server acts on a timeout.")
+            raise RuleViolation(refusals.SERVER_ONLY, "Only the server acts on a timeout.")
         now = ctx.now
         if state.deadline is None:
             raise RuleViolation(refusals.NO_DEADLINE, "The pending decision has no deadline.")

@@ -28,7 +28,7 @@ and the state, and written in the events; ``evolve`` never draws randomness nor 
 Refusal codes (``RuleViolation.code``; the ones every game shares are in domain/refusals.py):
 unknown_command, invalid_command (malformed fields), game_already_started, game_not_started,
 game_over, not_a_player, player_eliminated, not_your_turn,
-decision_pending, window_open, window_closed, deadline_not_reached, no_deadline,
+decision_pending, window_open, window_closed, server_only, deadline_not_reached, no_deadline,
 no_pending_decision, not_your_decision, invalid_position, card_not_in_hand, card_not_in_discard,
 not_playable (Defuse, Nope, Kitten via PlayCard), single_cat, invalid_combo, target_required,
 invalid_target, target_not_alive, target_has_no_cards, named_card_required, invalid_named_card,

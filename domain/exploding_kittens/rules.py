@@ -74,6 +74,8 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
         raise RuleViolation(refusals.GAME_NOT_STARTED, "The game has not started yet.")
     if state.winner is not None:
         raise RuleViolation(refusals.GAME_OVER, "The game is over.")
+    if isinstance(cmd, ResolveReactions | ActOnTimeout) and ctx.seat is not None:
+        raise RuleViolation(refusals.SERVER_ONLY, "Only the server acts on a deadline.")
     batch: Steps = Batch(state, evolve)
     window = state.window
     if (

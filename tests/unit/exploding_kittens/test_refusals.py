@@ -190,3 +190,11 @@ def test_view_of_a_seat_outside_the_game_is_refused_as_in_every_game() -> None:
         with pytest.raises(RuleViolation) as err:
             DECIDER.view(rigged([[A], [S]]), Seat(seat))
         assert err.value.code == "not_a_player"
+
+
+def test_a_seat_cannot_send_the_servers_deadline_commands_as_in_every_game() -> None:
+    from domain.exploding_kittens.commands import ResolveReactions
+
+    state = rigged([[F], [A], [S]], reaction_window=5.0, decision_timeout=10.0)
+    for command in (ResolveReactions(), ActOnTimeout()):
+        assert _code(state, 0, command, now=1e9) == "server_only"
