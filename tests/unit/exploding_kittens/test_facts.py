@@ -40,7 +40,7 @@ def test_an_old_kitten_drawn_without_the_fact_folds_as_it_did() -> None:
     assert new == old and old.pending is not None and old.pending.kind == "defuse"
 
 
-def test_given_a_kitten_in_the_pile_when_a_seat_leaves_then_the_event_names_the_bottom_most() -> None:
+def test_when_a_seat_leaves_the_event_names_the_bottom_most_kitten() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
     after, events = act(state, 1, Leave())
     assert isinstance(events[0], PlayerConceded)
