@@ -23,6 +23,9 @@ Events that outlive the code: ``schema_versions`` names each event type's curren
 ``rules_version`` is written into every new game, so a rules change can apply to new games only.
 
 The service and the projections only ever see a ``Decider``; they never import a game.
+``Decider[S, C, E, V]`` is generic in the game's state, command, event and view, so mypy checks
+each game's functions against one another; every game decides through the kernel's batch
+(domain/batch.py) and refuses what every game refuses with the codes of domain/refusals.py.
 """
 
 from __future__ import annotations
