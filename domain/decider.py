@@ -23,6 +23,9 @@ Events that outlive the code: ``schema_versions`` names each event type's curren
 ``rules_version`` is written into every new game, so a rules change can apply to new games only.
 
 The service and the projections only ever see a ``Decider``; they never import a game.
+``Decider[S, C, E, V]`` is generic in the game's state, command, event and view, so mypy checks
+each game's functions against one another; every game decides through the kernel's batch
+(domain/batch.py) and refuses what every game refuses with the codes of domain/refusals.py.
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic
 
 import msgspec
+from typing_extensions import TypeVar
 
+from domain import refusals
 from domain.errors import RuleViolation
 from domain.viewers import Viewer
 
@@ -73,39 +78,49 @@ class Outcome(msgspec.Struct, frozen=True):
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+# The type parameters of a ``Decider``: its state, command, event and view. Each defaults to Any,
+# so code that serves every game (service/, projections/) writes a bare ``Decider``, while each
+# game's ``DECIDER`` is a ``Decider[State, Command, Event, View]`` that mypy checks field by field.
+S = TypeVar("S", default=Any)
+C = TypeVar("C", default=Any)
+E = TypeVar("E", default=Any)
+V = TypeVar("V", default=Any)
+
+
 @dataclass(frozen=True)
-class Decider:
+class Decider(Generic[S, C, E, V]):
     """One game, as the registry holds it."""
 
     kind: str
     min_players: int
     max_players: int
     options_type: type[msgspec.Struct]
-    command_type: Any  # the game's tagged union of command Structs
-    event_type: Any  # the game's tagged union of event Structs
-    view_type: Any  # the union of the view Structs ``view`` returns
-    initial_state: Callable[[Any], Any]
-    start: Callable[[Any, Context], Sequence[Any]]
-    decide: Callable[[Any, Any, Context], Sequence[Any]]
-    evolve: Callable[[Any, Any], Any]
-    view: Callable[[Any, Viewer], Any]
-    redact: Callable[[Any, Viewer], Any | None]
-    legal_commands: Callable[[Any, int], Sequence[Any]]
-    deadline: Callable[[Any], float | None]
-    on_deadline: Callable[[Any], Any]
-    outcome: Callable[[Any], Outcome | None]
-    concede: Callable[[], Any] | None = None  # the command a seat sends to leave a running game
+    # The game's tagged unions (types, not classes: mypy cannot spell "the type object of C").
+    command_type: Any  # the game's tagged union of command Structs (C)
+    event_type: Any  # the game's tagged union of event Structs (E)
+    view_type: Any  # the union of the view Structs ``view`` returns (V)
+    initial_state: Callable[[Any], S]  # from the game's options (options_type)
+    start: Callable[[S, Context], Sequence[E]]
+    decide: Callable[[S, C, Context], Sequence[E]]
+    evolve: Callable[[S, E], S]
+    view: Callable[[S, Viewer], V]
+    redact: Callable[[E, Viewer], E | None]
+    legal_commands: Callable[[S, int], Sequence[C]]
+    deadline: Callable[[S], float | None]
+    on_deadline: Callable[[S], C]
+    outcome: Callable[[S], Outcome | None]
+    concede: Callable[[], C] | None = None  # the command a seat sends to leave a running game
     # The seat an event says has conceded (None for any other event): that seat may still read
     # its view and transcript, but never act again.
-    conceded_seat: Callable[[Any], int | None] | None = None
+    conceded_seat: Callable[[E], int | None] | None = None
     # The hidden order that events carrying a ``commitment`` commit to, read from the state
     # right after such an event (the draw pile, the bag): how a replay checks the shuffles.
-    hidden_order: Callable[[Any], Sequence[Any]] | None = None
+    hidden_order: Callable[[S], Sequence[Any]] | None = None
     # For a game whose ``redact`` hides some events' very existence (returns None): the one seat
     # that may see such an event (None for events every viewer sees, perhaps in part). It must
     # agree with ``redact``; the projections number each viewer's events by it, so a hidden
     # event leaves no gap in what that viewer can read. Left None when nothing is ever hidden.
-    private_to: Callable[[Any], int | None] | None = None
+    private_to: Callable[[E], int | None] | None = None
     rules_version: int = 1
     schema_versions: Mapping[str, int] = field(default_factory=dict)
     upcasters: Mapping[tuple[str, int], Upcaster] = field(default_factory=dict)
@@ -115,9 +130,9 @@ class Decider:
         try:
             return msgspec.convert(raw, self.options_type)
         except msgspec.ValidationError as exc:
-            raise RuleViolation("invalid_options", f"Bad game options: {exc}") from exc
+            raise RuleViolation(refusals.INVALID_OPTIONS, f"Bad game options: {exc}") from exc
 
-    def fold(self, state: Any, events: Sequence[Any]) -> Any:
+    def fold(self, state: S, events: Sequence[E]) -> S:
         """Apply ``evolve`` for each event in order."""
         for event in events:
             state = self.evolve(state, event)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from domain import refusals
 from domain.decider import Decider
 from domain.errors import RuleViolation
 
@@ -22,4 +23,6 @@ def get(kind: str) -> Decider:
         return games()[kind]
     except KeyError:
         known = ", ".join(sorted(games()))
-        raise RuleViolation("unknown_game_kind", f"Unknown game kind {kind!r}; known: {known}.") from None
+        raise RuleViolation(
+            refusals.UNKNOWN_GAME_KIND, f"Unknown game kind {kind!r}; known: {known}."
+        ) from None

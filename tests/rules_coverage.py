@@ -477,6 +477,8 @@ RULES: tuple[Rule, ...] = (
         (
             EK + "test_end.py::test_leave_while_placing_a_kitten_removes_that_kitten",
             EK + "test_end.py::test_leave_discards_the_hand_and_removes_the_bottom_most_kitten",
+            EK + "test_facts.py::test_when_a_seat_leaves_the_event_names_the_bottom_most_kitten",
+            EK + "test_facts.py::test_only_a_moderator_sees_where_the_leaving_kitten_was",
         ),
     ),
     Rule(

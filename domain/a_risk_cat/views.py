@@ -13,6 +13,7 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
+from domain import refusals
 from domain.a_risk_cat.commands import ARiskCatCommand
 from domain.a_risk_cat.events import (
     ARiskCatEvent,
@@ -129,7 +130,7 @@ def view(state: ARiskCatState, viewer: Viewer) -> ARiskCatViewBase:
             )
         case Seat(index=index):
             if type(index) is not int or not 0 <= index < state.players:
-                raise RuleViolation("not_a_player", f"There is no seat {index} in this game.")
+                raise RuleViolation(refusals.NOT_A_PLAYER, f"There is no seat {index} in this game.")
             return ARiskCatSeatView(
                 **_public(state),  # type: ignore[arg-type]
                 seat=index,

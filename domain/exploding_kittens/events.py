@@ -90,11 +90,17 @@ class CardDrawn(Event, frozen=True, kw_only=True):
 
 
 class KittenDrawn(Event, frozen=True, kw_only=True):
-    """A seat drew an Exploding Kitten (public reveal); with a Defuse it must now place it."""
+    """A seat drew an Exploding Kitten (public reveal); with a Defuse it must now place it.
+
+    ``defusable``: whether the seat held a Defuse, so a placement is now pending (decided by
+    ``decide``, public: without one the seat explodes at once). None only in events stored
+    before the field existed; ``evolve`` then reads the hand, as it did when they were written.
+    """
 
     seat: int
     by_server: bool = False
     deadline: float | None = None
+    defusable: bool | None = None
 
 
 class KittenDefused(Event, frozen=True, kw_only=True):
@@ -188,12 +194,24 @@ class ActionHadNoEffect(Event, frozen=True, kw_only=True):
     reason: str
 
 
+KittenLeft = Literal["drawn", "pile", "none"]
+
+
 class PlayerConceded(Event, frozen=True, kw_only=True):
-    """A seat left: its hand goes face up to the discard pile and one Kitten leaves the game."""
+    """A seat left: its hand goes face up to the discard pile and one Kitten leaves the game.
+
+    ``kitten_left`` says which Kitten (decided by ``decide``, RULES 1.8): ``"drawn"`` the one the
+    seat was placing, ``"pile"`` the one at ``kitten_position`` of the draw pile (top = 0; hidden
+    from everyone but moderators), ``"none"`` when the pile held none. Both are None only in
+    events stored before the fields existed; ``evolve`` then works the choice out from the state,
+    as it did when they were written.
+    """
 
     seat: int
     discarded: tuple[Card, ...]
     turn_deadline: float | None = None
+    kitten_left: KittenLeft | None = None
+    kitten_position: int | None = None
 
 
 class ExplodingKittensWon(Event, frozen=True, kw_only=True):

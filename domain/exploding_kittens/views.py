@@ -7,6 +7,8 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
+from domain import refusals
+from domain.errors import RuleViolation
 from domain.exploding_kittens.cards import Card
 from domain.exploding_kittens.commands import ExplodingKittensCommand
 from domain.exploding_kittens.events import (
@@ -18,6 +20,7 @@ from domain.exploding_kittens.events import (
     FavorGiven,
     FutureSeen,
     KittenDefused,
+    PlayerConceded,
     ReactionPassed,
 )
 from domain.exploding_kittens.legal import legal_commands
@@ -159,7 +162,10 @@ def view(state: ExplodingKittensState, viewer: Viewer) -> ExplodingKittensView:
             placed_kitten=state.placed_kitten,
             passed=state.window.passed if state.window is not None else (),
         )
-    if isinstance(viewer, Seat) and state.started and 0 <= viewer.index < state.players:
+    if isinstance(viewer, Seat) and (type(viewer.index) is not int or not 0 <= viewer.index < state.players):
+        # A seat this game does not have is refused, in every game (domain/refusals.py).
+        raise RuleViolation(refusals.NOT_A_PLAYER, f"There is no seat {viewer.index} in this game.")
+    if isinstance(viewer, Seat) and state.started:
         seat = viewer.index
         return ExplodingKittensSeatView(
             seat=seat,
@@ -207,5 +213,7 @@ def redact(event: ExplodingKittensEvent, viewer: Viewer) -> ExplodingKittensEven
             redacted = event if event.seat == me else replace(event, cards=())
         case DeckShuffled():
             redacted = replace(event, order=(), salt=None)
+        case PlayerConceded():
+            redacted = replace(event, kitten_position=None)
     result: ExplodingKittensEvent | None = redacted
     return result

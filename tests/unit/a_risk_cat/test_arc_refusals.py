@@ -113,11 +113,17 @@ def test_robin_and_ladies_targets() -> None:
     assert refusal(state, DealRobinTellToken(to_seat=-1), 0) == "invalid_target"
 
 
+def test_what_is_not_an_a_risk_cat_command_is_unknown_command_as_in_every_game() -> None:
+    state = make_state(bag=["p5-1"], turn_tokens=["p6-1"])
+    assert refusal(state, "draw", 0) == "unknown_command"
+    assert refusal(state, None, 0) == "unknown_command"
+    assert refusal(state, _ForeignCommand(), 0) == "unknown_command"
+
+
 def test_invalid_command() -> None:
     state = make_state(bag=["p5-1"], turn_tokens=["p6-1"])
-    assert refusal(state, "draw", 0) == "invalid_command"
-    assert refusal(state, None, 0) == "invalid_command"
-    assert refusal(state, _ForeignCommand(), 0) == "invalid_command"
+    assert refusal(state, StealRuns(from_seats=["1"]), 0) == "invalid_command"  # type: ignore[list-item]
+    assert refusal(state, SwapMusicianCat(with_seat="1"), 0) == "invalid_command"  # type: ignore[arg-type]
     assert refusal(state, StopAndStack(order="p6-1"), 0) == "invalid_command"  # type: ignore[arg-type]
     assert refusal(state, StopAndStack(order=[6]), 0) == "invalid_command"  # type: ignore[list-item]
 

@@ -145,7 +145,7 @@ def test_timeout_draw_of_a_kitten_asks_for_a_placement() -> None:
 def test_act_on_timeout_is_refused_before_the_deadline_or_without_timeouts() -> None:
     state = msgspec.structs.replace(rigged([[A], [S]], decision_timeout=30.0), turn_deadline=30.0)
     assert _code(state, None, ActOnTimeout(), now=29.9) == "deadline_not_reached"
-    assert _code(rigged([[A], [S]]), None, ActOnTimeout(), now=1e9) == "no_decision_timeout"
+    assert _code(rigged([[A], [S]]), None, ActOnTimeout(), now=1e9) == "no_deadline"
     assert DECIDER.deadline(rigged([[A], [S]])) is None
 
 
@@ -181,3 +181,20 @@ def test_a_late_answer_is_accepted_until_the_server_acts() -> None:
     state, events = act(state, 0, Defuse(position=1), now=9.0)
     assert not events[0].by_server  # type: ignore[union-attr]
     assert state.draw_pile == (TC, K)
+
+
+def test_view_of_a_seat_outside_the_game_is_refused_as_in_every_game() -> None:
+    from domain.viewers import Seat
+
+    for seat in (-1, 2, 9):
+        with pytest.raises(RuleViolation) as err:
+            DECIDER.view(rigged([[A], [S]]), Seat(seat))
+        assert err.value.code == "not_a_player"
+
+
+def test_a_seat_cannot_send_the_servers_deadline_commands_as_in_every_game() -> None:
+    from domain.exploding_kittens.commands import ResolveReactions
+
+    state = rigged([[F], [A], [S]], reaction_window=5.0, decision_timeout=10.0)
+    for command in (ResolveReactions(), ActOnTimeout()):
+        assert _code(state, 0, command, now=1e9) == "server_only"

@@ -98,7 +98,7 @@ def test_start_twice_is_refused() -> None:
     state = DECIDER.fold(DECIDER.initial_state(opts), [_deal(2)])
     with pytest.raises(RuleViolation) as err:
         DECIDER.start(state, Context(random.Random(0), 0.0, None))
-    assert err.value.code == "already_started"
+    assert err.value.code == "game_already_started"  # the code every game and the lobby use
 
 
 def test_command_before_start_is_refused() -> None:
