@@ -90,3 +90,50 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
         assert seen[me], "the page read the API"
     await expect(alice.locator("#feed")).to_contain_text("kitten defused")
     await screenshot(bob, "play-finished")
+
+
+ARC_ANSWERS = [
+    "StealRuns",
+    "TakeMusicianCats",
+    "KeepMusicianCat",
+    "ChooseRobinTellTarget",
+    "DealRobinTellToken",
+    "DismissLadies",
+]
+
+
+async def test_three_players_finish_a_risk_cat_through_the_play_pages(server_url: str, new_page: Any) -> None:
+    pages = [await new_page(), await new_page(), await new_page()]
+    game_id = await create_game(
+        pages[0], server_url, "a_risk_cat", "ann", players=3, seed=3, first_seat=0, spectator_delay=0
+    )
+    assert await join_game(pages[1], server_url, game_id, "ben") == 1
+    assert await join_game(pages[2], server_url, game_id, "cy") == 2
+    await start(pages[0])
+    drawn = [0, 0, 0]  # tokens drawn this turn, per seat: two, then stop (a bust ends the turn too)
+    for _ in range(1500):
+        if await pages[0].locator("#status").filter(has_text="Game over").count():
+            break
+        if await act_once(pages, ARC_ANSWERS):
+            continue
+        acted = False
+        for seat, page in enumerate(pages):
+            stop = page.locator("#commands [data-type=StopAndStack] button")
+            draw = page.locator("#commands [data-type=DrawToken] button")
+            if drawn[seat] >= 2 and await stop.count():
+                await stop.first.click()
+                drawn[seat] = 0
+            elif await draw.count():
+                await draw.first.click()
+                drawn[seat] += 1
+            else:
+                continue
+            await expect(page.locator("main[data-busy='1']")).to_have_count(0)
+            acted = True
+            break
+        if not acted:
+            await pages[0].wait_for_timeout(50)
+    for page in pages:
+        await expect(page.locator("#status")).to_contain_text("Game over")
+    await expect(pages[1].locator("#table-view")).to_contain_text("Score")
+    await screenshot(pages[1], "play-a-risk-cat")

@@ -13,7 +13,7 @@ const Render = (() => {
 
   function ekTable(pub, seats, mod = null) {
     const rows = pub.hand_sizes.map((size, seat) => {
-      const cells = [seatName(seats, seat), pub.alive[seat] ? (pub.active_seat === seat ? "to play" : "in") : "exploded", String(size)];
+      const cells = [seatName(seats, seat), pub.alive[seat] ? (pub.winner == null && pub.active_seat === seat ? "to play" : "in") : "exploded", String(size)];
       if (mod) cells.push(list(mod.hands[seat]));
       return cells;
     });
@@ -37,7 +37,7 @@ const Render = (() => {
 
   function arcTable(view, seats, mod = null) {
     const rows = view.stacks.map((stack) => {
-      const cells = [seatName(seats, stack.seat), view.active_seat === stack.seat ? "to play" : (view.conceded.includes(stack.seat) ? "conceded" : "in"), String(stack.size), stack.top || "—"];
+      const cells = [seatName(seats, stack.seat), view.phase !== "over" && view.active_seat === stack.seat ? "to play" : (view.conceded.includes(stack.seat) ? "conceded" : "in"), String(stack.size), stack.top || "—"];
       if (view.scores) cells.push(String(view.scores[stack.seat]));
       if (mod) cells.push(list(mod.full_stacks[stack.seat]));
       return cells;
