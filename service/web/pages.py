@@ -11,9 +11,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from litestar import Controller, Router, get
+from litestar import Controller, MediaType, Router, get
 from litestar.contrib.jinja import JinjaTemplateEngine
 from litestar.datastructures import State
+from litestar.exceptions import NotFoundException
 from litestar.response import Template
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
@@ -22,6 +23,7 @@ from service.api.listing import ListedGame, fetch_listing, listing_query
 
 HERE = Path(__file__).parent
 STATIC_PATH = "/static"
+WALKTHROUGH = HERE.parents[1] / "docs" / "api.md"
 
 template_config = TemplateConfig(directory=HERE / "templates", engine=JinjaTemplateEngine)
 
@@ -29,7 +31,6 @@ static_files = create_static_files_router(
     path=STATIC_PATH, directories=[HERE / "static"], include_in_schema=False, name="static"
 )
 
-# Moderator pages whose feature is still to come (disputes) get their routes here, under /moderate.
 KINDS = {"exploding_kittens": "Exploding Kittens", "a_risk_cat": "A Risk Cat"}
 
 
@@ -48,6 +49,13 @@ class PagesController(Controller):
             groups[game.status].append(game)
         return _page("home.html", groups=groups, page="home")
 
+    @get("/walkthrough", name="walkthrough", media_type=MediaType.TEXT)
+    async def walkthrough(self) -> str:
+        """The API walk-through (docs/api.md), as plain text, where the repository's docs are."""
+        if not WALKTHROUGH.is_file():
+            raise NotFoundException("The walk-through is docs/api.md in the repository.")
+        return WALKTHROUGH.read_text(encoding="utf-8")
+
     @get("/play/{game_id:uuid}/{seat:int}", name="play")
     async def play(self, game_id: uuid.UUID, seat: int) -> Template:
         return _page("play.html", game_id=game_id, seat=seat, page="play")
@@ -56,6 +64,8 @@ class PagesController(Controller):
     async def watch(self, game_id: uuid.UUID) -> Template:
         return _page("watch.html", game_id=game_id, page="watch")
 
+    # The dispute queue and dispute pages (/moderate/disputes, /moderate/disputes/{id}) belong here,
+    # declared before this route, once the disputes feature exists.
     @get("/moderate/{game_id:uuid}", name="moderate")
     async def moderate(self, game_id: uuid.UUID) -> Template:
         return _page("moderate.html", game_id=game_id, page="moderate")

@@ -3,7 +3,7 @@
 Playwright's own browser download cannot work here, so the browser is the system's chromium
 (``.ci/run`` installs it when it is missing); these tests skip, saying why, only when no chromium
 can be found at all. Screenshots go to ``.artifacts/browser/`` (git-ignored); with
-``PLAYLOG_UPDATE_SCREENSHOTS=1`` one of each page is also written to ``docs/screenshots/``.
+``PLAYLOG_UPDATE_SCREENSHOTS=1`` one of each page (both widths) is also written to ``docs/screenshots/``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 812}
+DOCUMENTED = {"home", "play", "watch", "moderate", "replay"}  # the pages the README shows
 
 
 def chromium_path() -> str | None:
@@ -95,7 +96,7 @@ async def screenshot(page: Any, name: str) -> None:
         await page.set_viewport_size(viewport)
         target = ARTIFACTS / f"{name}-{label}.png"
         await page.screenshot(path=str(target), full_page=True)
-        if os.environ.get("PLAYLOG_UPDATE_SCREENSHOTS"):
+        if os.environ.get("PLAYLOG_UPDATE_SCREENSHOTS") and name in DOCUMENTED:
             DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(target, DOCS_SCREENSHOTS / target.name)
     await page.set_viewport_size(size)

@@ -96,13 +96,18 @@
     return out;
   }
 
-  function countdown(w) {
+  // The open Nope window, else the pending decision's or the turn's deadline, counted down.
+  function countdown(view) {
     const node = $("window");
     clearInterval(windowTimer);
-    if (!w) { node.hidden = true; return; }
+    const pub = view.view.public;
+    const w = pub ? pub.window : null;
+    const deadline = w ? w.deadline : pub ? (pub.pending && pub.pending.deadline) || pub.turn_deadline : view.view.deadline;
+    if (!deadline || view.status !== "running") { node.hidden = true; return; }
+    const what = w ? "A Nope window is open" : "Time to decide";
     const tick = () => {
-      const left = Math.max(0, w.deadline - Date.now() / 1000);
-      node.textContent = `A Nope window is open: ${left.toFixed(0)} s left.`;
+      const left = Math.max(0, deadline - Date.now() / 1000);
+      node.textContent = `${what}: ${left.toFixed(0)} s left.`;
     };
     tick();
     node.hidden = false;
@@ -126,7 +131,7 @@
     $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats));
     if (view.kind === "exploding_kittens") $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
     $("commands").replaceChildren(...controls(view));
-    countdown(view.kind === "exploding_kittens" && view.view.public.window);
+    countdown(view);
     const winners = view.winners;
     $("status").textContent = view.status === "finished" ? `Game over. Winner: ${(winners || []).map((s) => seatName(view.seats, s)).join(", ") || "none"}.` : (view.view && (view.view.public ? view.view.public.active_seat : view.view.active_seat) === seat ? "Your turn." : "");
   }
