@@ -82,8 +82,12 @@
       const cmds = groups.get(type);
       const danger = type === "Leave" || type === "Concede";
       if (cmds.length === 1 && !GROUP_TITLES[type]) {
+        // Conceding asks for a second click, so a stray key press never ends a game.
+        const onclick = danger
+          ? (e) => { if (e.target.dataset.armed) send(cmds[0]); else { e.target.dataset.armed = "1"; e.target.textContent = "Really concede? Click again"; } }
+          : () => send(cmds[0]);
         out.push(el("div", { class: `command${danger ? " danger" : ""}`, "data-type": type },
-          el("button", { type: "button", "data-type": type, onclick: () => send(cmds[0]) }, label(cmds[0], view.seats))));
+          el("button", { type: "button", "data-type": type, onclick }, label(cmds[0], view.seats))));
         continue;
       }
       const id = `choice-${type}`;
