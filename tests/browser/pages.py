@@ -3,9 +3,11 @@ that a seat's page never receives another seat's hidden cards."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+import httpx
 from playwright.async_api import Page, expect
 
 NAME = re.compile(r"/play/([0-9a-f-]{36})/(\d+)$")
@@ -94,3 +96,21 @@ def assert_only_own_secrets(body: Any, me: int) -> None:
             assert body["order"] == [], body
     for value in body.values():
         assert_only_own_secrets(value, me)
+
+
+async def seat_stream_events(page: Page, base: str, game_id: str, seat: int) -> list[Any]:
+    """The events of the stream this seat's page follows, read again from its start with the very
+    token the tab holds, as many as the page's move feed shows (the stream itself never ends)."""
+    token = await page.evaluate(f"sessionStorage.getItem('playlog:seat:{game_id}:{seat}')")
+    wanted = await page.locator("#feed li").count()
+    events: list[Any] = []
+    headers = {"Authorization": f"Bearer {token}", "Accept": "text/event-stream"}
+    url = f"{base}/games/{game_id}/seats/{seat}/stream"
+    async with httpx.AsyncClient(timeout=30) as http, http.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200
+        async for line in response.aiter_lines():
+            if line.startswith("data:"):
+                events.append(json.loads(line[5:]))
+                if len(events) >= wanted:
+                    break
+    return events

@@ -8,7 +8,14 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import screenshot
-from tests.browser.pages import assert_only_own_secrets, create_game, join_game, record_json, start
+from tests.browser.pages import (
+    assert_only_own_secrets,
+    create_game,
+    join_game,
+    record_json,
+    seat_stream_events,
+    start,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -85,9 +92,12 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
     await expect(alice.locator("#status")).to_contain_text("Game over")
     await expect(bob.locator("#status")).to_contain_text("Game over")
     assert defused >= 1
-    for me in (0, 1):
+    for me, page in enumerate((alice, bob)):
         assert_only_own_secrets(seen[me], me)
         assert seen[me], "the page read the API"
+        streamed = await seat_stream_events(page, server_url, game_id, me)
+        assert len(streamed) == await page.locator("#feed li").count()
+        assert_only_own_secrets(streamed, me)
     await expect(alice.locator("#feed")).to_contain_text("kitten defused")
     await screenshot(bob, "play-finished")
 
