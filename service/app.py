@@ -37,6 +37,8 @@ from service.request_context import bind_request_context, echo_request_id
 from service.scheduler import Scheduler
 from service.shutdown import on_shutdown_signal
 from service.store import EventStore
+from service.web.pages import pages_router, template_config
+from service.web.security import security_headers
 
 VERSION = "0.1.0"
 
@@ -102,12 +104,15 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             ExportController,
             SeatTranscriptController,
             MetricsController,
+            pages_router,
         ],
+        template_config=template_config,
         dependencies={"games": Provide(provide_games, sync_to_thread=False)},
         lifespan=[lifespan],
         plugins=[problem_details_plugin()],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[
+            security_headers,
             prometheus.middleware,
             options_middleware,
             *rate_limits(settings.rate_limit_writes, settings.rate_limit_commands),

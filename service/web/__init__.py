@@ -1,0 +1,1 @@
+"""The web pages: server-rendered shells that call the public JSON API from the browser."""

@@ -1,0 +1,78 @@
+"""The HTML pages: home, play, watch, moderate, replay (kept out of the OpenAPI document).
+
+Each page is a server-rendered shell; its script reads the public JSON API with the tokens the
+browser tab holds (``sessionStorage``), so a page can never show more than the API would. Tokens
+never travel in a page's URL: the server never sees them outside an ``Authorization`` header.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+from litestar import Controller, MediaType, Router, get
+from litestar.contrib.jinja import JinjaTemplateEngine
+from litestar.datastructures import State
+from litestar.exceptions import NotFoundException
+from litestar.response import Template
+from litestar.static_files import create_static_files_router
+from litestar.template.config import TemplateConfig
+
+from service.api.listing import ListedGame, fetch_listing, listing_query
+
+HERE = Path(__file__).parent
+STATIC_PATH = "/static"
+WALKTHROUGH = HERE.parents[1] / "docs" / "api.md"
+
+template_config = TemplateConfig(directory=HERE / "templates", engine=JinjaTemplateEngine)
+
+static_files = create_static_files_router(
+    path=STATIC_PATH, directories=[HERE / "static"], include_in_schema=False, name="static"
+)
+
+KINDS = {"exploding_kittens": "Exploding Kittens", "a_risk_cat": "A Risk Cat"}
+
+
+def _page(name: str, **context: Any) -> Template:
+    return Template(template_name=name, context={"kinds": KINDS, **context})
+
+
+class PagesController(Controller):
+    include_in_schema = False
+
+    @get("/", name="home")
+    async def home(self, state: State) -> Template:
+        listing = await fetch_listing(state.pool, listing_query(None, None, 60, 0))
+        groups: dict[str, list[ListedGame]] = {"open": [], "running": [], "finished": []}
+        for game in listing.games:
+            groups[game.status].append(game)
+        return _page("home.html", groups=groups, page="home")
+
+    @get("/walkthrough", name="walkthrough", media_type=MediaType.TEXT)
+    async def walkthrough(self) -> str:
+        """The API walk-through (docs/api.md), as plain text, where the repository's docs are."""
+        if not WALKTHROUGH.is_file():
+            raise NotFoundException("The walk-through is docs/api.md in the repository.")
+        return WALKTHROUGH.read_text(encoding="utf-8")
+
+    @get("/play/{game_id:uuid}/{seat:int}", name="play")
+    async def play(self, game_id: uuid.UUID, seat: int) -> Template:
+        return _page("play.html", game_id=game_id, seat=seat, page="play")
+
+    @get("/watch/{game_id:uuid}", name="watch")
+    async def watch(self, game_id: uuid.UUID) -> Template:
+        return _page("watch.html", game_id=game_id, page="watch")
+
+    # The dispute queue and dispute pages (/moderate/disputes, /moderate/disputes/{id}) belong here,
+    # declared before this route, once the disputes feature exists.
+    @get("/moderate/{game_id:uuid}", name="moderate")
+    async def moderate(self, game_id: uuid.UUID) -> Template:
+        return _page("moderate.html", game_id=game_id, page="moderate")
+
+    @get("/replay/{game_id:uuid}", name="replay")
+    async def replay(self, game_id: uuid.UUID) -> Template:
+        return _page("replay.html", game_id=game_id, page="replay")
+
+
+pages_router = Router(path="/", route_handlers=[PagesController, static_files], include_in_schema=False)

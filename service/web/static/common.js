@@ -1,0 +1,147 @@
+// Shared by every page: the JSON API, tokens kept per tab, safe DOM building, SSE over fetch.
+// Everything a player typed is put in the page as text (textContent), never as HTML.
+"use strict";
+
+const PL = (() => {
+  class Problem extends Error {
+    constructor(status, body) {
+      super((body && (body.detail || body.title)) || `HTTP ${status}`);
+      this.status = status;
+      this.code = (body && body.code) || String(status);
+    }
+  }
+
+  async function api(path, { method = "GET", token = null, body = undefined, headers = {} } = {}) {
+    const h = { Accept: "application/json", ...headers };
+    if (token) h.Authorization = `Bearer ${token}`;
+    if (body !== undefined) h["Content-Type"] = "application/json";
+    const response = await fetch(path, {
+      method, headers: h, body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer",
+    });
+    const type = response.headers.get("content-type") || "";
+    const data = type.includes("json") ? await response.json() : await response.text();
+    if (!response.ok) throw new Problem(response.status, typeof data === "object" ? data : null);
+    return data;
+  }
+
+  // Tokens live in sessionStorage: per browser tab, gone when the tab closes, never in a URL.
+  const tokens = {
+    get: (key) => sessionStorage.getItem(`playlog:${key}`),
+    set: (key, value) => sessionStorage.setItem(`playlog:${key}`, value),
+    drop: (key) => sessionStorage.removeItem(`playlog:${key}`),
+  };
+  const seatKey = (gameId, seat) => `seat:${gameId}:${seat}`;
+
+  // A link may carry a token in its fragment (#token=...), which browsers never send to a server:
+  // it is moved to this tab's storage and removed from the address bar at once.
+  function adoptFragmentToken(key) {
+    const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+    if (!match) return;
+    tokens.set(key, decodeURIComponent(match[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "class") node.className = value;
+      else if (name === "text") node.textContent = value;
+      else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+      else node.setAttribute(name, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function showProblem(node, error) {
+    if (!node) return;
+    if (!error) { node.hidden = true; node.textContent = ""; return; }
+    node.textContent = error instanceof Problem ? `${error.message} (${error.code})` : String(error.message || error);
+    node.hidden = false;
+  }
+
+  // Server-sent events read with fetch, so the seat token goes in the Authorization header
+  // (EventSource cannot send one, and a token in a URL ends up in logs and histories).
+  function followStream(path, token, lastId, onEvent, { onEnd = () => {}, signal } = {}) {
+    let last = lastId;
+    let stopped = false;
+    signal && signal.addEventListener("abort", () => { stopped = true; });
+    async function once() {
+      const headers = { Accept: "text/event-stream" };
+      if (token) headers.Authorization = `Bearer ${token}`;
+      if (last !== null && last !== undefined) headers["Last-Event-ID"] = String(last);
+      const response = await fetch(path, { headers, cache: "no-store", credentials: "omit", signal });
+      if (!response.ok) {
+        let body = null;
+        try { body = await response.json(); } catch (e) { /* not json */ }
+        throw new Problem(response.status, body);
+      }
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+        let cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          let id = null; let data = "";
+          for (const line of block.split("\n")) {
+            if (line.startsWith("id:")) id = line.slice(3).trim();
+            else if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
+          }
+          if (id !== null) last = Number(id);
+          if (data) onEvent(JSON.parse(data), last);
+        }
+      }
+    }
+    (async () => {
+      let failures = 0;
+      while (!stopped && failures < 20) {
+        try { await once(); failures = 0; } catch (error) {
+          if (stopped) return;
+          if (error instanceof Problem && error.status >= 400 && error.status < 500) { onEnd(error); return; }
+          failures += 1;
+        }
+        if (!stopped) await new Promise((resolve) => setTimeout(resolve, 500 * Math.min(failures + 1, 6)));
+      }
+      onEnd(null);
+    })();
+  }
+
+  const LOBBY = { "lobby.created": "game created", "lobby.joined": "took a seat", "lobby.left": "left", "lobby.started": "game started" };
+  const words = (type) => LOBBY[type] || type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
+  const seatName = (seats, seat) => (seats && seats[seat] != null ? `${seats[seat]} (seat ${seat})` : `seat ${seat}`);
+
+  // One event in words: who, what, and the cards or tokens it names (hidden ones as "a card").
+  function describeEvent(event, seats) {
+    const data = event.data || {};
+    const who = data.seat ?? data.actor ?? data.by;
+    const parts = [];
+    if (typeof who === "number") parts.push(seatName(seats, who));
+    parts.push(words(event.type || data.type || "event"));
+    if ("name" in data && typeof data.name === "string") parts.push(`“${data.name}”`);
+    const detail = [];
+    for (const key of ["card", "cards", "named", "token", "tokens", "order", "position", "target", "from_seat", "to_seat", "with_seat", "winner", "winners"]) {
+      if (!(key in data) || data[key] === null || data[key] === undefined) {
+        if (key === "card" && "card" in data) detail.push("a card");
+        continue;
+      }
+      let value = data[key];
+      if (["target", "from_seat", "to_seat", "with_seat", "winner"].includes(key)) value = seatName(seats, value);
+      else if (key === "winners" && Array.isArray(value)) value = value.map((s) => seatName(seats, s)).join(", ");
+      else if (Array.isArray(value)) value = value.join(", ");
+      detail.push(`${words(key)}: ${value}`);
+    }
+    return detail.length ? `${parts.join(" ")} — ${detail.join("; ")}` : parts.join(" ");
+  }
+
+  return { api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, followStream, describeEvent, words, seatName };
+})();

@@ -1,0 +1,63 @@
+// The home page: create a game and take its first seat, or join one; tokens stay in this tab.
+"use strict";
+
+(() => {
+  const { api, tokens, seatKey, showProblem } = PL;
+  const notice = document.getElementById("notice");
+  const create = document.getElementById("create-form");
+  const kind = document.getElementById("create-kind");
+
+  function showKindOptions() {
+    for (const fieldset of create.querySelectorAll("fieldset[data-kind]")) fieldset.hidden = fieldset.dataset.kind !== kind.value;
+    const players = create.elements.players;
+    players.min = kind.value === "a_risk_cat" ? 3 : 2;
+    players.max = kind.value === "a_risk_cat" ? 8 : 5;
+    if (Number(players.value) < Number(players.min)) players.value = players.min;
+    if (Number(players.value) > Number(players.max)) players.value = players.max;
+  }
+  kind.addEventListener("change", showKindOptions);
+  showKindOptions();
+
+  async function join(gameId, name) {
+    const seat = await api(`/games/${gameId}/seats`, { method: "POST", body: { name } });
+    tokens.set(seatKey(seat.game_id, seat.seat), seat.token);
+    location.assign(`/play/${seat.game_id}/${seat.seat}`);
+  }
+
+  create.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    showProblem(notice, null);
+    const f = create.elements;
+    const options = { players: Number(f.players.value) };
+    if (kind.value === "exploding_kittens") {
+      options.edition = f.edition.value;
+      options.reaction_window = Number(f.reaction_window.value);
+    } else {
+      options.mode = f.mode.value;
+    }
+    for (const name of ["seed", "first_seat", "decision_timeout"]) if (f[name].value !== "") options[name] = Number(f[name].value);
+    try {
+      const game = await api("/games", {
+        method: "POST",
+        body: { kind: kind.value, options, public: f.public.checked, spectator_delay: Number(f.spectator_delay.value || 0) },
+      });
+      tokens.set(`host:${game.game_id}`, game.host_token);
+      await join(game.game_id, f.name.value);
+    } catch (error) { showProblem(notice, error); }
+  });
+
+  document.getElementById("join-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    showProblem(notice, null);
+    const f = event.target.elements;
+    try { await join(f.game_id.value.trim(), f.name.value); } catch (error) { showProblem(notice, error); }
+  });
+
+  for (const form of document.querySelectorAll("form.join-listed")) {
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      showProblem(notice, null);
+      try { await join(form.dataset.gameId, form.elements.name.value); } catch (error) { showProblem(notice, error); }
+    });
+  }
+})();

@@ -1,0 +1,176 @@
+// The play page: a seat's view kept live from its stream, every legal command as a control.
+"use strict";
+
+(() => {
+  const { api, el, tokens, seatKey, showProblem, followStream, describeEvent, seatName, words } = PL;
+  const main = document.getElementById("main");
+  const gameId = main.dataset.gameId;
+  const seat = Number(main.dataset.seat);
+  const key = seatKey(gameId, seat);
+  PL.adoptFragmentToken(key);
+  const token = tokens.get(key);
+  const $ = (id) => document.getElementById(id);
+  const problem = $("problem");
+  let current = null;
+  let busy = false;
+  let windowTimer = null;
+
+  if (!token) {
+    showProblem(problem, new Error("This tab holds no token for this seat. Join the game from the home page (tokens are kept per tab)."));
+    return;
+  }
+  const base = `/games/${gameId}/seats/${seat}`;
+
+  function label(cmd, seats) {
+    const who = (s) => seatName(seats, s);
+    switch (cmd.type) {
+      case "DrawCard": return "Draw a card";
+      case "PlayCard": return `Play ${cmd.card}${cmd.target != null ? ` on ${who(cmd.target)}` : ""}`;
+      case "PlayCombo": return `Combo ${cmd.cards.join(" + ")}${cmd.target != null ? ` on ${who(cmd.target)}` : ""}${cmd.named ? `, naming ${cmd.named}` : ""}`;
+      case "Nope": return "Nope!";
+      case "PassReaction": return "Let it happen";
+      case "Defuse": return cmd.position === 0 ? "on top" : `${cmd.position} from the top`;
+      case "GiveCard": return `Give ${cmd.card}`;
+      case "TakeFromDiscard": return `Take ${cmd.card}`;
+      case "Leave": case "Concede": return "Concede and leave the game";
+      case "DrawToken": return "Draw a token";
+      case "StopAndStack": return `Stop and stack: ${cmd.order.join(", ")} (bottom to top)`;
+      case "StealRuns": return cmd.from_seats.length ? `Steal from ${cmd.from_seats.map(who).join(" and ")}` : "Steal nothing";
+      case "TakeMusicianCats": return "Take every other stack's top Musician Cats";
+      case "SwapMusicianCat": return `Swap the Cat with ${who(cmd.with_seat)}'s top token`;
+      case "KeepMusicianCat": return "Keep the Musician Cat";
+      case "ChooseRobinTellTarget": return `Rob ${who(cmd.seat)}`;
+      case "DealRobinTellToken": return `Deal the token to ${who(cmd.to_seat)}`;
+      case "TakeTokenForLadies": return `Take ${who(cmd.from_seat)}'s top token`;
+      case "DismissLadies": return "Take no more tokens";
+      default: return words(cmd.type);
+    }
+  }
+  const GROUP_TITLES = {
+    PlayCard: "Play a card", PlayCombo: "Play a combo", Defuse: "Put the Exploding Kitten back",
+    GiveCard: "Give a card (Favor)", TakeFromDiscard: "Take a card from the discard pile",
+    StopAndStack: "Stop", StealRuns: "Steal", ChooseRobinTellTarget: "Robin Tell: whom to rob",
+    DealRobinTellToken: "Robin Tell: deal the token", TakeTokenForLadies: "The three ladies",
+  };
+
+  async function send(cmd) {
+    if (busy) return;
+    busy = true;
+    main.dataset.busy = "1";  // tests wait for it to clear
+    showProblem(problem, null);
+    try {
+      const result = await api(`${base}/commands?view=true`, { method: "POST", token, body: cmd, headers: { "Idempotency-Key": crypto.randomUUID() } });
+      if (result.view) render(result.view);
+    } catch (error) {
+      showProblem(problem, error);
+    } finally {
+      busy = false;
+      main.dataset.busy = "0";
+    }
+  }
+
+  function controls(view) {
+    const legal = (view.view && view.view.legal_commands) || [];
+    const groups = new Map();
+    for (const cmd of legal) {
+      if (!groups.has(cmd.type)) groups.set(cmd.type, []);
+      groups.get(cmd.type).push(cmd);
+    }
+    const order = [...groups.keys()].sort((a, b) => (["Leave", "Concede"].includes(a)) - (["Leave", "Concede"].includes(b)));
+    const out = [];
+    for (const type of order) {
+      const cmds = groups.get(type);
+      const danger = type === "Leave" || type === "Concede";
+      if (cmds.length === 1 && !GROUP_TITLES[type]) {
+        // Conceding asks for a second click, so a stray key press never ends a game.
+        const onclick = danger
+          ? (e) => { if (e.target.dataset.armed) send(cmds[0]); else { e.target.dataset.armed = "1"; e.target.textContent = "Really concede? Click again"; } }
+          : () => send(cmds[0]);
+        out.push(el("div", { class: `command${danger ? " danger" : ""}`, "data-type": type },
+          el("button", { type: "button", "data-type": type, onclick }, label(cmds[0], view.seats))));
+        continue;
+      }
+      const id = `choice-${type}`;
+      const select = el("select", { id, name: type }, cmds.map((cmd, i) => el("option", { value: i }, label(cmd, view.seats))));
+      out.push(el("form", { class: "command", "data-type": type, onsubmit: (e) => { e.preventDefault(); send(cmds[Number(select.value)]); } },
+        el("label", { for: id }, GROUP_TITLES[type] || words(type)), " ", select, " ",
+        el("button", { type: "submit", "data-type": type }, type === "Defuse" ? "Put it back" : "Go")));
+    }
+    if (!out.length) out.push(el("p", { class: "muted" }, view.status === "finished" ? "The game is over." : "Nothing to do: waiting for the other players."));
+    return out;
+  }
+
+  // The open Nope window, else the pending decision's or the turn's deadline, counted down.
+  function countdown(view) {
+    const node = $("window");
+    clearInterval(windowTimer);
+    const pub = view.view.public;
+    const w = pub ? pub.window : null;
+    const deadline = w ? w.deadline : pub ? (pub.pending && pub.pending.deadline) || pub.turn_deadline : view.view.deadline;
+    if (!deadline || view.status !== "running") { node.hidden = true; return; }
+    const what = w ? "A Nope window is open" : "Time to decide";
+    const tick = () => {
+      const left = Math.max(0, deadline - Date.now() / 1000);
+      node.textContent = `${what}: ${left.toFixed(0)} s left.`;
+    };
+    tick();
+    node.hidden = false;
+    windowTimer = setInterval(tick, 500);
+  }
+
+  function render(view) {
+    current = view;
+    $("game-title").textContent = `· ${view.kind === "exploding_kittens" ? "Exploding Kittens" : "A Risk Cat"} · ${view.status}`;
+    const open = view.status === "open";
+    $("lobby").hidden = !open;
+    $("table").hidden = open;
+    $("controls").hidden = open;
+    $("mine").hidden = open || view.kind !== "exploding_kittens";
+    $("replay-link").hidden = view.status !== "finished";
+    if (open) {
+      $("lobby-seats").replaceChildren(...view.seats.map((name, s) => el("li", {}, name == null ? `seat ${s}: free` : seatName(view.seats, s))));
+      $("start").hidden = !tokens.get(`host:${gameId}`) || view.seats.some((n) => n == null);
+      return;
+    }
+    $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats));
+    if (view.kind === "exploding_kittens") $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
+    $("commands").replaceChildren(...controls(view));
+    countdown(view);
+    const winners = view.winners;
+    $("status").textContent = view.status === "finished" ? `Game over. Winner: ${(winners || []).map((s) => seatName(view.seats, s)).join(", ") || "none"}.` : (view.view && (view.view.public ? view.view.public.active_seat : view.view.active_seat) === seat ? "Your turn." : "");
+  }
+
+  let refreshing = null;
+  async function refresh() {
+    if (refreshing) { refreshing.again = true; return; }
+    refreshing = { again: false };
+    try {
+      do {
+        refreshing.again = false;
+        render(await api(`${base}/view`, { token }));
+      } while (refreshing.again);
+    } catch (error) {
+      showProblem(problem, error);
+    } finally {
+      refreshing = null;
+    }
+  }
+
+  $("start").addEventListener("click", async () => {
+    try {
+      await api(`/games/${gameId}/start`, { method: "POST", token: tokens.get(`host:${gameId}`) });
+      tokens.drop(`host:${gameId}`);
+      refresh();
+    } catch (error) { showProblem(problem, error); }
+  });
+
+  (async () => {
+    await refresh();
+    if (!current) return;
+    const feed = $("feed");
+    followStream(`${base}/stream`, token, 0, (event) => {
+      feed.append(el("li", { "data-seq": event.seq }, describeEvent(event, current ? current.seats : null)));
+      refresh();
+    }, { onEnd: (error) => error && showProblem(problem, error) });
+  })();
+})();

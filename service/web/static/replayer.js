@@ -1,0 +1,100 @@
+// The replay viewer shared by /moderate and /replay: a slider and step buttons over the events,
+// keyboard shortcuts, the state after each event, what it changed, the proofs, the transcript.
+"use strict";
+
+const Replayer = (() => {
+  const { api, el, showProblem, describeEvent, words } = PL;
+  const $ = (id) => document.getElementById(id);
+
+  function stringify(value) {
+    return typeof value === "string" ? value : JSON.stringify(value);
+  }
+
+  // source: { events: [{seq, type, recorded_at, actor, data}], seats, stateAt(seq) -> Promise<nodes>,
+  //           changes: Map seq -> [{path, before, after}] | null, proofs: audit | null, transcript: () -> Promise<string> }
+  function start(source) {
+    const slider = $("seq");
+    const events = source.events;
+    let index = events.length - 1;
+    let shown = 0;
+    slider.min = 1;
+    slider.max = events.length;
+    $("replayer").hidden = false;
+
+    async function show(i) {
+      index = Math.max(0, Math.min(events.length - 1, i));
+      slider.value = index + 1;
+      const event = events[index];
+      const ticket = ++shown;
+      $("at").textContent = `Event ${index + 1} of ${events.length} (seq ${event.seq}): ${words(event.type)}`;
+      slider.setAttribute("aria-valuetext", `event ${index + 1} of ${events.length}`);
+      const when = new Date(event.recorded_at * 1000).toISOString().replace("T", " ").replace(/\..*/, " UTC");
+      $("event").replaceChildren(
+        el("p", {}, describeEvent(event, source.seats)),
+        el("p", { class: "muted" }, `Acted by: ${event.actor || "—"} · at ${when}`),
+      );
+      const changes = source.changes ? source.changes.get(event.seq) || [] : null;
+      $("changes").replaceChildren(...(changes === null
+        ? [el("li", { class: "muted" }, "Changes are shown to moderators and in public replays.")]
+        : changes.map((c) => el("li", {}, el("code", {}, c.path), `: ${stringify(c.before)} → ${stringify(c.after)}`))));
+      try {
+        const nodes = await source.stateAt(event.seq, index);
+        if (ticket === shown) $("state").replaceChildren(...nodes);
+      } catch (error) { showProblem($("problem"), error); }
+    }
+
+    slider.addEventListener("input", () => show(Number(slider.value) - 1));
+    $("first").addEventListener("click", () => show(0));
+    $("prev").addEventListener("click", () => show(index - 1));
+    $("next").addEventListener("click", () => show(index + 1));
+    $("last").addEventListener("click", () => show(events.length - 1));
+    document.addEventListener("keydown", (e) => {
+      if (e.target === slider || e.target.closest("input, select, textarea") || e.altKey || e.ctrlKey || e.metaKey) return;
+      const moves = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: events.length - 1 };
+      if (e.key in moves) { e.preventDefault(); show(moves[e.key]); }
+    });
+
+    if (source.proofs) {
+      const p = source.proofs;
+      $("proofs").hidden = false;
+      $("chain").textContent = p.chain.ok
+        ? `Hash chain verified: ${p.chain.events} events, last hash ${p.chain.last_hash.slice(0, 16)}…`
+        : `Hash chain BROKEN at seq ${p.chain.first_bad_seq}: ${p.chain.reason}`;
+      $("shuffles").replaceChildren(...p.shuffles.map((s) => el("li", {}, `Shuffle at seq ${s.seq} (${words(s.type)}): commitment ${s.commitment.slice(0, 16)}… ${s.valid ? "matches its revealed order" : "does NOT match"}`)));
+    }
+    if (source.transcript) {
+      const link = $("transcript");
+      source.transcript().then((text) => {
+        link.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+        link.download = `${source.gameId}.txt`;
+        link.hidden = false;
+      }).catch(() => {});
+    }
+    return show(index);
+  }
+
+  // The full, face-up replay from the audit endpoints (a moderator token, or none for a public
+  // game that is over): every seq's complete state.
+  async function fromAudit(gameId, token) {
+    const base = `/games/${gameId}/audit`;
+    const [log, diffs, proofs] = await Promise.all([api(`${base}/log`, { token }), api(`${base}/diffs`, { token }), api(`${base}/`, { token })]);
+    const final = await api(`${base}/state`, { token });
+    const seats = final.state.seats;
+    const cache = new Map();
+    return start({
+      gameId,
+      seats,
+      events: log.map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data })),
+      changes: new Map(diffs.map((d) => [d.seq, d.changes])),
+      proofs,
+      transcript: () => api(`${base}/transcript`, { token, headers: { Accept: "text/plain" } }),
+      stateAt: async (seq) => {
+        if (!cache.has(seq)) cache.set(seq, api(`${base}/state?at=${seq}`, { token }));
+        const at = (await cache.get(seq)).state;
+        return [el("p", {}, `Status: ${at.status}`), ...Render.table(at.kind, at.game, at.seats)];
+      },
+    });
+  }
+
+  return { start, fromAudit };
+})();

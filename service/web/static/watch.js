@@ -1,0 +1,34 @@
+// The watch page: the public table as of spectator_delay ago, advanced by the delayed stream.
+"use strict";
+
+(() => {
+  const { api, el, showProblem, describeEvent, seatName } = PL;
+  const gameId = document.getElementById("main").dataset.gameId;
+  const $ = (id) => document.getElementById(id);
+  let snapshot = null;
+
+  function render(snap) {
+    snapshot = snap;
+    $("game-title").textContent = `· ${snap.kind === "exploding_kittens" ? "Exploding Kittens" : "A Risk Cat"} · ${snap.seats.map((n, s) => seatName(snap.seats, s)).join(" vs ")}`;
+    $("delay").textContent = snap.spectator_delay > 0 ? `live − ${snap.spectator_delay} s` : "live";
+    $("table-view").replaceChildren(...Render.table(snap.kind, snap.view, snap.seats));
+    const over = snap.status === "finished";
+    $("result").hidden = !over;
+    if (over) $("result").textContent = `Game over. Winner: ${(snap.winners || []).map((s) => seatName(snap.seats, s)).join(", ") || "none"}.`;
+  }
+
+  async function refresh() {
+    try { render(await api(`/games/${gameId}/spectate`)); } catch (error) { showProblem($("problem"), error); }
+  }
+
+  (async () => {
+    await refresh();
+    if (!snapshot) return;
+    // The public stream holds each event back until recorded_at + spectator_delay. Its events are
+    // named by type, which EventSource can only follow one name at a time: read it with fetch.
+    PL.followStream(`/games/${gameId}/spectate/stream`, null, 0, (event) => {
+      $("feed").append(el("li", { "data-seq": event.seq }, describeEvent(event, snapshot && snapshot.seats)));
+      refresh();
+    }, { onEnd: (error) => error && showProblem($("problem"), error) });
+  })();
+})();

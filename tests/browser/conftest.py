@@ -1,0 +1,102 @@
+"""Browser tests: Playwright driving Debian's chromium against the real app on a loopback port.
+
+Playwright's own browser download cannot work here, so the browser is the system's chromium
+(``.ci/run`` installs it when it is missing); these tests skip, saying why, only when no chromium
+can be found at all. Screenshots go to ``.artifacts/browser/`` (git-ignored); with
+``PLAYLOG_UPDATE_SCREENSHOTS=1`` one of each page (both widths) is also written to ``docs/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / ".artifacts" / "browser"
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # CI runs as root
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 375, "height": 812}
+DOCUMENTED = {"home", "play", "watch", "moderate", "replay"}  # the pages the README shows
+
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("PLAYLOG_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+async def browser() -> AsyncIterator[Any]:
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no chromium found (/usr/bin/chromium, PATH, PLAYLOG_CHROMIUM): apt-get install chromium")
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@pytest.fixture
+async def new_page(browser: Any) -> AsyncIterator[Any]:
+    """``await new_page()``: a page in a browser context of its own (its own sessionStorage),
+    failing the test on any JavaScript error, dialog (an injected ``alert``) or CSP violation."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    async def make(viewport: dict[str, int] | None = None) -> Any:
+        context = await browser.new_context(viewport=viewport or DESKTOP)
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = await context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+
+        def console(message: Any) -> None:
+            if message.type == "error" and "Content Security Policy" in message.text:
+                errors.append(f"CSP: {message.text}")
+
+        page.on("console", console)
+
+        async def refuse_dialog(dialog: Any) -> None:
+            errors.append(f"dialog: {dialog.message}")
+            await dialog.dismiss()
+
+        page.on("dialog", refuse_dialog)
+        return page
+
+    yield make
+    for context in contexts:
+        await context.close()
+    assert not errors, errors
+
+
+async def screenshot(page: Any, name: str) -> None:
+    """The page at desktop width and at 375 px, as artifacts (and docs' copies when asked)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    for label, viewport in (("desktop", DESKTOP), ("375px", PHONE)):
+        await page.set_viewport_size(viewport)
+        target = ARTIFACTS / f"{name}-{label}.png"
+        await page.screenshot(path=str(target), full_page=True)
+        if os.environ.get("PLAYLOG_UPDATE_SCREENSHOTS") and name in DOCUMENTED:
+            DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(target, DOCS_SCREENSHOTS / target.name)
+    await page.set_viewport_size(size)

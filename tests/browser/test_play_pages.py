@@ -1,0 +1,154 @@
+"""Two players finish games only through the play pages, each in a browser context of its own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.browser.conftest import screenshot
+from tests.browser.pages import (
+    assert_only_own_secrets,
+    create_game,
+    join_game,
+    record_json,
+    seat_stream_events,
+    start,
+)
+
+pytestmark = pytest.mark.integration
+
+# Seed 1 with seat 0 first: seat 0 holds a Skip and seat 1 a Nope (the deal depends only on the
+# seed and the lobby's four events).
+EK_SEED = 1
+
+
+async def act_once(pages: list[Page], prefer: list[str]) -> bool:
+    """Click the first preferred control any page shows; False when none shows one."""
+    for wanted in prefer:
+        for page in pages:
+            control = page.locator(f"#commands [data-type={wanted}] button")
+            if await control.count() and await control.first.is_visible():
+                await control.first.click()
+                await expect(page.locator("main[data-busy='1']")).to_have_count(0)
+                return True
+    return False
+
+
+async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_through_the_play_pages(
+    server_url: str, new_page: Any
+) -> None:
+    alice, bob = await new_page(), await new_page()
+    seen: dict[int, list[Any]] = {0: [], 1: []}
+    record_json(alice, seen[0])
+    record_json(bob, seen[1])
+    game_id = await create_game(
+        alice,
+        server_url,
+        "exploding_kittens",
+        "alice",
+        reaction_window=30,
+        seed=EK_SEED,
+        first_seat=0,
+        spectator_delay=0,
+    )
+    assert await join_game(bob, server_url, game_id, "bob") == 1
+    await start(alice)
+    await screenshot(alice, "play")
+
+    # A Nope inside the window: alice plays Skip, bob Nopes it while the countdown runs.
+    await alice.locator("#commands [data-type=PlayCard] select").select_option(label="Play Skip")
+    await alice.locator("#commands [data-type=PlayCard] button").click()
+    await expect(bob.locator("#window")).to_contain_text("s left")
+    await bob.get_by_role("button", name="Nope!").click()
+    await expect(alice.locator("#feed")).to_contain_text("nope played")
+    # Whoever may still answer lets the chain stand (bob's pass is his alone), and the Skip is noped.
+    for _ in range(100):
+        acted = await act_once([alice, bob], ["PassReaction"])
+        if not acted and not await alice.locator("#window").is_visible():
+            break
+        await alice.wait_for_timeout(50)
+    await expect(alice.locator("#window")).to_be_hidden()
+    await expect(alice.locator("#feed")).to_contain_text("reactions resolved")
+
+    # Draw until a Kitten comes; each Defuse puts it back on top, so the game ends soon after.
+    defused = 0
+    for _ in range(400):
+        for page in (alice, bob):
+            select = page.locator("#commands [data-type=Defuse] select")
+            if await select.count():
+                await select.select_option(index=0)  # on top
+                await page.locator("#commands [data-type=Defuse] button").click()
+                await expect(page.locator("main[data-busy='1']")).to_have_count(0)
+                defused += 1
+        if await alice.locator("#status").filter(has_text="Game over").count():
+            break
+        if not await act_once([alice, bob], ["DrawCard"]):
+            await alice.wait_for_timeout(50)  # the other page is still catching up with its stream
+        for me, page in enumerate((alice, bob)):  # the DOM shows this seat's own hand only
+            assert await page.get_by_text("Hand (face up)").count() == 0
+            assert_only_own_secrets(seen[me], me)
+    await expect(alice.locator("#status")).to_contain_text("Game over")
+    await expect(bob.locator("#status")).to_contain_text("Game over")
+    assert defused >= 1
+    for me, page in enumerate((alice, bob)):
+        assert_only_own_secrets(seen[me], me)
+        assert seen[me], "the page read the API"
+        streamed = await seat_stream_events(page, server_url, game_id, me)
+        assert len(streamed) == await page.locator("#feed li").count()
+        assert_only_own_secrets(streamed, me)
+    await expect(alice.locator("#feed")).to_contain_text("kitten defused")
+    await screenshot(bob, "play-finished")
+
+
+ARC_ANSWERS = [
+    "StealRuns",
+    "TakeMusicianCats",
+    "KeepMusicianCat",
+    "ChooseRobinTellTarget",
+    "DealRobinTellToken",
+    "DismissLadies",
+]
+
+
+async def test_three_players_finish_a_risk_cat_through_the_play_pages(server_url: str, new_page: Any) -> None:
+    pages = [await new_page(), await new_page(), await new_page()]
+    game_id = await create_game(
+        pages[0], server_url, "a_risk_cat", "ann", players=3, seed=3, first_seat=0, spectator_delay=0
+    )
+    assert await join_game(pages[1], server_url, game_id, "ben") == 1
+    assert await join_game(pages[2], server_url, game_id, "cy") == 2
+    await start(pages[0])
+    drawn = [0, 0, 0]  # tokens drawn this turn, per seat: one, then stop (never a bust)
+    for _ in range(1500):
+        if await pages[0].locator("#status").filter(has_text="Game over").count():
+            break
+        choice = None
+        for seat, page in enumerate(pages):
+            offered = await page.eval_on_selector_all(
+                "#commands [data-type]", "els => els.map(e => e.dataset.type)"
+            )
+            offered = [t for t in offered if t != "Concede"]
+            answers = [t for t in ARC_ANSWERS if t in offered]
+            if answers:
+                choice = (seat, answers[0])
+            elif drawn[seat] >= 1 and "StopAndStack" in offered:
+                choice = (seat, "StopAndStack")
+            elif "DrawToken" in offered:
+                choice = (seat, "DrawToken")
+            elif offered:  # anything else the game asks: its first option
+                choice = (seat, offered[0])
+            if choice:
+                break
+        if choice is None:
+            await pages[0].wait_for_timeout(50)  # the pages are catching up with their streams
+            continue
+        seat, wanted = choice
+        await pages[seat].locator(f"#commands [data-type={wanted}] button").first.click()
+        await expect(pages[seat].locator("main[data-busy='1']")).to_have_count(0)
+        drawn[seat] = drawn[seat] + 1 if wanted == "DrawToken" else 0
+    for page in pages:
+        await expect(page.locator("#status")).to_contain_text("Game over")
+    await expect(pages[1].locator("#table-view")).to_contain_text("Score")
+    await screenshot(pages[1], "play-a-risk-cat")

@@ -1,0 +1,172 @@
+"""The watch page's delay, the moderator's replay viewer, the players' replay, and inert names."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.async_api import expect
+
+from service.auth import Principal, issue
+from service.client import PlaylogClient
+from service.config import Settings
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.integration
+
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+async def remote(server_url: str) -> AsyncIterator[PlaylogClient]:
+    async with PlaylogClient(server_url) as client:
+        yield client
+
+
+def moderator_token(settings: Settings) -> str:
+    return issue(settings.keyring(), Principal(role="moderator", name="mod"), 3600)
+
+
+async def two_seat_game(
+    api: PlaylogClient, names: tuple[str, str] = ("alice", "bob"), *, delay: float = 0, public: bool = True
+) -> tuple[uuid.UUID, list[str]]:
+    created = await api.create_game(
+        "exploding_kittens",
+        {"players": 2, "reaction_window": 0, "seed": 1, "first_seat": 0},
+        public=public,
+        spectator_delay=delay,
+    )
+    tokens = [(await api.join(created.game_id, name)).token for name in names]
+    await api.start(created.game_id, created.host_token)
+    return created.game_id, tokens
+
+
+async def finished_game(api: PlaylogClient, **kwargs: Any) -> tuple[uuid.UUID, list[str]]:
+    """Two draws, then bob concedes."""
+    game_id, tokens = await two_seat_game(api, **kwargs)
+    await api.send(game_id, 0, tokens[0], {"type": "DrawCard"})
+    await api.send(game_id, 1, tokens[1], {"type": "DrawCard"})
+    await api.leave(game_id, 1, tokens[1])
+    return game_id, tokens
+
+
+async def test_the_watch_page_shows_a_move_only_after_the_spectator_delay(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    delay = 4.0
+    game_id, tokens = await two_seat_game(remote, delay=delay)
+    page = await new_page()
+    await page.goto(f"{server_url}/watch/{game_id}")
+    await expect(page.locator("#delay")).to_have_text("live \u2212 4 s")
+    result = await remote.send(game_id, 0, tokens[0], {"type": "DrawCard"})
+    drawn = next(e for e in result.events if e.type == "CardDrawn")
+    await expect(page.locator("#feed")).not_to_contain_text("card drawn")  # still held back
+    await expect(page.locator("#feed")).to_contain_text("alice (seat 0) card drawn — a card", timeout=30_000)
+    assert time.time() >= drawn.recorded_at + delay
+    await expect(page.locator("#table-view")).to_contain_text("alice (seat 0)")
+    await screenshot(page, "watch")
+    await page.goto(f"{server_url}/")
+    await expect(page.locator("body")).to_contain_text("alice")
+    await screenshot(page, "home")
+
+
+async def test_the_moderator_steps_back_and_forth_and_sees_every_hidden_card_at_each_seq(
+    server_url: str, remote: PlaylogClient, settings: Settings, new_page: Any
+) -> None:
+    game_id, _ = await finished_game(remote, public=False)
+    token = moderator_token(settings)
+    page = await new_page()
+    await page.goto(f"{server_url}/moderate/{game_id}")
+    await expect(page.locator("#token-form")).to_be_visible()
+    assert "alice" not in await page.content()  # no token: nothing of the game
+    await page.get_by_label("Moderator token").fill(token)
+    await page.get_by_role("button", name="Open").click()
+    at = page.locator("#at")
+    await expect(at).to_contain_text("of ")
+    total = int((await at.text_content() or "").split(" of ")[1].split(" ")[0])
+    assert token not in page.url
+    await expect(page.locator("#chain")).to_contain_text("Hash chain verified")
+    await expect(page.locator("#shuffles")).to_contain_text("matches its revealed order")
+
+    async with httpx.AsyncClient(base_url=server_url, headers={"Authorization": f"Bearer {token}"}) as mod:
+
+        async def check(seq: int) -> None:
+            await expect(at).to_contain_text(f"Event {seq} of {total}")
+            state = (await mod.get(f"/games/{game_id}/audit/state", params={"at": seq})).json()["state"]
+            game = state["game"]
+            if game is None:
+                await expect(page.locator("#state")).to_contain_text("Not started yet")
+                return
+            for hand in game["hands"]:
+                await expect(page.locator("#state")).to_contain_text(", ".join(hand) if hand else "none")
+            pile = ", ".join(game["draw_pile"]) or "none"
+            await expect(page.locator("#state")).to_contain_text(f"Draw pile, top first: {pile}")
+
+        await check(total)
+        await page.locator("body").focus()
+        for seq in range(total - 1, 0, -1):  # back to the first event with the keyboard
+            await page.keyboard.press("ArrowLeft")
+            await check(seq)
+        for seq in range(2, total + 1):  # and forward with the step button
+            await page.get_by_role("button", name="Next event").click()
+            await check(seq)
+        await page.keyboard.press("Home")
+        await check(1)
+        await page.locator("#seq").fill(str(total - 2))
+        await check(total - 2)
+    await expect(page.locator("#transcript")).to_be_visible()
+    await screenshot(page, "moderate")
+
+
+async def test_players_replay_a_public_game_face_up_and_a_private_one_from_their_seat(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    public_id, _ = await finished_game(remote)
+    page = await new_page()
+    await page.goto(f"{server_url}/replay/{public_id}")
+    await expect(page.locator("#perspective")).to_contain_text("Face up")
+    await expect(page.locator("#state")).to_contain_text("Hand (face up)")
+    await screenshot(page, "replay")
+
+    private_id, tokens = await finished_game(remote, public=False)
+    page = await new_page()
+    # The seat's token arrives once in the fragment (never sent to a server) and leaves the URL.
+    await page.goto(f"{server_url}/play/{private_id}/1#token={tokens[1]}")
+    await expect(page.locator("#status")).to_contain_text("Game over")
+    assert "token" not in page.url
+    await page.get_by_role("link", name="Replay this game").click()
+    await expect(page.locator("#perspective")).to_contain_text("As bob (seat 1) saw it")
+    await page.keyboard.press("End")
+    await expect(page.get_by_role("list", name="Your hand")).to_be_attached()  # its own view, not face up
+    assert await page.get_by_text("Hand (face up)").count() == 0
+
+
+async def test_a_display_name_with_markup_stays_inert_on_every_page(
+    server_url: str, remote: PlaylogClient, settings: Settings, new_page: Any
+) -> None:
+    game_id, tokens = await finished_game(remote, names=(EVIL, "bob"))
+    open_game = await remote.create_game("exploding_kittens", {"players": 2})
+    await remote.join(open_game.game_id, EVIL)
+    page = await new_page()
+    visits = [
+        "/",
+        f"/play/{game_id}/0#token={tokens[0]}",
+        f"/watch/{game_id}",
+        f"/replay/{game_id}",
+        f"/moderate/{game_id}#token={moderator_token(settings)}",
+    ]
+    for path in visits:
+        await page.goto(f"{server_url}{path}")
+        if path == "/":  # the listing's read model is eventually consistent
+            for _ in range(50):
+                if await page.get_by_text(EVIL).count() >= 2:
+                    break
+                await page.wait_for_timeout(200)
+                await page.reload()
+        await expect(page.get_by_text(EVIL).first).to_be_visible()
+        assert await page.locator("img").count() == 0, path
+    # new_page's fixture fails the test on any dialog (alert) or script error.

@@ -1,0 +1,75 @@
+"""The web pages over HTTP (no browser): security headers, no inline script, escaping, schema.
+
+The browser tests (tests/browser) drive the same pages in chromium.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from service.client import PlaylogClient
+from tests.e2e.test_listing import eventually
+
+EVIL = "<img src=x onerror=alert(1)>"
+GAME = uuid.uuid4()
+PAGES = ["/", f"/play/{GAME}/0", f"/watch/{GAME}", f"/moderate/{GAME}", f"/replay/{GAME}"]
+
+
+async def test_every_page_is_html_with_a_strict_content_security_policy_and_no_inline_script(
+    http: AsyncTestClient[Litestar],
+) -> None:
+    for path in PAGES:
+        response = await http.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["content-type"].startswith("text/html")
+        csp = response.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+        assert "unsafe-inline" not in csp
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["referrer-policy"] == "no-referrer"
+        scripts = re.findall(r"<script\b[^>]*>", response.text)
+        assert scripts and all(re.search(r'\bsrc="/static/[a-z]+\.js"', tag) for tag in scripts), path
+        assert not re.search(r"<[^>]+\son[a-z]+=", response.text), path  # no inline handlers
+        for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', response.text):
+            served = await http.get(asset)
+            assert served.status_code == 200, asset
+            assert served.headers["x-content-type-options"] == "nosniff"
+
+
+async def test_the_json_api_carries_the_same_security_headers(http: AsyncTestClient[Litestar]) -> None:
+    response = await http.get("/games")
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+
+async def test_pages_are_not_in_the_openapi_document(http: AsyncTestClient[Litestar]) -> None:
+    paths = (await http.get("/schema/openapi.json")).json()["paths"]
+    assert not [
+        p for p in paths if p == "/" or p.split("/")[1] in {"play", "watch", "moderate", "replay", "static"}
+    ]
+
+
+async def test_the_home_page_escapes_a_display_name(
+    http: AsyncTestClient[Litestar], api: PlaylogClient
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    await api.join(created.game_id, EVIL)
+
+    async def listed() -> bool:
+        return "&lt;img src=x onerror=alert(1)&gt;" in (await http.get("/")).text
+
+    await eventually(listed)
+    assert EVIL not in (await http.get("/")).text
+
+
+async def test_a_moderator_page_holds_nothing_of_the_game(
+    http: AsyncTestClient[Litestar], api: PlaylogClient
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2}, public=False)
+    await api.join(created.game_id, "secret-alice")
+    page = (await http.get(f"/moderate/{created.game_id}")).text
+    assert "secret-alice" not in page
