@@ -11,6 +11,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
 
+from domain.table.commands import MAX_SPECTATOR_DELAY
 from domain.viewers import SPECTATOR
 from projections.numbering import version_for
 from projections.table import Table
@@ -32,7 +33,7 @@ from service.api.problems import (
 from service.auth import Principal
 from service.config import Settings
 from service.errors import ServiceError
-from service.games import MAX_SPECTATOR_DELAY, GameService
+from service.games import GameService
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
 # Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
