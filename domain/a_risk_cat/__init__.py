@@ -89,6 +89,7 @@ Refusal codes (``RuleViolation.code``): ``invalid_command``, ``game_not_started`
 
 from __future__ import annotations
 
+from domain.a_risk_cat.about import ABOUT
 from domain.a_risk_cat.commands import ARiskCatCommand, Concede
 from domain.a_risk_cat.events import ARiskCatEventUnion, SeatConceded
 from domain.a_risk_cat.legal import legal_commands
@@ -133,6 +134,7 @@ DECIDER = Decider(
     rules_version=RULES_VERSION,
     schema_versions=SCHEMA_VERSIONS,
     upcasters=UPCASTERS,
+    about=ABOUT,
 )
 
 __all__ = ["DECIDER", "ARiskCatOptions", "ARiskCatState"]
