@@ -6,7 +6,7 @@ with each game); they are re-exported here for the readers that fold a log.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
@@ -39,8 +39,10 @@ __all__ = [
     "event_tag",
     "evolve",
     "fold",
+    "fold_rows",
     "is_lobby_type",
     "schema_version",
+    "step",
 ]
 
 lobby_decoder = msgspec.json.Decoder(LobbyEvents)
@@ -77,6 +79,21 @@ def schema_version(kind: str, event_type: str) -> int:
     if is_lobby_type(event_type):
         return LOBBY_SCHEMA_VERSIONS.get(event_type, 1)
     return registry.get(kind).schema_versions.get(event_type, 1)
+
+
+def step(table: Table | None, event_type: str, data: str | bytes, version: int) -> tuple[Table, Any]:
+    """The one fold's step, used by every reader of a log: decode the stored event by the table's
+    kind and its schema version (upcasting on the way), then evolve. Returns the table after it
+    and the event as today's Struct."""
+    event = decode(table.kind if table is not None else None, event_type, data, version)
+    return evolve(table, event), event
+
+
+def fold_rows(table: Table | None, rows: Iterable[tuple[str, int, str]]) -> Table | None:
+    """``step`` over ``(type, schema_version, data)`` rows (``EventStore.read_bodies``)."""
+    for event_type, version, data in rows:
+        table, _ = step(table, event_type, data, version)
+    return table
 
 
 def decode(kind: str | None, event_type: str, data: str | bytes, version: int) -> Any:

@@ -174,11 +174,9 @@ class GameService:
             del self._cache[game_id]
 
     def _fold(self, table: Table | None, bodies: Sequence[tuple[str, int, str]]) -> Table:
-        for event_type, version, data in bodies:
-            kind = table.kind if table is not None else None
-            table = tables.evolve(table, tables.decode(kind, event_type, data, version))
-        assert table is not None
-        return table
+        folded = tables.fold_rows(table, bodies)
+        assert folded is not None
+        return folded
 
     def _remember(self, game_id: uuid.UUID, table: Table) -> None:
         self._cache[game_id] = table
@@ -458,8 +456,7 @@ class GameService:
         for s in await self.store.read(game_id, 0, stored[-1].seq):
             if s.seq == first:
                 before = version_for(table, viewer) if table is not None else 0
-            event = tables.decode(table.kind if table else None, s.type, s.data, s.schema_version)
-            table = tables.evolve(table, event)
+            table, event = tables.step(table, s.type, s.data, s.schema_version)
             if s.seq >= first:
                 items.append((s.seq, s.recorded_at.timestamp(), event))
         assert table is not None

@@ -139,8 +139,7 @@ class SpectatorController(Controller):
         for stored in await games.store.read(game_id):
             if stored.recorded_at.timestamp() > as_of and shown is not None:
                 break
-            kind = shown.kind if shown else None
-            shown = tables.evolve(shown, tables.decode(kind, stored.type, stored.data, stored.schema_version))
+            shown, _ = tables.step(shown, stored.type, stored.data, stored.schema_version)
         assert shown is not None
         started = shown.status != "open"
         return SpectatorSnapshot(
