@@ -40,8 +40,10 @@ from domain.viewers import Seat, Viewer
 from projections import table as tables
 from projections.envelopes import EventOut, envelopes
 from projections.numbering import count_seen, same_for_everyone, version_for
+from projections.spectator import released_by, shown_at
 from projections.table import Table
 from service import bodies, metrics
+from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.log import get_logger
 from service.notifications import Notifier
@@ -95,6 +97,10 @@ class Executed(msgspec.Struct, frozen=True):
     events: list[Any]
     stored: list[StoredEvent]
     duplicate: bool = False
+
+
+def _holds(table: Table, seat: int, occupancy: str | None) -> bool:
+    return 0 <= seat < len(table.occupancies) and table.occupancies[seat] == occupancy
 
 
 def _new_event(kind: str, event: Any) -> NewEvent:
@@ -465,6 +471,31 @@ class GameService:
         )
 
     # -- reading -------------------------------------------------------------------------------
+
+    async def as_spectators_see(self, game_id: uuid.UUID, instant: float) -> Table:
+        """The game as spectators may see it at ``instant`` (projections/spectator)."""
+        rows = await self.store.read(game_id)
+        if not rows:
+            raise not_found(f"Game {game_id}")
+        return shown_at(
+            ((s.recorded_at.timestamp(), s.type, s.schema_version, s.data) for s in rows), instant
+        )
+
+    async def shown_to(self, game_id: uuid.UUID, principal: Principal | None) -> Table:
+        """The game as ``principal`` may see its summary: live to its host, the holders of its
+        seats and moderators; to anyone else only if public, and only as the delay allows."""
+        table = await self.load(game_id, cached_ok=True)
+        if principal is not None and principal.game_id == game_id and principal.role in ("host", "seat"):
+            seat = principal.seat
+            if principal.role == "host" or (seat is not None and _holds(table, seat, principal.occupancy)):
+                return table
+        if principal is not None and principal.role == "moderator":
+            return table
+        if not table.public:
+            raise ServiceError(403, "private_game", "This game is private: only its host and seats see it.")
+        if table.spectator_delay <= 0:
+            return table
+        return await self.as_spectators_see(game_id, released_by(self.clock(), table.spectator_delay))
 
     async def events_for(self, game_id: uuid.UUID, viewer: Viewer, after: int = 0) -> list[EventOut]:
         """The events ``viewer`` may see after its number ``after`` (projections/numbering)."""

@@ -23,6 +23,7 @@ from service.api.problems import (
     BEARER,
     JSON_BODY,
     PARAMS,
+    PRIVATE,
     RATE_LIMITED,
     RULES,
     SEAT,
@@ -139,10 +140,17 @@ class LobbyController(Controller):
         "/{game_id:uuid}",
         operation_id="getGame",
         summary="A game's public summary",
-        responses=problems(PARAMS, UNKNOWN_GAME, UNAVAILABLE),
+        description=(
+            "Live to the game's host, the holders of its seats and moderators (with their token);"
+            " to anyone else only a public game, as its spectators see it (spectator_delay applied)."
+        ),
+        dependencies={"principal": Provide(provide_optional_principal)},
+        responses=problems(PARAMS, BEARER, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def get_game(self, game_id: uuid.UUID, games: GameService) -> GameSummary:
-        return summary(game_id, await games.load(game_id))
+    async def get_game(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+    ) -> GameSummary:
+        return summary(game_id, await games.shown_to(game_id, principal))
 
     @post(
         "/{game_id:uuid}/seats",
