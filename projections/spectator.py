@@ -17,6 +17,13 @@ def release_at(recorded_at: float, delay: float) -> float:
     return recorded_at + delay
 
 
+def open_to_anyone(table: Table, last_recorded_at: float, now: float) -> bool:
+    """Whether anyone may audit the whole game: a public game, finished, whose last event the
+    spectator delay has released."""
+    over = table.status == "finished" and table.public
+    return over and last_recorded_at <= released_by(now, table.spectator_delay)
+
+
 def shown_at(rows: Iterable[tuple[float, str, int, str]], instant: float) -> Table:
     """What a spectator may see of a game at ``instant``: its log ``(recorded_at, type,
     schema_version, data)`` folded up to the last event released by then (the creation always,

@@ -17,7 +17,6 @@ from projections.numbering import version_for
 from projections.table import Table
 from service import auth
 from service.api.deps import Host, SeatActor, provide_host, provide_optional_principal, provide_seat_actor
-from service.api.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import (
     BEARER,
@@ -35,6 +34,7 @@ from service.auth import Principal
 from service.config import Settings
 from service.errors import ServiceError
 from service.games import GameService
+from service.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
 # Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
