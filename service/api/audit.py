@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import msgspec
@@ -17,7 +18,7 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from domain.viewers import Seat
-from projections.replay import Change, ShuffleProof, snapshot, transcript
+from projections.replay import Change, ShuffleProof, Step, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
 from service import portable
@@ -28,7 +29,7 @@ from service.audit import audited, replayed
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
-from service.store import ChainReport
+from service.store import ChainReport, StoredEvent
 
 
 class AuditEvent(msgspec.Struct, frozen=True):
@@ -58,10 +59,29 @@ class Audit(msgspec.Struct, frozen=True):
     shuffles_valid: bool
 
 
+@dataclass(frozen=True)
+class Audited:
+    stored: list[StoredEvent]
+    steps: list[Step]
+
+
+async def provide_audited(games: GameService, game_id: uuid.UUID, principal: Principal | None) -> Audited:
+    """The audit's rule, declared on its routes: the game's log and its replay, for a moderator,
+    or for anyone once a public game is over (401/403 ``moderator_only`` otherwise)."""
+    stored, steps = await audited(games, game_id, principal)
+    return Audited(stored, steps)
+
+
+AUDIT_DEPENDENCIES = {
+    "principal": Provide(provide_optional_principal),
+    "audit_log": Provide(provide_audited),
+}
+
+
 class AuditController(Controller):
     path = "/games/{game_id:uuid}/audit"
     tags = ["audit"]
-    dependencies = {"principal": Provide(provide_optional_principal)}
+    dependencies = AUDIT_DEPENDENCIES
 
     @get(
         "/verify",
@@ -69,10 +89,7 @@ class AuditController(Controller):
         summary="Recompute the game's hash chain",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def verify(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> ChainReport:
-        await audited(games, game_id, principal)
+    async def verify(self, game_id: uuid.UUID, games: GameService, audit_log: Audited) -> ChainReport:
         return await games.store.verify(game_id)
 
     @get(
@@ -81,9 +98,8 @@ class AuditController(Controller):
         summary="Chain verification and every shuffle proof",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
-        _, steps = await audited(games, game_id, principal)
-        proofs = replay_proofs(steps)
+    async def audit(self, game_id: uuid.UUID, games: GameService, audit_log: Audited) -> Audit:
+        proofs = replay_proofs(audit_log.steps)
         return Audit(
             chain=await games.store.verify(game_id),
             shuffles=proofs,
@@ -96,10 +112,7 @@ class AuditController(Controller):
         summary="Every event with every hidden card",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def log(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> list[AuditEvent]:
-        stored, steps = await audited(games, game_id, principal)
+    async def log(self, game_id: uuid.UUID, audit_log: Audited) -> list[AuditEvent]:
         return [
             AuditEvent(
                 seq=s.seq,
@@ -110,7 +123,7 @@ class AuditController(Controller):
                 hash=s.hash.hex(),
                 data=step.event,
             )
-            for s, step in zip(stored, steps, strict=True)
+            for s, step in zip(audit_log.stored, audit_log.steps, strict=True)
         ]
 
     @get(
@@ -124,11 +137,10 @@ class AuditController(Controller):
     async def state(
         self,
         game_id: uuid.UUID,
-        games: GameService,
-        principal: Principal | None,
+        audit_log: Audited,
         at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
-        _, steps = await audited(games, game_id, principal)
+        steps = audit_log.steps
         seq = len(steps) if at is None else at
         if seq > len(steps):
             raise ServiceError(
@@ -142,10 +154,8 @@ class AuditController(Controller):
         summary="The change each event made to the state",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def diffs(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> list[EventDiff]:
-        _, steps = await audited(games, game_id, principal)
+    async def diffs(self, game_id: uuid.UUID, audit_log: Audited) -> list[EventDiff]:
+        steps = audit_log.steps
         return [
             EventDiff(seq=step.seq, type=step.type, changes=changes)
             for step, changes in zip(steps, replay_diffs(steps), strict=True)
@@ -158,15 +168,14 @@ class AuditController(Controller):
         summary="A hand history: one line per event, hidden cards face up",
         media_type=MediaType.TEXT,
     )
-    async def transcript(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> str:
-        _, steps = await audited(games, game_id, principal)
-        return transcript(steps)
+    async def transcript(self, game_id: uuid.UUID, audit_log: Audited) -> str:
+        return transcript(audit_log.steps)
 
 
 class ExportController(Controller):
     path = "/games/{game_id:uuid}"
     tags = ["audit"]
-    dependencies = {"principal": Provide(provide_optional_principal)}
+    dependencies = AUDIT_DEPENDENCIES
 
     @get(
         "/export",
@@ -174,8 +183,7 @@ class ExportController(Controller):
         summary="The game as a portable JSON Lines file (docs/export-format.md)",
         media_type="application/x-ndjson",
     )
-    async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
-        await audited(games, game_id, principal)  # the audit's rule: who may see everything
+    async def export(self, game_id: uuid.UUID, games: GameService, audit_log: Audited) -> Stream:
         lines = portable.export_lines(games.store.db, game_id, now=time.time())
         return Stream(
             lines,
