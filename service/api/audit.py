@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 import msgspec
@@ -18,7 +17,7 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from domain.viewers import Seat
-from projections.replay import Change, ShuffleProof, Step, snapshot, transcript
+from projections.replay import Change, ShuffleProof, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
 from service import portable
@@ -29,7 +28,7 @@ from service.audit import audited, replayed
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
-from service.store import ChainReport, StoredEvent
+from service.store import ChainReport
 
 
 class AuditEvent(msgspec.Struct, frozen=True):
@@ -59,29 +58,10 @@ class Audit(msgspec.Struct, frozen=True):
     shuffles_valid: bool
 
 
-@dataclass(frozen=True)
-class Audited:
-    stored: list[StoredEvent]
-    steps: list[Step]
-
-
-async def provide_audited(games: GameService, game_id: uuid.UUID, principal: Principal | None) -> Audited:
-    """The audit's rule, declared on its routes: the game's log and its replay, for a moderator,
-    or for anyone once a public game is over (401/403 ``moderator_only`` otherwise)."""
-    stored, steps = await audited(games, game_id, principal)
-    return Audited(stored, steps)
-
-
-AUDIT_DEPENDENCIES = {
-    "principal": Provide(provide_optional_principal),
-    "audit_log": Provide(provide_audited),
-}
-
-
 class AuditController(Controller):
     path = "/games/{game_id:uuid}/audit"
     tags = ["audit"]
-    dependencies = AUDIT_DEPENDENCIES
+    dependencies = {"principal": Provide(provide_optional_principal)}
 
     @get(
         "/verify",
@@ -89,7 +69,10 @@ class AuditController(Controller):
         summary="Recompute the game's hash chain",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def verify(self, game_id: uuid.UUID, games: GameService, audit_log: Audited) -> ChainReport:
+    async def verify(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+    ) -> ChainReport:
+        await audited(games, game_id, principal)
         return await games.store.verify(game_id)
 
     @get(
@@ -98,8 +81,9 @@ class AuditController(Controller):
         summary="Chain verification and every shuffle proof",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def audit(self, game_id: uuid.UUID, games: GameService, audit_log: Audited) -> Audit:
-        proofs = replay_proofs(audit_log.steps)
+    async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
+        _, steps = await audited(games, game_id, principal)
+        proofs = replay_proofs(steps)
         return Audit(
             chain=await games.store.verify(game_id),
             shuffles=proofs,
@@ -112,7 +96,10 @@ class AuditController(Controller):
         summary="Every event with every hidden card",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def log(self, game_id: uuid.UUID, audit_log: Audited) -> list[AuditEvent]:
+    async def log(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+    ) -> list[AuditEvent]:
+        stored, steps = await audited(games, game_id, principal)
         return [
             AuditEvent(
                 seq=s.seq,
@@ -123,7 +110,7 @@ class AuditController(Controller):
                 hash=s.hash.hex(),
                 data=step.event,
             )
-            for s, step in zip(audit_log.stored, audit_log.steps, strict=True)
+            for s, step in zip(stored, steps, strict=True)
         ]
 
     @get(
@@ -137,10 +124,11 @@ class AuditController(Controller):
     async def state(
         self,
         game_id: uuid.UUID,
-        audit_log: Audited,
+        games: GameService,
+        principal: Principal | None,
         at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
-        steps = audit_log.steps
+        _, steps = await audited(games, game_id, principal)
         seq = len(steps) if at is None else at
         if seq > len(steps):
             raise ServiceError(
@@ -154,8 +142,10 @@ class AuditController(Controller):
         summary="The change each event made to the state",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def diffs(self, game_id: uuid.UUID, audit_log: Audited) -> list[EventDiff]:
-        steps = audit_log.steps
+    async def diffs(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+    ) -> list[EventDiff]:
+        _, steps = await audited(games, game_id, principal)
         return [
             EventDiff(seq=step.seq, type=step.type, changes=changes)
             for step, changes in zip(steps, replay_diffs(steps), strict=True)
@@ -168,14 +158,15 @@ class AuditController(Controller):
         summary="A hand history: one line per event, hidden cards face up",
         media_type=MediaType.TEXT,
     )
-    async def transcript(self, game_id: uuid.UUID, audit_log: Audited) -> str:
-        return transcript(audit_log.steps)
+    async def transcript(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> str:
+        _, steps = await audited(games, game_id, principal)
+        return transcript(steps)
 
 
 class ExportController(Controller):
     path = "/games/{game_id:uuid}"
     tags = ["audit"]
-    dependencies = AUDIT_DEPENDENCIES
+    dependencies = {"principal": Provide(provide_optional_principal)}
 
     @get(
         "/export",
@@ -183,7 +174,8 @@ class ExportController(Controller):
         summary="The game as a portable JSON Lines file (docs/export-format.md)",
         media_type="application/x-ndjson",
     )
-    async def export(self, game_id: uuid.UUID, games: GameService, audit_log: Audited) -> Stream:
+    async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
+        await audited(games, game_id, principal)  # the audit's rule: who may see everything
         lines = portable.export_lines(games.store.db, game_id, now=time.time())
         return Stream(
             lines,
