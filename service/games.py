@@ -495,7 +495,9 @@ class GameService:
             raise ServiceError(403, "private_game", "This game is private: only its host and seats see it.")
         if table.spectator_delay <= 0:
             return table
-        return await self.as_spectators_see(game_id, released_by(self.clock(), table.spectator_delay))
+        shown = await self.as_spectators_see(game_id, released_by(self.clock(), table.spectator_delay))
+        # Seat names are lobby information: they show at once (as in the listing).
+        return msgspec.structs.replace(shown, seats=table.seats)
 
     async def events_for(self, game_id: uuid.UUID, viewer: Viewer, after: int = 0) -> list[EventOut]:
         """The events ``viewer`` may see after its number ``after`` (projections/numbering)."""
