@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test lint install openapi docs bench clean
+.PHONY: serve test test-unit test-integration test-e2e lint install openapi docs bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,18 @@ serve: install
 
 test: install
 	$(BIN)/pytest
+
+# One target per tier; `make test` runs them all. Unit: no database (tests marked `integration`
+# need PostgreSQL, tests/conftest.py marks them); integration: the store, migrations, read models,
+# the golden corpus and faults on a real PostgreSQL; e2e: the app over HTTP.
+test-unit: install
+	$(BIN)/pytest -m "not integration"
+
+test-integration: install
+	$(BIN)/pytest -m integration --ignore=tests/e2e
+
+test-e2e: install
+	$(BIN)/pytest tests/e2e
 
 lint: install
 	$(BIN)/ruff check .

@@ -88,6 +88,20 @@ V = TypeVar("V", default=Any)
 
 
 @dataclass(frozen=True)
+class About:
+    """What tools say of a game, so that none of them names it (service/bot.py, service/cli.py,
+    service/eventdocs.py): its title and rules page, option sets that exercise its rules (the
+    event catalogue), the options that make it quick for bots, and the refusal codes that only
+    mean the game moved on between a view and a command (a bot retries those)."""
+
+    title: str
+    rules_page: str
+    option_samples: Sequence[Mapping[str, Any]] = ()
+    quick_options: Mapping[str, Any] = field(default_factory=dict)
+    race_codes: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Decider(Generic[S, C, E, V]):
     """One game, as the registry holds it."""
 
@@ -124,6 +138,7 @@ class Decider(Generic[S, C, E, V]):
     rules_version: int = 1
     schema_versions: Mapping[str, int] = field(default_factory=dict)
     upcasters: Mapping[tuple[str, int], Upcaster] = field(default_factory=dict)
+    about: About | None = None
 
     def parse_options(self, raw: object) -> Any:
         """Options from untrusted input; unknown keys and bad values raise ``invalid_options``."""

@@ -64,8 +64,7 @@ def replay(events: Iterable[RawEvent]) -> list[Step]:
     steps: list[Step] = []
     table: Table | None = None
     for raw in events:
-        event = tables.decode(table.kind if table else None, raw.type, raw.data, raw.schema_version)
-        table = tables.evolve(table, event)
+        table, event = tables.step(table, raw.type, raw.data, raw.schema_version)
         steps.append(Step(raw.seq, raw.recorded_at, raw.type, raw.actor, event, table))
     return steps
 

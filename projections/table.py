@@ -1,65 +1,55 @@
-"""A game table: the lobby events every game shares, and the fold of a whole game log.
+"""A game's log read back: decode by kind and schema version (upcasting on the way), then fold.
 
-A game's log starts with lobby events (created, seats joined or left, started), then holds the
-game's own events. ``Table`` is the state of both, for any game kind, through the registry.
+The table's events, state and ``evolve`` live in domain/table (the table is a decider composed
+with each game); they are re-exported here for the readers that fold a log.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
 from domain import registry
-from domain.decider import Decider, Outcome, Upcaster
+from domain.decider import Upcaster
+from domain.table.events import (
+    GameCreated,
+    GameStarted,
+    LobbyEvent,
+    LobbyEvents,
+    SeatJoined,
+    SeatLeft,
+    is_lobby_type,
+)
+from domain.table.state import Status, Table, created, evolve, fold
 from projections import upcast
 
-Status = Literal["open", "running", "finished"]
+__all__ = [
+    "GameCreated",
+    "GameStarted",
+    "LobbyEvent",
+    "LobbyEvents",
+    "SeatJoined",
+    "SeatLeft",
+    "Status",
+    "Table",
+    "created",
+    "decode",
+    "event_tag",
+    "evolve",
+    "fold",
+    "fold_rows",
+    "is_lobby_type",
+    "schema_version",
+    "step",
+]
 
-
-class LobbyEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
-    """Base of the lobby events; their tags start with ``lobby.``."""
-
-
-class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
-    kind: str
-    options: dict[str, Any]
-    public: bool
-    spectator_delay: float
-    created_at: float
-    # The game's rules version when it was created (domain/*/upcasters.py); games created before
-    # it was recorded were all created under version 1.
-    rules_version: int = 1
-
-
-class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
-    seat: int
-    name: str
-    # Who holds the seat from now on: a fresh id per join, carried in the seat token (""
-    # in logs written before it existed), and the player's id (None for a guest).
-    occupancy: str = ""
-    player: str | None = None
-
-
-class SeatLeft(LobbyEvent, frozen=True, tag="lobby.left"):
-    seat: int
-
-
-class GameStarted(LobbyEvent, frozen=True, tag="lobby.started"):
-    started_at: float
-
-
-LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted
 lobby_decoder = msgspec.json.Decoder(LobbyEvents)
 
 # The lobby events' own schema versions and upcasters (as a game's, in domain/decider.py).
 LOBBY_SCHEMA_VERSIONS: dict[str, int] = {}
 LOBBY_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
-
-
-def is_lobby_type(event_type: str) -> bool:
-    return event_type.startswith("lobby.")
 
 
 def event_tag(event: msgspec.Struct) -> str:
@@ -70,37 +60,6 @@ def event_tag_of(struct: type[msgspec.Struct]) -> str:
     tag = struct.__struct_config__.tag
     assert isinstance(tag, str)
     return tag
-
-
-class Table(msgspec.Struct, frozen=True, kw_only=True):
-    kind: str
-    options: Any  # the game's options Struct
-    raw_options: dict[str, Any]
-    public: bool
-    spectator_delay: float
-    created_at: float
-    rules_version: int = 1
-    seats: tuple[str | None, ...]  # display names; None for a free seat
-    status: Status = "open"
-    state: Any  # the game's state
-    version: int = 0  # seq of the last event folded
-    outcome: Outcome | None = None
-    # Per seat: the occupancy id of its holder (None: free) and the holder's player id.
-    occupancies: tuple[str | None, ...] = ()
-    players: tuple[str | None, ...] = ()
-    conceded: frozenset[int] = frozenset()  # seats whose holder left the running game
-    started_at: float | None = None
-    finished_version: int | None = None  # the seq of the event that ended the game
-    # Per seat, how many events only that seat may see (games with ``private_to`` only; empty
-    # while there are none): what each viewer's numbering leaves out (projections/numbering).
-    private: tuple[int, ...] = ()
-
-    @property
-    def decider(self) -> Decider:
-        return registry.get(self.kind)
-
-    def free_seats(self) -> list[int]:
-        return [i for i, name in enumerate(self.seats) if name is None]
 
 
 _decoders: dict[str, tuple[msgspec.json.Decoder[Any], Mapping[str, int]]] = {}
@@ -120,6 +79,21 @@ def schema_version(kind: str, event_type: str) -> int:
     if is_lobby_type(event_type):
         return LOBBY_SCHEMA_VERSIONS.get(event_type, 1)
     return registry.get(kind).schema_versions.get(event_type, 1)
+
+
+def step(table: Table | None, event_type: str, data: str | bytes, version: int) -> tuple[Table, Any]:
+    """The one fold's step, used by every reader of a log: decode the stored event by the table's
+    kind and its schema version (upcasting on the way), then evolve. Returns the table after it
+    and the event as today's Struct."""
+    event = decode(table.kind if table is not None else None, event_type, data, version)
+    return evolve(table, event), event
+
+
+def fold_rows(table: Table | None, rows: Iterable[tuple[str, int, str]]) -> Table | None:
+    """``step`` over ``(type, schema_version, data)`` rows (``EventStore.read_bodies``)."""
+    for event_type, version, data in rows:
+        table, _ = step(table, event_type, data, version)
+    return table
 
 
 def decode(kind: str | None, event_type: str, data: str | bytes, version: int) -> Any:
@@ -142,86 +116,3 @@ def decode(kind: str | None, event_type: str, data: str | bytes, version: int) -
     body = upcast.upcast(event_type, version, current, registry.get(kind).upcasters, data)
     # Back through the cached decoder: msgspec.convert into a union rebuilds its plan each call.
     return decoder.decode(msgspec.json.encode(body))
-
-
-def created(event: GameCreated) -> Table:
-    decider = registry.get(event.kind)
-    options = decider.parse_options(event.options)
-    return Table(
-        kind=event.kind,
-        options=options,
-        raw_options=event.options,
-        public=event.public,
-        spectator_delay=event.spectator_delay,
-        created_at=event.created_at,
-        rules_version=event.rules_version,
-        seats=(None,) * options.players,
-        occupancies=(None,) * options.players,
-        players=(None,) * options.players,
-        state=decider.initial_state(options),
-        version=1,
-    )
-
-
-def evolve(table: Table | None, event: Any) -> Table:
-    """Fold one event (lobby or game) into the table; the version is bumped by one."""
-    if table is None:
-        assert isinstance(event, GameCreated), "a game log starts with lobby.created"
-        return created(event)
-    version = table.version + 1
-    match event:
-        case SeatJoined(seat=seat, name=name, occupancy=occupancy, player=player):
-            return _seated(table, seat, name, occupancy, player, version)
-        case SeatLeft(seat=seat):
-            return _seated(table, seat, None, None, None, version)
-        case GameStarted(started_at=started_at):
-            return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
-        case GameCreated():
-            raise ValueError("lobby.created can only open a log")
-    decider = table.decider
-    state = decider.evolve(table.state, event)
-    outcome = decider.outcome(state)
-    status: Status = "finished" if outcome is not None else table.status
-    conceded = table.conceded
-    if decider.conceded_seat is not None and (gone := decider.conceded_seat(event)) is not None:
-        conceded = conceded | {gone}
-    finished_version = table.finished_version
-    if status == "finished" and finished_version is None:
-        finished_version = version
-    private = table.private
-    hook = decider.private_to
-    if hook is not None and (owner := hook(event)) is not None:
-        counts = list(private or (0,) * len(table.seats))
-        counts[owner] += 1
-        private = tuple(counts)
-    return msgspec.structs.replace(
-        table,
-        state=state,
-        version=version,
-        outcome=outcome,
-        status=status,
-        conceded=conceded,
-        finished_version=finished_version,
-        private=private,
-    )
-
-
-def _seated(
-    table: Table, seat: int, name: str | None, occupancy: str | None, player: str | None, version: int
-) -> Table:
-    """``table`` with ``seat`` now held by ``name`` (``None``: free)."""
-    seats, occupancies, players = list(table.seats), list(table.occupancies), list(table.players)
-    seats[seat], occupancies[seat], players[seat] = name, occupancy, player
-    return msgspec.structs.replace(
-        table,
-        seats=tuple(seats),
-        occupancies=tuple(occupancies),
-        players=tuple(players),
-        version=version,
-    )
-
-
-def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:
-    for event in events:
-        table = evolve(table, event)
-    return table

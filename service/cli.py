@@ -206,15 +206,15 @@ def openapi() -> None:
     multiple=True,
     help="Base URL of a running playlog service; repeat it for several instances (used in turn)",
 )
-@click.option("--kind", default="exploding_kittens", show_default=True)
+@click.option("--kind", default=None, help="A game kind (default: the first the registry lists)")
 @click.option("--players", default=2, show_default=True, type=int)
 @click.option("--games", "count", default=1, show_default=True, type=int)
 @click.option("--concurrency", default=4, show_default=True, type=int)
-@click.option("--option", "extra", multiple=True, help="Game option KEY=JSON, e.g. reaction_window=0")
+@click.option("--option", "extra", multiple=True, help="Game option KEY=JSON (over the game's quick options)")
 @click.option("--seed", default=None, type=int, help="Seed the bots' choices")
 def bots(
     urls: tuple[str, ...],
-    kind: str,
+    kind: str | None,
     players: int,
     count: int,
     concurrency: int,
@@ -224,11 +224,13 @@ def bots(
     """Play COUNT full games with random bots; exit 1 if one fails or its chain does not verify."""
     import json
 
+    from domain import registry
     from service.bot_runner import run_bots
 
-    options: dict[str, Any] = {"players": players}
-    if kind == "exploding_kittens":
-        options["reaction_window"] = 0
+    kind = kind or next(iter(registry.games()))
+    about = registry.get(kind).about
+    # The game's quick options (no window to wait out), then the caller's.
+    options: dict[str, Any] = {"players": players, **(about.quick_options if about else {})}
     for item in extra:
         key, _, value = item.partition("=")
         try:

@@ -17,6 +17,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap
 
 from domain.errors import RuleViolation
+from domain.table.refusals import TableRefusal
 from service.database import UNAVAILABLE_ERRORS
 from service.log import get_logger
 from service.store import ConcurrencyConflict, InvalidExpectedSeq
@@ -75,8 +76,15 @@ def _from_service(exc: ServiceError) -> ProblemDetailsException:
     return _problem(exc.status, exc.code, exc.message, headers=exc.headers, **exc.extra)
 
 
+# The table's refusals say what kind they are (domain/table/refusals.py).
+_TABLE_STATUS = {"conflict": 409, "forbidden": 403, "invalid": 422}
+
+
 def _from_rule(exc: RuleViolation) -> ProblemDetailsException:
-    status = 404 if exc.code == "unknown_game_kind" else 422
+    if isinstance(exc, TableRefusal):
+        status = _TABLE_STATUS[exc.kind]
+    else:
+        status = 404 if exc.code == "unknown_game_kind" else 422
     return _problem(status, exc.code, exc.message)
 
 

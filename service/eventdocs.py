@@ -20,26 +20,19 @@ from typing import Any, get_args, get_type_hints
 import msgspec
 
 from domain import registry
-from domain.decider import Context, Decider
+from domain.decider import About, Context, Decider
 from domain.viewers import SPECTATOR, Seat
 from projections import table as tables
 
 GAMES_PER_SETTING = 12
 LEAVE_CHANCE = 0.01  # now and then a seat leaves, so that leaving's events are observed too
 
-SETTINGS: dict[str, list[dict[str, Any]]] = {
-    "exploding_kittens": [
-        {"players": p, "edition": e, "special_combos": c, "reaction_window": w}
-        for p in (2, 3, 5)
-        for e in ("2022", "classic")
-        for c in (True, False)
-        for w in (0, 5)  # with a window, Nopes and passes happen
-    ],
-    "a_risk_cat": [{"players": p, "mode": m} for p in (3, 5, 8) for m in ("base", "full")],
-}
 
-TITLES = {"exploding_kittens": "Exploding Kittens", "a_risk_cat": "A Risk Cat"}
-RULES_PAGES = {"exploding_kittens": "rules/exploding-kittens.md", "a_risk_cat": "rules/a-risk-cat.md"}
+def about(kind: str) -> About:
+    """The game's title, rules page and option samples (domain/<game>/about.py)."""
+    decider = registry.get(kind)
+    assert decider.about is not None, f"{kind} has no About"
+    return decider.about
 
 
 @dataclass
@@ -81,7 +74,7 @@ def play(decider: Decider, raw: dict[str, Any], seed: int) -> Iterator[Any]:
 def observe(kind: str) -> dict[str, Seen]:
     decider = registry.get(kind)
     seen: dict[str, Seen] = defaultdict(Seen)
-    for raw in SETTINGS[kind]:
+    for raw in map(dict, about(kind).option_samples):
         for n in range(GAMES_PER_SETTING):
             for event in play(decider, raw, n):
                 entry = seen[tables.event_tag(event)]
@@ -137,10 +130,10 @@ def game_section(kind: str) -> list[str]:
     decider = registry.get(kind)
     seen = observe(kind)
     lines = [
-        f"## {TITLES[kind]} (`{kind}`)",
+        f"## {about(kind).title} (`{kind}`)",
         "",
-        f"Rules version {decider.rules_version}; the rules as enforced: [{RULES_PAGES[kind]}]"
-        f"({RULES_PAGES[kind]}).",
+        f"Rules version {decider.rules_version}; the rules as enforced: [{about(kind).rules_page}]"
+        f"({about(kind).rules_page}).",
         "",
     ]
     for struct in get_args(decider.event_type):
@@ -200,7 +193,7 @@ def render() -> str:
         names = ", ".join(f"`{n}`" for n in get_type_hints(struct))
         lines.append(f"| `{tables.event_tag_of(struct)}` | {names} |")
     lines.append("")
-    for kind in TITLES:
+    for kind in registry.games():
         lines += game_section(kind)
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -103,9 +103,8 @@ class FeedHub:
         table = feed.table
         items = []
         for s in stored:
-            event = tables.decode(table.kind if table else None, s.type, s.data, s.schema_version)
-            private = private_seat(table.decider if table else None, event)
-            table = tables.evolve(table, event)
+            table, event = tables.step(table, s.type, s.data, s.schema_version)
+            private = private_seat(table.decider, event)  # the kind never changes: after == before
             items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event, private))
         assert table is not None
         feed.extend(items, table)

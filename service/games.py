@@ -1,7 +1,8 @@
-"""The game service: lobby actions and commands, decided by the game's rules, appended to the log.
+"""The game service: every change to a game is one command through one loop, ``execute``.
 
-Every action follows one loop: take the table (from the cache when it holds the game), decide,
-append with the expected seq; on a conflict reload from the log and decide again, a bounded
+Load the table (the cache, then the log's tail), decide with the game's composed decider
+(domain/table: the table's rules, the game's inside), append with the expected seq and the
+command's idempotency key, notify. On a conflict, fold what was missed and decide again, a bounded
 number of times. The cache only saves reads: a stale entry makes the append conflict, never a
 wrong event, and a refusal decided on a cached table stands only once the log confirms it.
 """
@@ -24,22 +25,34 @@ import msgspec
 from domain import registry
 from domain.decider import Context, Decider
 from domain.errors import RuleViolation
+from domain.table import decider as composed
+from domain.table.commands import (
+    ActOnDeadline,
+    CreateGame,
+    JoinSeat,
+    LeaveSeat,
+    Play,
+    StartGame,
+    TableCommand,
+)
+from domain.table.rules import check_holder
 from domain.viewers import Seat, Viewer
 from projections import table as tables
 from projections.envelopes import EventOut, envelopes
 from projections.numbering import count_seen, same_for_everyone, version_for
-from projections.table import GameCreated, GameStarted, SeatJoined, SeatLeft, Table
+from projections.spectator import released_by, shown_at
+from projections.table import Table
 from service import bodies, metrics
+from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.log import get_logger
 from service.notifications import Notifier
 from service.store import ConcurrencyConflict, EventStore, NewEvent, StoredEvent
 
+__all__ = ["CommandResult", "Executed", "GameService", "SeatViewOut", "check_holder", "seat_view"]
+
 log = get_logger("playlog.commands")
 _encoder = msgspec.json.Encoder()
-
-MAX_SPECTATOR_DELAY = 3600.0
-DEFAULT_SPECTATOR_DELAY = 30.0
 
 
 class SeatViewOut(msgspec.Struct, frozen=True):
@@ -73,12 +86,21 @@ class CommandResult(msgspec.Struct, frozen=True):
     view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
 
 
-def check_holder(table: Table, seat: int, holder: str | None) -> None:
-    """403 ``seat_token_revoked`` unless occupancy ``holder`` holds ``seat`` (None: no check)."""
-    if holder is None:
-        return
-    if not 0 <= seat < len(table.seats) or table.occupancies[seat] != holder:
-        raise ServiceError(403, "seat_token_revoked", "This seat token's holder no longer holds this seat.")
+class Executed(msgspec.Struct, frozen=True):
+    """What one ``execute`` did: the table after it, and the events it appended.
+
+    ``duplicate``: the idempotency key had been used by the same request before; ``stored`` are
+    that earlier command's events and nothing new was appended.
+    """
+
+    table: Table
+    events: list[Any]
+    stored: list[StoredEvent]
+    duplicate: bool = False
+
+
+def _holds(table: Table, seat: int, occupancy: str | None) -> bool:
+    return 0 <= seat < len(table.occupancies) and table.occupancies[seat] == occupancy
 
 
 def _new_event(kind: str, event: Any) -> NewEvent:
@@ -158,11 +180,9 @@ class GameService:
             del self._cache[game_id]
 
     def _fold(self, table: Table | None, bodies: Sequence[tuple[str, int, str]]) -> Table:
-        for event_type, version, data in bodies:
-            kind = table.kind if table is not None else None
-            table = tables.evolve(table, tables.decode(kind, event_type, data, version))
-        assert table is not None
-        return table
+        folded = tables.fold_rows(table, bodies)
+        assert folded is not None
+        return folded
 
     def _remember(self, game_id: uuid.UUID, table: Table) -> None:
         self._cache[game_id] = table
@@ -190,65 +210,43 @@ class GameService:
             return random.SystemRandom()
         return random.Random(f"{seed}:{table.version}")
 
-    def _context(
-        self, table: Table, game_id: uuid.UUID, seat: int | None, now: float | None = None
-    ) -> Context:
-        """What ``decide`` may use: the RNG, the clock, the acting seat, the game's rules version."""
-        when = self.clock() if now is None else now
-        return Context(self.rng(table, game_id), when, seat, rules_version=table.rules_version)
+    def _context(self, table: Table | None, game_id: uuid.UUID) -> Context:
+        """What ``decide`` may use: the RNG, the clock, the game's rules version (the table's
+        decide sets the acting seat)."""
+        if table is None:
+            return Context(random.SystemRandom(), self.clock(), None)
+        return Context(self.rng(table, game_id), self.clock(), None, rules_version=table.rules_version)
 
-    # -- appending -----------------------------------------------------------------------------
+    # -- the one loop ------------------------------------------------------------------------
 
-    async def _append(
+    async def execute(
         self,
         game_id: uuid.UUID,
-        table: Table | None,
-        events: Sequence[Any],
-        *,
-        command_id: str | None,
+        command: TableCommand,
         actor: str,
+        *,
+        command_id: str | None = None,
         fingerprint: str | None = None,
-    ) -> tuple[Table, list[StoredEvent], bool]:
-        """Append and remember; a reused ``command_id`` returns the original events instead."""
-        expected = table.version if table else 0
-        new_table = table
-        for event in events:
-            new_table = tables.evolve(new_table, event)
-        assert new_table is not None
-        due = new_table.decider.deadline(new_table.state) if new_table.status == "running" else None
-        result = await self.store.append(
-            game_id,
-            expected,
-            [_new_event(new_table.kind, e) for e in events],
-            command_id=command_id,
-            actor=actor,
-            fingerprint=fingerprint,
-            due_at=due,
-        )
-        if result.duplicate:
-            if result.fingerprint != fingerprint:
-                raise _key_reused()
-            return await self.load(game_id), result.events, True
-        self._remember(game_id, new_table)
-        if self.notifier is not None:
-            self.notifier.publish(game_id, new_table.version)
-        return new_table, result.events, False
-
-    async def _retrying(
-        self,
-        game_id: uuid.UUID,
-        attempt: Callable[[Table], Any],
         expected_version: int | None = None,
         viewer: Viewer | None = None,
-    ) -> Any:
-        """Run ``attempt(table)`` until its append does not conflict (bounded).
+    ) -> Executed:
+        """Load, decide, append (expected seq, idempotency key), notify; retry a bounded number
+        of times on a conflict.
 
         The first attempt trusts the cache: the append's expected seq guards it, and a refusal
         decided on a cached table is only final once the log confirms that table is current.
         ``expected_version`` is in ``viewer``'s numbering: only a change it can see conflicts.
+        ``command_id`` (with the request's ``fingerprint``) makes the command idempotent: a
+        second request with it gets the first one's events, whether the log says so at the
+        append or because the command, already applied, is now refused.
         """
+        if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
+            rules = composed.for_kind(command.kind)
+            events = list(rules.decide(None, command, self._context(None, game_id)))
+            return await self._append(game_id, None, events, command_id, fingerprint, actor)
         async with self._lock(game_id):
             table = await self.load(game_id, cached_ok=True)
+            rules = composed.for_kind(table.kind)
             checked = False  # whether ``table`` was just read from the log
             for _ in range(self.retries):
                 seen = table.version if viewer is None else version_for(table, viewer)
@@ -263,113 +261,110 @@ class GameService:
                         current_version=seen,
                     )
                 try:
-                    return await attempt(table)
-                except (RuleViolation, ServiceError):
+                    events = list(rules.decide(table, command, self._context(table, game_id)))
+                except RuleViolation:
+                    if fingerprint is not None and command_id is not None:
+                        earlier = await self._earlier(game_id, command_id, fingerprint)
+                        if earlier is not None:
+                            return earlier
                     if checked:
                         raise
                     fresh = await self.load(game_id, fresh=True)
                     if fresh.version == table.version:
                         raise
                     table, checked = fresh, True
+                    continue
+                if not events:
+                    return Executed(table=table, events=[], stored=[])
+                try:
+                    return await self._append(game_id, table, events, command_id, fingerprint, actor)
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
             seen = table.version if viewer is None else version_for(table, viewer)
             raise ServiceError(409, "version_conflict", "The game is too busy; retry.", current_version=seen)
+
+    async def _append(
+        self,
+        game_id: uuid.UUID,
+        table: Table | None,
+        events: list[Any],
+        command_id: str | None,
+        fingerprint: str | None,
+        actor: str,
+    ) -> Executed:
+        """Append with the expected seq, remember, notify; a used ``command_id`` appends nothing."""
+        new_table = table
+        for event in events:
+            new_table = tables.evolve(new_table, event)
+        assert new_table is not None
+        result = await self.store.append(
+            game_id,
+            table.version if table else 0,
+            [_new_event(new_table.kind, e) for e in events],
+            command_id=command_id,
+            actor=actor,
+            fingerprint=fingerprint,
+            due_at=composed.for_kind(new_table.kind).deadline(new_table),
+        )
+        if result.duplicate:
+            if result.fingerprint != fingerprint:
+                raise _key_reused()
+            return Executed(table=await self.load(game_id), events=[], stored=result.events, duplicate=True)
+        self._remember(game_id, new_table)
+        if self.notifier is not None:
+            self.notifier.publish(game_id, new_table.version)
+        return Executed(table=new_table, events=events, stored=result.events)
+
+    async def _earlier(self, game_id: uuid.UUID, command_id: str, fingerprint: str | None) -> Executed | None:
+        """The earlier run of ``command_id``, if the log has one (same request, or refused)."""
+        found = await self.store.command_events(game_id, command_id)
+        if found is None:
+            return None
+        stored, original_fingerprint = found
+        if original_fingerprint != fingerprint:
+            raise _key_reused()
+        return Executed(table=await self.load(game_id), events=[], stored=stored, duplicate=True)
 
     # -- lobby ---------------------------------------------------------------------------------
 
     async def create(
         self, kind: str, options: dict[str, Any], *, public: bool, spectator_delay: float | None
     ) -> tuple[uuid.UUID, Table]:
-        decider = registry.get(kind)
-        delay = DEFAULT_SPECTATOR_DELAY if spectator_delay is None else spectator_delay
-        if not 0 <= delay <= MAX_SPECTATOR_DELAY:
-            raise ServiceError(
-                422, "invalid_spectator_delay", f"spectator_delay must be 0..{MAX_SPECTATOR_DELAY:g} s."
-            )
-        parsed = decider.parse_options(options)
-        event = GameCreated(
-            kind=kind,
-            options=msgspec.to_builtins(parsed),
-            public=public,
-            spectator_delay=delay,
-            created_at=self.clock(),
-            rules_version=decider.rules_version,
-        )
         game_id = uuid.uuid4()
-        table, _, _ = await self._append(game_id, None, [event], command_id=None, actor="lobby")
-        return game_id, table
+        command = CreateGame(kind=kind, options=options, public=public, spectator_delay=spectator_delay)
+        done = await self.execute(game_id, command, "lobby")
+        return game_id, done.table
 
     async def join(self, game_id: uuid.UUID, name: str, *, player: str | None = None) -> tuple[int, Table]:
         """Take the first free seat for ``name`` (and ``player``, unless a guest); the table after
         holds the new occupancy id, which the seat token carries."""
-        name = name.strip()
-        if not 1 <= len(name) <= 40:
-            raise ServiceError(422, "invalid_name", "A display name has 1 to 40 characters.")
-
-        async def attempt(table: Table) -> tuple[int, Table]:
-            if table.status != "open":
-                raise ServiceError(409, "game_already_started", "This game has already started.")
-            free = table.free_seats()
-            if not free:
-                raise ServiceError(409, "game_full", "Every seat of this game is taken.")
-            seat = free[0]
-            new, _, _ = await self._append(
-                game_id,
-                table,
-                [SeatJoined(seat=seat, name=name, occupancy=uuid.uuid4().hex, player=player)],
-                command_id=None,
-                actor="lobby",
-            )
-            return seat, new
-
-        result: tuple[int, Table] = await self._retrying(game_id, attempt)
-        return result
+        occupancy = uuid.uuid4().hex
+        done = await self.execute(game_id, JoinSeat(name=name, occupancy=occupancy, player=player), "lobby")
+        return done.table.occupancies.index(occupancy), done.table
 
     async def start(self, game_id: uuid.UUID) -> Table:
-        async def attempt(table: Table) -> Table:
-            if table.status != "open":
-                raise ServiceError(409, "game_already_started", "This game has already started.")
-            if table.free_seats():
-                raise ServiceError(
-                    409, "seats_not_filled", f"{len(table.free_seats())} seat(s) are still free."
-                )
-            ctx = self._context(table, game_id, None)
-            setup = table.decider.start(table.state, ctx)
-            events = [GameStarted(started_at=ctx.now), *setup]
-            new, _, _ = await self._append(game_id, table, events, command_id="start", actor="host")
-            return new
-
-        result: Table = await self._retrying(game_id, attempt)
-        return result
-
-    async def leave_lobby(self, game_id: uuid.UUID, seat: int, *, holder: str | None = None) -> Table:
-        async def attempt(table: Table) -> Table:
-            check_holder(table, seat, holder)
-            if table.status != "open":
-                raise ServiceError(
-                    409,
-                    "game_already_started",
-                    "The game has started: concede with the game's own command instead.",
-                )
-            new, _, _ = await self._append(
-                game_id, table, [SeatLeft(seat=seat)], command_id=None, actor=f"seat:{seat}"
-            )
-            return new
-
-        result: Table = await self._retrying(game_id, attempt)
-        return result
+        return (await self.execute(game_id, StartGame(), "host", command_id="start")).table
 
     async def leave(self, game_id: uuid.UUID, seat: int, *, holder: str | None = None) -> Table:
         """Leave the lobby before the start; once the game runs, concede through its rules."""
+        return (await self.execute(game_id, LeaveSeat(seat=seat, holder=holder), f"seat:{seat}")).table
+
+    async def act_on_deadline(self, game_id: uuid.UUID) -> bool:
+        """Send the game's deadline command if its deadline has passed; True if appended."""
         table = await self.load(game_id)
-        if table.status == "open":
-            return await self.leave_lobby(game_id, seat, holder=holder)
-        concede = table.decider.concede
-        if table.status == "finished" or concede is None:
-            raise ServiceError(409, "cannot_leave", "This game cannot be left now.")
-        await self.command(game_id, seat, _encoder.encode(concede()), holder=holder)
-        return await self.load(game_id)
+        try:
+            done = await self.execute(
+                game_id, ActOnDeadline(), "server", command_id=f"deadline:{table.version}"
+            )
+        except ServiceError as exc:
+            if exc.code != "version_conflict":
+                raise
+            self.forget(game_id)
+            return False
+        if not done.events:
+            return False
+        log.info("deadline", game_id=str(game_id), command=type(done.events[0]).__name__)
+        return True
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -411,10 +406,20 @@ class GameService:
             kind = decider.kind
             command = self.decode_command(decider, body)
             command_type = type(command).__name__
-            result, outcome = await self._command(
-                game_id, decider, seat, command, body, idempotency_key, expected_version, holder
+            done = await self.execute(
+                game_id,
+                Play(seat=seat, command=command, holder=holder),
+                f"seat:{seat}",
+                command_id=f"seat:{seat}:{idempotency_key}" if idempotency_key else None,
+                fingerprint=hashlib.sha256(body).hexdigest() if idempotency_key else None,
+                expected_version=expected_version,
+                viewer=Seat(seat),
             )
-            return result
+            if done.duplicate:
+                outcome = "duplicate"
+                return await self._earlier_result(game_id, seat, done.stored)
+            outcome = "applied"
+            return self._result(done.table, seat, done.stored, done.events)
         except (RuleViolation, ServiceError) as exc:
             outcome = exc.code
             raise
@@ -431,50 +436,6 @@ class GameService:
                 outcome=outcome,
                 duration_ms=round((time.perf_counter() - started) * 1000, 2),
             )
-
-    async def _command(
-        self,
-        game_id: uuid.UUID,
-        decider: Decider,
-        seat: int,
-        command: Any,
-        body: bytes,
-        idempotency_key: str | None,
-        expected_version: int | None,
-        holder: str | None = None,
-    ) -> tuple[CommandResult, str]:
-        command_id = f"seat:{seat}:{idempotency_key}" if idempotency_key else None
-        fingerprint = hashlib.sha256(body).hexdigest() if idempotency_key else None
-
-        async def attempt(table: Table) -> tuple[CommandResult, str]:
-            check_holder(table, seat, holder)
-            if table.status == "open":
-                raise ServiceError(409, "game_not_started", "The game has not started yet.")
-            ctx = self._context(table, game_id, seat)
-            try:
-                events = decider.decide(table.state, command, ctx)
-            except RuleViolation:
-                if command_id is not None:
-                    replay = await self._replayed(game_id, seat, command_id, fingerprint)
-                    if replay is not None:
-                        return replay, "duplicate"
-                raise
-            new, stored, duplicate = await self._append(
-                game_id,
-                table,
-                events,
-                command_id=command_id,
-                actor=f"seat:{seat}",
-                fingerprint=fingerprint,
-            )
-            if duplicate:
-                return await self._earlier_result(game_id, seat, stored), "duplicate"
-            return self._result(new, seat, stored, events), "applied"
-
-        result: tuple[CommandResult, str] = await self._retrying(
-            game_id, attempt, expected_version, Seat(seat)
-        )
-        return result
 
     def _result(
         self, table: Table, seat: int, stored: Sequence[StoredEvent], events: Sequence[Any]
@@ -501,8 +462,7 @@ class GameService:
         for s in await self.store.read(game_id, 0, stored[-1].seq):
             if s.seq == first:
                 before = version_for(table, viewer) if table is not None else 0
-            event = tables.decode(table.kind if table else None, s.type, s.data, s.schema_version)
-            table = tables.evolve(table, event)
+            table, event = tables.step(table, s.type, s.data, s.schema_version)
             if s.seq >= first:
                 items.append((s.seq, s.recorded_at.timestamp(), event))
         assert table is not None
@@ -510,45 +470,34 @@ class GameService:
             version=version_for(table, viewer), events=envelopes(table, items, viewer, before)
         )
 
-    async def _replayed(
-        self, game_id: uuid.UUID, seat: int, command_id: str, fingerprint: str | None
-    ) -> CommandResult | None:
-        """The original result of an already-applied command, if ``command_id`` was used."""
-        found = await self.store.command_events(game_id, command_id)
-        if found is None:
-            return None
-        stored, original_fingerprint = found
-        if original_fingerprint != fingerprint:
-            raise _key_reused()
-        return await self._earlier_result(game_id, seat, stored)
-
-    # -- scheduler -----------------------------------------------------------------------------
-
-    async def act_on_deadline(self, game_id: uuid.UUID) -> bool:
-        """Send the game's deadline command if its deadline has passed; True if appended."""
-        async with self._lock(game_id):
-            table = await self.load(game_id)
-            if table.status != "running":
-                return False
-            decider = table.decider
-            now = self.clock()
-            due = decider.deadline(table.state)
-            if due is None or due > now:
-                return False
-            command = decider.on_deadline(table.state)
-            ctx = self._context(table, game_id, None, now)
-            try:
-                events = decider.decide(table.state, command, ctx)
-                await self._append(
-                    game_id, table, events, command_id=f"deadline:{table.version}", actor="server"
-                )
-            except ConcurrencyConflict:
-                self.forget(game_id)
-                return False
-            log.info("deadline", game_id=str(game_id), command=type(command).__name__)
-            return True
-
     # -- reading -------------------------------------------------------------------------------
+
+    async def as_spectators_see(self, game_id: uuid.UUID, instant: float) -> Table:
+        """The game as spectators may see it at ``instant`` (projections/spectator)."""
+        rows = await self.store.read(game_id)
+        if not rows:
+            raise not_found(f"Game {game_id}")
+        return shown_at(
+            ((s.recorded_at.timestamp(), s.type, s.schema_version, s.data) for s in rows), instant
+        )
+
+    async def shown_to(self, game_id: uuid.UUID, principal: Principal | None) -> Table:
+        """The game as ``principal`` may see its summary: live to its host, the holders of its
+        seats and moderators; to anyone else only if public, and only as the delay allows."""
+        table = await self.load(game_id, cached_ok=True)
+        if principal is not None and principal.game_id == game_id and principal.role in ("host", "seat"):
+            seat = principal.seat
+            if principal.role == "host" or (seat is not None and _holds(table, seat, principal.occupancy)):
+                return table
+        if principal is not None and principal.role == "moderator":
+            return table
+        if not table.public:
+            raise ServiceError(403, "private_game", "This game is private: only its host and seats see it.")
+        if table.spectator_delay <= 0:
+            return table
+        shown = await self.as_spectators_see(game_id, released_by(self.clock(), table.spectator_delay))
+        # Seat names are lobby information: they show at once (as in the listing).
+        return msgspec.structs.replace(shown, seats=table.seats)
 
     async def events_for(self, game_id: uuid.UUID, viewer: Viewer, after: int = 0) -> list[EventOut]:
         """The events ``viewer`` may see after its number ``after`` (projections/numbering)."""

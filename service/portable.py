@@ -347,10 +347,7 @@ def replay(export: ExportFile) -> Replayed:
     commitments: dict[int, tuple[str, str | None]] = {}
     for event in export.events:
         try:
-            decoded = tables.decode(
-                table.kind if table else None, event.type, canonical(event.data), event.schema_version
-            )
-            table = tables.evolve(table, decoded)
+            table, decoded = tables.step(table, event.type, canonical(event.data), event.schema_version)
         except Exception as exc:  # any failure of old data against today's code is the finding
             finding = Finding("replay", event.seq, f"does not replay: {exc}")
             return Replayed(table, orders, commitments, finding)
@@ -474,8 +471,7 @@ async def export_lines(db: Any, game_id: uuid.UUID, *, now: float) -> AsyncItera
     table: Table | None = None
     steps: list[tuple[int, str, Any, Table]] = []
     for seq, event_type, version, data, *_ in rows:
-        event = tables.decode(table.kind if table else None, event_type, data, version)
-        table = tables.evolve(table, event)
+        table, event = tables.step(table, event_type, data, version)
         steps.append((seq, event_type, event, table))
     assert table is not None
     header = Header(

@@ -162,8 +162,7 @@ class ReadModels:
 
     @staticmethod
     def _apply(batch: BatchChanges, before: Table | None, stored: StoredEvent) -> Table:
-        kind = before.kind if before is not None else None
-        after = tables.evolve(before, tables.decode(kind, stored.type, stored.data, stored.schema_version))
+        after, _ = tables.step(before, stored.type, stored.data, stored.schema_version)
         batch.add(read_models.changes(stored.game_id, before, after, stored.recorded_at))
         return after
 
@@ -179,11 +178,8 @@ class ReadModels:
         """The game's table at ``version`` (what the read model already holds), from its log."""
         if version == 0:
             return None
-        table: Table | None = None
-        for stored in await self.store.read(game_id, 0, version):
-            kind = table.kind if table is not None else None
-            table = tables.evolve(table, tables.decode(kind, stored.type, stored.data, stored.schema_version))
-        return table
+        rows = await self.store.read(game_id, 0, version)
+        return tables.fold_rows(None, ((s.type, s.schema_version, s.data) for s in rows))
 
     def _remember(self, staged: dict[uuid.UUID, Table | None]) -> None:
         for game_id, table in staged.items():

@@ -181,3 +181,19 @@ async def live_server(settings: Settings) -> AsyncIterator[str]:
 async def server_url(settings: Settings) -> AsyncIterator[str]:
     async with live_server(settings) as url:
         yield url
+
+
+# Tiers (cosmicpython's): a test needs PostgreSQL when it takes one of its fixtures, directly or
+# not, or lives in a directory whose tests all do; it is then marked ``integration``, so that
+# ``make test-unit`` (``-m "not integration"``) runs without a database.
+_NEEDS_POSTGRES = frozenset({"postgres_server_url", "empty_database_url", "database_url"})
+_POSTGRES_DIRS = ("integration", "e2e", "faults")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests_root = Path(__file__).parent
+    for item in items:
+        parts = item.path.relative_to(tests_root).parts if item.path.is_relative_to(tests_root) else ()
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & _NEEDS_POSTGRES or (parts and parts[0] in _POSTGRES_DIRS):
+            item.add_marker(pytest.mark.integration)

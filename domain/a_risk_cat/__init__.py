@@ -36,6 +36,7 @@ Refusal codes (``RuleViolation.code``; the ones every game shares are in domain/
 
 from __future__ import annotations
 
+from domain.a_risk_cat.about import ABOUT
 from domain.a_risk_cat.commands import ARiskCatCommand, Concede
 from domain.a_risk_cat.events import ARiskCatEvent, ARiskCatEventUnion, SeatConceded
 from domain.a_risk_cat.legal import legal_commands
@@ -80,6 +81,7 @@ DECIDER: Decider[ARiskCatState, Command, ARiskCatEvent, ARiskCatViewBase] = Deci
     rules_version=RULES_VERSION,
     schema_versions=SCHEMA_VERSIONS,
     upcasters=UPCASTERS,
+    about=ABOUT,
 )
 
 __all__ = ["DECIDER", "ARiskCatOptions", "ARiskCatState"]

@@ -38,6 +38,7 @@ cannot_nope_own_card, stale_nope, not_eligible, already_passed, draw_pile_empty 
 from __future__ import annotations
 
 from domain.decider import Decider
+from domain.exploding_kittens.about import ABOUT
 from domain.exploding_kittens.commands import ExplodingKittensCommand, Leave
 from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConceded
 from domain.exploding_kittens.legal import legal_commands
@@ -84,6 +85,7 @@ DECIDER: Decider[
     rules_version=RULES_VERSION,
     schema_versions=SCHEMA_VERSIONS,
     upcasters=UPCASTERS,
+    about=ABOUT,
 )
 
 __all__ = [

@@ -17,18 +17,18 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from domain.viewers import Seat
-from projections.replay import Change, RawEvent, ShuffleProof, Step, replay, snapshot, transcript
+from projections.replay import Change, ShuffleProof, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
-from projections.spectator import released_by
 from service import portable
 from service.api.deps import SeatHolder, provide_optional_principal, provide_seat_holder
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
+from service.audit import audited, replayed
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
-from service.store import ChainReport, StoredEvent
+from service.store import ChainReport
 
 
 class AuditEvent(msgspec.Struct, frozen=True):
@@ -58,36 +58,6 @@ class Audit(msgspec.Struct, frozen=True):
     shuffles_valid: bool
 
 
-def _raw(stored: StoredEvent) -> RawEvent:
-    return RawEvent(
-        seq=stored.seq,
-        recorded_at=stored.recorded_at.timestamp(),
-        type=stored.type,
-        data=stored.data,
-        actor=stored.metadata.get("actor"),
-        schema_version=stored.schema_version,
-    )
-
-
-async def _audited(
-    games: GameService, game_id: uuid.UUID, principal: Principal | None
-) -> tuple[list[StoredEvent], list[Step]]:
-    stored = await games.store.read(game_id)
-    if not stored:
-        raise ServiceError(404, "not_found", f"Game {game_id} does not exist.")
-    steps = replay(_raw(s) for s in stored)
-    if principal is not None and principal.role == "moderator":
-        return stored, steps
-    table = steps[-1].table
-    over = table.status == "finished" and table.public
-    if over and stored[-1].recorded_at.timestamp() <= released_by(time.time(), table.spectator_delay):
-        return stored, steps
-    status = 401 if principal is None else 403
-    raise ServiceError(
-        status, "moderator_only", "A moderator token is required until this public game is over."
-    )
-
-
 class AuditController(Controller):
     path = "/games/{game_id:uuid}/audit"
     tags = ["audit"]
@@ -102,7 +72,7 @@ class AuditController(Controller):
     async def verify(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> ChainReport:
-        await _audited(games, game_id, principal)
+        await audited(games, game_id, principal)
         return await games.store.verify(game_id)
 
     @get(
@@ -112,7 +82,7 @@ class AuditController(Controller):
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
-        _, steps = await _audited(games, game_id, principal)
+        _, steps = await audited(games, game_id, principal)
         proofs = replay_proofs(steps)
         return Audit(
             chain=await games.store.verify(game_id),
@@ -129,7 +99,7 @@ class AuditController(Controller):
     async def log(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> list[AuditEvent]:
-        stored, steps = await _audited(games, game_id, principal)
+        stored, steps = await audited(games, game_id, principal)
         return [
             AuditEvent(
                 seq=s.seq,
@@ -158,7 +128,7 @@ class AuditController(Controller):
         principal: Principal | None,
         at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
-        _, steps = await _audited(games, game_id, principal)
+        _, steps = await audited(games, game_id, principal)
         seq = len(steps) if at is None else at
         if seq > len(steps):
             raise ServiceError(
@@ -175,7 +145,7 @@ class AuditController(Controller):
     async def diffs(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> list[EventDiff]:
-        _, steps = await _audited(games, game_id, principal)
+        _, steps = await audited(games, game_id, principal)
         return [
             EventDiff(seq=step.seq, type=step.type, changes=changes)
             for step, changes in zip(steps, replay_diffs(steps), strict=True)
@@ -189,7 +159,7 @@ class AuditController(Controller):
         media_type=MediaType.TEXT,
     )
     async def transcript(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> str:
-        _, steps = await _audited(games, game_id, principal)
+        _, steps = await audited(games, game_id, principal)
         return transcript(steps)
 
 
@@ -206,7 +176,7 @@ class ExportController(Controller):
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
-        await _audited(games, game_id, principal)  # the audit's rule: who may see everything
+        await audited(games, game_id, principal)  # the audit's rule: who may see everything
         lines = portable.export_lines(games.store.db, game_id, now=time.time())
         return Stream(
             lines,
@@ -230,8 +200,7 @@ class SeatTranscriptController(Controller):
     async def transcript(
         self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
     ) -> str:
-        stored = await games.store.read(game_id)
-        steps = replay(_raw(s) for s in stored)
+        steps = await replayed(games, game_id)
         if not steps or steps[-1].table.status != "finished":
             raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
         return transcript(steps, Seat(seat))

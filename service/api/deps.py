@@ -15,12 +15,13 @@ from typing import Annotated
 from litestar.datastructures import State
 from litestar.params import HeaderParameter
 
+from domain.table.rules import check_holder
 from projections.table import Table
 from service.api.params import SeatNumber
 from service.auth import Principal, read_bearer
 from service.config import Settings
 from service.errors import ServiceError
-from service.games import GameService, check_holder
+from service.games import GameService
 
 AuthorizationHeader = Annotated[
     str | None, HeaderParameter(name="Authorization", required=False, description="Bearer <token>")

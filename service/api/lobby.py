@@ -11,17 +11,18 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
 
+from domain.table.commands import MAX_SPECTATOR_DELAY
 from domain.viewers import SPECTATOR
 from projections.numbering import version_for
 from projections.table import Table
 from service import auth
 from service.api.deps import Host, SeatActor, provide_host, provide_optional_principal, provide_seat_actor
-from service.api.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import (
     BEARER,
     JSON_BODY,
     PARAMS,
+    PRIVATE,
     RATE_LIMITED,
     RULES,
     SEAT,
@@ -32,7 +33,8 @@ from service.api.problems import (
 from service.auth import Principal
 from service.config import Settings
 from service.errors import ServiceError
-from service.games import MAX_SPECTATOR_DELAY, GameService
+from service.games import GameService
+from service.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
 # Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
@@ -138,10 +140,17 @@ class LobbyController(Controller):
         "/{game_id:uuid}",
         operation_id="getGame",
         summary="A game's public summary",
-        responses=problems(PARAMS, UNKNOWN_GAME, UNAVAILABLE),
+        description=(
+            "Live to the game's host, the holders of its seats and moderators (with their token);"
+            " to anyone else only a public game, as its spectators see it (spectator_delay applied)."
+        ),
+        dependencies={"principal": Provide(provide_optional_principal)},
+        responses=problems(PARAMS, BEARER, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def get_game(self, game_id: uuid.UUID, games: GameService) -> GameSummary:
-        return summary(game_id, await games.load(game_id))
+    async def get_game(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+    ) -> GameSummary:
+        return summary(game_id, await games.shown_to(game_id, principal))
 
     @post(
         "/{game_id:uuid}/seats",

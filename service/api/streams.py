@@ -135,13 +135,7 @@ class SpectatorController(Controller):
     async def snapshot(self, game_id: uuid.UUID, games: GameService) -> SpectatorSnapshot:
         table = await spectated(games, game_id)
         as_of = released_by(time.time(), table.spectator_delay)
-        shown: tables.Table | None = None
-        for stored in await games.store.read(game_id):
-            if stored.recorded_at.timestamp() > as_of and shown is not None:
-                break
-            kind = shown.kind if shown else None
-            shown = tables.evolve(shown, tables.decode(kind, stored.type, stored.data, stored.schema_version))
-        assert shown is not None
+        shown = await games.as_spectators_see(game_id, as_of)
         started = shown.status != "open"
         return SpectatorSnapshot(
             game_id=game_id,

@@ -19,7 +19,7 @@ from litestar.response import Template
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
-from service.api.listing import ListedGame, fetch_listing, listing_query
+from service.listing import ListedGame, fetch_listing, listing_query
 
 HERE = Path(__file__).parent
 STATIC_PATH = "/static"

@@ -1,0 +1,61 @@
+"""The table's commands: every way a game changes, as one tagged union.
+
+Lobby actions are the table's own; a seat's game command travels wrapped in ``Play`` (Chassaing's
+``adapt``: the game's command type mapped into the table's), so the service hands every change to
+one ``decide`` and never asks which part a command belongs to. Ids the table must not derive
+from a seeded RNG (a game id, a seat's occupancy, which its token carries) come in the command.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+# The spectator delay's bounds (seconds) and default.
+MAX_SPECTATOR_DELAY = 3600.0
+DEFAULT_SPECTATOR_DELAY = 30.0
+NAME_LENGTH = (1, 40)
+
+
+class TableCommand(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of the table's commands."""
+
+
+class CreateGame(TableCommand, frozen=True, tag="table.create"):
+    kind: str
+    options: dict[str, Any]
+    public: bool = True
+    spectator_delay: float | None = None  # None: DEFAULT_SPECTATOR_DELAY
+
+
+class JoinSeat(TableCommand, frozen=True, tag="table.join"):
+    name: str
+    occupancy: str  # a fresh secret id for this holding of the seat
+    player: str | None = None  # the player's id; None for a guest
+
+
+class StartGame(TableCommand, frozen=True, tag="table.start"):
+    pass
+
+
+class LeaveSeat(TableCommand, frozen=True, tag="table.leave"):
+    """Leave the lobby before the start; once the game runs, concede through its rules."""
+
+    seat: int
+    holder: str | None = None  # the occupancy the caller's token names (None: not checked)
+
+
+class Play(TableCommand, frozen=True, tag="table.play"):
+    """A seat's command for the game itself."""
+
+    seat: int
+    command: Any
+    holder: str | None = None
+
+
+class ActOnDeadline(TableCommand, frozen=True, tag="table.deadline"):
+    """The server's own move once the game's deadline has passed (nothing when it has not)."""
+
+
+TableCommands = CreateGame | JoinSeat | StartGame | LeaveSeat | Play | ActOnDeadline

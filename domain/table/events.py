@@ -1,0 +1,50 @@
+"""The table's events: what happened around a game (created, seats joined or left, started).
+
+Their tags start with ``lobby.`` and their shapes are those of every stored log: a field may be
+added (with a default), never renamed or retyped, so old logs replay unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class LobbyEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of the lobby events; their tags start with ``lobby.``."""
+
+
+class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
+    kind: str
+    options: dict[str, Any]
+    public: bool
+    spectator_delay: float
+    created_at: float
+    # The game's rules version when it was created (domain/*/upcasters.py); games created before
+    # it was recorded were all created under version 1.
+    rules_version: int = 1
+
+
+class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
+    seat: int
+    name: str
+    # Who holds the seat from now on: a fresh id per join, carried in the seat token (""
+    # in logs written before it existed), and the player's id (None for a guest).
+    occupancy: str = ""
+    player: str | None = None
+
+
+class SeatLeft(LobbyEvent, frozen=True, tag="lobby.left"):
+    seat: int
+
+
+class GameStarted(LobbyEvent, frozen=True, tag="lobby.started"):
+    started_at: float
+
+
+LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted
+
+
+def is_lobby_type(event_type: str) -> bool:
+    return event_type.startswith("lobby.")

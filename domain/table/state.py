@@ -1,0 +1,132 @@
+"""The table's state around any game, and its ``evolve``: lobby facts here, game facts by the game.
+
+``evolve`` only applies facts; what the table derives from the game's state (its outcome, who
+conceded, per-seat private counts) is read through the game's ``Decider`` fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+import msgspec
+
+from domain import registry
+from domain.decider import Decider, Outcome
+from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft
+
+Status = Literal["open", "running", "finished"]
+
+
+class Table(msgspec.Struct, frozen=True, kw_only=True):
+    kind: str
+    options: Any  # the game's options Struct
+    raw_options: dict[str, Any]
+    public: bool
+    spectator_delay: float
+    created_at: float
+    rules_version: int = 1
+    seats: tuple[str | None, ...]  # display names; None for a free seat
+    status: Status = "open"
+    state: Any  # the game's state
+    version: int = 0  # seq of the last event folded
+    outcome: Outcome | None = None
+    # Per seat: the occupancy id of its holder (None: free) and the holder's player id.
+    occupancies: tuple[str | None, ...] = ()
+    players: tuple[str | None, ...] = ()
+    conceded: frozenset[int] = frozenset()  # seats whose holder left the running game
+    started_at: float | None = None
+    finished_version: int | None = None  # the seq of the event that ended the game
+    # Per seat, how many events only that seat may see (games with ``private_to`` only; empty
+    # while there are none): what each viewer's numbering leaves out (projections/numbering).
+    private: tuple[int, ...] = ()
+
+    @property
+    def decider(self) -> Decider:
+        return registry.get(self.kind)
+
+    def free_seats(self) -> list[int]:
+        return [i for i, name in enumerate(self.seats) if name is None]
+
+
+def created(event: GameCreated) -> Table:
+    decider = registry.get(event.kind)
+    options = decider.parse_options(event.options)
+    return Table(
+        kind=event.kind,
+        options=options,
+        raw_options=event.options,
+        public=event.public,
+        spectator_delay=event.spectator_delay,
+        created_at=event.created_at,
+        rules_version=event.rules_version,
+        seats=(None,) * options.players,
+        occupancies=(None,) * options.players,
+        players=(None,) * options.players,
+        state=decider.initial_state(options),
+        version=1,
+    )
+
+
+def evolve(table: Table | None, event: Any) -> Table:
+    """Fold one event (lobby or game) into the table; the version is bumped by one."""
+    if table is None:
+        assert isinstance(event, GameCreated), "a game log starts with lobby.created"
+        return created(event)
+    version = table.version + 1
+    match event:
+        case SeatJoined(seat=seat, name=name, occupancy=occupancy, player=player):
+            return _seated(table, seat, name, occupancy, player, version)
+        case SeatLeft(seat=seat):
+            return _seated(table, seat, None, None, None, version)
+        case GameStarted(started_at=started_at):
+            return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
+        case GameCreated():
+            raise ValueError("lobby.created can only open a log")
+    decider = table.decider
+    state = decider.evolve(table.state, event)
+    outcome = decider.outcome(state)
+    status: Status = "finished" if outcome is not None else table.status
+    conceded = table.conceded
+    if decider.conceded_seat is not None and (gone := decider.conceded_seat(event)) is not None:
+        conceded = conceded | {gone}
+    finished_version = table.finished_version
+    if status == "finished" and finished_version is None:
+        finished_version = version
+    private = table.private
+    hook = decider.private_to
+    if hook is not None and (owner := hook(event)) is not None:
+        counts = list(private or (0,) * len(table.seats))
+        counts[owner] += 1
+        private = tuple(counts)
+    return msgspec.structs.replace(
+        table,
+        state=state,
+        version=version,
+        outcome=outcome,
+        status=status,
+        conceded=conceded,
+        finished_version=finished_version,
+        private=private,
+    )
+
+
+def _seated(
+    table: Table, seat: int, name: str | None, occupancy: str | None, player: str | None, version: int
+) -> Table:
+    """``table`` with ``seat`` now held by ``name`` (``None``: free)."""
+    seats, occupancies, players = list(table.seats), list(table.occupancies), list(table.players)
+    seats[seat], occupancies[seat], players[seat] = name, occupancy, player
+    return msgspec.structs.replace(
+        table,
+        seats=tuple(seats),
+        occupancies=tuple(occupancies),
+        players=tuple(players),
+        version=version,
+    )
+
+
+def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:
+    for event in events:
+        table = evolve(table, event)
+    return table

@@ -1,0 +1,88 @@
+"""An in-memory event store: the interface of service/store.EventStore that GameService uses
+(append with an expected seq and an idempotency key, read, read_bodies, command_events), so the
+execute loop's retry and idempotency are tested without PostgreSQL. No hash chain, no scheduler."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from service.store import AppendResult, ConcurrencyConflict, InvalidExpectedSeq, NewEvent, StoredEvent
+
+
+class MemoryEventStore:
+    def __init__(self) -> None:
+        self.events: dict[uuid.UUID, list[StoredEvent]] = {}
+        self.commands: dict[tuple[uuid.UUID, str], tuple[int, int, str | None]] = {}
+        self.appends = 0  # how many appends were attempted (conflicts included)
+        # Called before each append: a test makes another writer move the game in between.
+        self.before_append: Callable[[uuid.UUID], None] | None = None
+        self._position = 0
+
+    async def append(
+        self,
+        game_id: uuid.UUID,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+        correlation_id: str | None = None,
+        fingerprint: str | None = None,
+        due_at: float | None = None,
+    ) -> AppendResult:
+        self.appends += 1
+        if self.before_append is not None:
+            self.before_append(game_id)
+        log = self.events.setdefault(game_id, [])
+        if command_id is not None and (found := self.commands.get((game_id, command_id))) is not None:
+            first, last, original = found
+            return AppendResult(events=log[first - 1 : last], duplicate=True, fingerprint=original)
+        if expected_seq > len(log):
+            raise InvalidExpectedSeq(f"Expected seq {expected_seq} is ahead of the game.")
+        if expected_seq != len(log):
+            raise ConcurrencyConflict(game_id, expected_seq, len(log))
+        stored = [self._stored(game_id, len(log) + i + 1, event) for i, event in enumerate(events)]
+        log.extend(stored)
+        if command_id is not None:
+            self.commands[(game_id, command_id)] = (stored[0].seq, stored[-1].seq, fingerprint)
+        return AppendResult(events=stored, duplicate=False, fingerprint=fingerprint)
+
+    def append_now(self, game_id: uuid.UUID, event: NewEvent) -> None:
+        """Another writer's event, appended at once (to provoke a conflict)."""
+        log = self.events.setdefault(game_id, [])
+        log.append(self._stored(game_id, len(log) + 1, event))
+
+    def _stored(self, game_id: uuid.UUID, seq: int, event: NewEvent) -> StoredEvent:
+        self._position += 1
+        return StoredEvent(
+            position=self._position,
+            game_id=game_id,
+            seq=seq,
+            type=event.type,
+            schema_version=event.schema_version,
+            data=event.data.decode(),
+            metadata_json="{}",
+            recorded_at=datetime.now(UTC),
+            prev_hash=b"",
+            hash=b"",
+        )
+
+    async def command_events(
+        self, game_id: uuid.UUID, command_id: str
+    ) -> tuple[list[StoredEvent], str | None] | None:
+        found = self.commands.get((game_id, command_id))
+        if found is None:
+            return None
+        first, last, fingerprint = found
+        return self.events[game_id][first - 1 : last], fingerprint
+
+    async def read(
+        self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
+    ) -> list[StoredEvent]:
+        log = self.events.get(game_id, [])
+        return [e for e in log if e.seq > after_seq and (up_to_seq is None or e.seq <= up_to_seq)]
+
+    async def read_bodies(self, game_id: uuid.UUID, after_seq: int = 0) -> list[tuple[str, int, str]]:
+        return [(e.type, e.schema_version, e.data) for e in await self.read(game_id, after_seq)]
