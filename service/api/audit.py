@@ -203,6 +203,7 @@ class ExportController(Controller):
         operation_id="exportGame",
         summary="The game as a portable JSON Lines file (docs/export-format.md)",
         media_type="application/x-ndjson",
+        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
         await _audited(games, game_id, principal)  # the audit's rule: who may see everything
