@@ -20,6 +20,8 @@ if (!url || !gameId || !seatText || !token) {
   process.exit(2);
 }
 const seat = Number(seatText);
+const trace = process.env.BOT_TRACE ? (...args: unknown[]) => console.error(...args) : () => {};
+trace("begin", url, gameId, seat);
 const client = createClient<paths>({ baseUrl: url, headers: { Authorization: `Bearer ${token}` } });
 const path = { game_id: gameId, seat };
 
@@ -28,6 +30,7 @@ async function turn(): Promise<boolean> {
   const { data: view, error } = await client.GET("/games/{game_id}/seats/{seat}/view", {
     params: { path },
   });
+  trace("view", error ?? view?.status);
   if (error) throw new Error(`view refused: ${error.code} (${error.detail})`);
   if (view.status === "finished") {
     console.log(`seat ${seat}: game over, winners ${JSON.stringify(view.winners)}`);
@@ -41,6 +44,7 @@ async function turn(): Promise<boolean> {
     params: { path, query: { expected_version: view.version } },
     body: command,
   });
+  trace("sent", command.type, refused?.code);
   if (refused && !RACES.has(refused.code)) {
     throw new Error(`${command.type} refused: ${refused.code} (${refused.detail})`);
   }
@@ -60,6 +64,7 @@ async function play(): Promise<void> {
   for (;;) {
     const { value, done } = await reader.read();
     if (done) throw new Error("the stream ended before the game did");
+    trace("chunk", value.length);
     buffered += value;
     // Messages end with a blank line; one with a `data:` line is an event (an EventMessage).
     let end: number;
