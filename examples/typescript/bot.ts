@@ -21,7 +21,6 @@ if (!url || !gameId || !seatText || !token) {
 }
 const seat = Number(seatText);
 const trace = process.env.BOT_TRACE ? (...args: unknown[]) => console.error(...args) : () => {};
-trace("begin", url, gameId, seat);
 const client = createClient<paths>({ baseUrl: url, headers: { Authorization: `Bearer ${token}` } });
 const path = { game_id: gameId, seat };
 
@@ -65,7 +64,7 @@ async function play(): Promise<void> {
     const { value, done } = await reader.read();
     if (done) throw new Error("the stream ended before the game did");
     trace("chunk", value.length);
-    buffered += value;
+    buffered += value.replace(/\r\n?/g, "\n"); // lines may end with CRLF, CR or LF
     // Messages end with a blank line; one with a `data:` line is an event (an EventMessage).
     let end: number;
     while ((end = buffered.indexOf("\n\n")) >= 0) {
