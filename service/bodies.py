@@ -83,4 +83,14 @@ class JsonRequest(Request[Any, Any, Any]):
 
     async def json(self) -> Any:
         check_media_type(self.headers.get("content-type"))
-        return decode_any(await self.body())
+        value = decode_any(await self.body())
+        # Litestar converts ``data`` leniently (strict=False: ``"public": 0`` would pass as false);
+        # a Struct body is held to the exact types the OpenAPI document gives it.
+        field = self.route_handler.parsed_data_field
+        body_type = field.annotation if field is not None else None
+        if isinstance(body_type, type) and issubclass(body_type, msgspec.Struct):
+            try:
+                msgspec.convert(value, body_type, strict=True)
+            except msgspec.ValidationError as exc:
+                raise ServiceError(400, "invalid_body", str(exc)) from None
+        return value

@@ -1,29 +1,38 @@
-"""The OpenAPI document: Litestar's, completed with every game's commands, events and views.
+"""The OpenAPI document: Litestar's, completed so that client generators get exact types.
 
 Commands, events and views are each game's own tagged unions, which the HTTP handlers treat as
 opaque (the game is known only once the game id is resolved). Their schemas come from msgspec,
-under ``components/schemas/<kind>.<Name>``, and the generic operations point at them with
-``oneOf``. The same function serves ``/schema/openapi.json`` and feeds ``playlog openapi``.
+under ``components/schemas/<kind>.<Name>``; each game's unions are named components
+(``<Game>Command``, ``<Game>Event``, ``<Game>View``, discriminated by their tag field) and the
+generic operations point at them. Schemas that carry a game's data (create-game, the seat view,
+the spectator snapshot) become unions discriminated by ``kind``, one variant per registered game.
+The same function serves ``/schema/openapi.json`` and feeds ``playlog openapi``: nothing is
+patched by hand afterwards.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, get_args
 
 import msgspec
-from litestar import Request
+from litestar import Litestar, Request
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import registry
-from projections.table import LobbyEvents
+from projections.table import LobbyEvents, Status
+from service.api.deps import provide_optional_principal
 from service.api.lobby import CreateGame, JoinSeat
 from service.api.players import CreatePlayer
+from service.api.problems import PARAMS, PROBLEM_JSON
 
 # Request bodies whose schema msgspec writes (Litestar's omits their constraints and that unknown
 # fields are refused: additionalProperties false).
 _BODIES: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat, CreatePlayer)
 
+_REF = "#/components/schemas/{name}"
+BEARER_SCHEME = "bearer"
 
 _RETRY_AFTER = {
     "429": {
@@ -38,9 +47,37 @@ _RETRY_AFTER = {
     },
 }
 
+# Any JSON value: a part of a game's state (the audit's diffs), whose shape depends on the path.
+_JSON_VALUE: dict[str, Any] = {
+    "description": "Any JSON value",
+    "oneOf": [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "boolean"},
+        {"type": "null"},
+        {"type": "array", "items": {}},
+        {"type": "object", "additionalProperties": {}},
+    ],
+}
+
+_SSE_DESCRIPTION = (
+    "Server-sent events (text/event-stream), one per event this viewer may see: `event` is the "
+    "event's type, `id` its number for this viewer (send it back as Last-Event-ID to resume) and "
+    "`data` one `EventOut` as JSON (the schema is one `EventMessage`). Comments (`: keep-alive`) keep the "
+    "connection open. Read it as a stream: it stays open while the game runs."
+)
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": _REF.format(name=name)}
+
+
+def _camel(kind: str) -> str:
+    return "".join(part.capitalize() for part in kind.split("_"))  # a_risk_cat -> ARiskCat
+
 
 def _components(prefix: str, type_: Any, schemas: dict[str, Any]) -> dict[str, Any]:
-    """Add ``type_``'s schema components under ``prefix.``; return the reference to ``type_``."""
+    """Add ``type_``'s schema components under ``prefix.``; return the schema of ``type_``."""
     template = f"#/components/schemas/{prefix}.{{name}}"
     (root,), components = msgspec.json.schema_components([type_], ref_template=template)
     for name, schema in components.items():
@@ -48,48 +85,227 @@ def _components(prefix: str, type_: Any, schemas: dict[str, Any]) -> dict[str, A
     return dict(root)
 
 
-def _find(schemas: dict[str, Any], suffix: str) -> dict[str, Any] | None:
+def _union(name: str, root: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    """Name a msgspec tagged union (``anyOf`` + discriminator) as a ``oneOf`` component."""
+    schemas[name] = {"oneOf": root["anyOf"], "discriminator": root["discriminator"]}
+    return _ref(name)
+
+
+def _by_kind(schemas: dict[str, Any], name: str, field: str, per_kind: dict[str, dict[str, Any]]) -> None:
+    """Turn ``name`` into a union discriminated by ``kind``: one variant per game, ``field`` typed."""
+    base = schemas.get(name)
+    if base is None:
+        return
+    mapping = {}
+    for kind, typed in per_kind.items():
+        variant = copy.deepcopy(base)
+        variant["title"] = f"{_camel(kind)}{name}"
+        variant["properties"]["kind"] = {"type": "string", "enum": [kind]}
+        variant["properties"][field] = typed
+        required = variant.setdefault("required", [])
+        if "kind" not in required:
+            required.insert(0, "kind")
+        schemas[variant["title"]] = variant
+        mapping[kind] = _REF.format(name=variant["title"])
+    schemas[name] = {
+        "description": base.get("description", f"{name}, by game kind"),
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "kind", "mapping": mapping},
+    }
+
+
+def _walk(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def _refs(node: Any) -> Iterator[str]:
+    for item in _walk(node):
+        ref = item.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            yield ref.removeprefix("#/components/schemas/")
+
+
+def _without_defaults(schemas: dict[str, Any], roots: list[str]) -> None:
+    """Request schemas: a default is the server's business, not a field the client must send.
+
+    (Generators such as openapi-typescript make a property with a ``default`` required.) The
+    default is kept in the property's description."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in schemas:
+            continue
+        seen.add(name)
+        for prop in schemas[name].get("properties", {}).values():
+            if isinstance(prop, dict) and "default" in prop:
+                default = msgspec.json.encode(prop.pop("default")).decode()
+                text = prop.get("description", "")
+                prop["description"] = f"{text} (default: {default})".strip()
+        todo.extend(_refs(schemas[name]))
+
+
+def _typed_status_fields(schemas: dict[str, Any]) -> None:
+    """A game's free-text ``kind`` and ``status`` become the GameKind and GameStatus enums."""
     for name, schema in schemas.items():
-        if name == suffix or name.endswith(f".{suffix}") or name.endswith(f"_{suffix}"):
-            found: dict[str, Any] = schema
-            return found
-    return None
+        if "." in name:
+            continue  # a game's own schemas: their fields mean something else
+        properties = schema.get("properties", {})
+        if properties.get("kind") != {"type": "string"}:
+            continue  # not about a game (Health's status is the service's)
+        properties["kind"] = _ref("GameKind")
+        status = properties.get("status", {})
+        if status.get("type") == "string" and set(status.get("enum", get_args(Status))) == set(
+            get_args(Status)
+        ):
+            properties["status"] = _ref("GameStatus")
 
 
-def complete(base: dict[str, Any]) -> dict[str, Any]:
+def optional_token(app: Litestar) -> frozenset[str]:
+    """The operations whose token is optional (a guest joining, a finished public game's audit)."""
+    return frozenset(
+        str(handler.operation_id)
+        for route in app.routes
+        for handler in getattr(route, "route_handlers", ())
+        if any(
+            provide.dependency is provide_optional_principal
+            for provide in handler.resolve_dependencies().values()
+        )
+    )
+
+
+def _security(doc: dict[str, Any], optional: frozenset[str]) -> None:
+    """The token header as a bearer security scheme, not as a parameter of each operation."""
+    doc["components"]["securitySchemes"] = {
+        BEARER_SCHEME: {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A host, seat, player or moderator token (POST /games, /seats, /players)",
+        }
+    }
+    for operation in _operations(doc):
+        parameters = operation.get("parameters", [])
+        kept = [p for p in parameters if (p.get("in"), p.get("name")) != ("header", "Authorization")]
+        if len(kept) == len(parameters):
+            continue
+        if kept:
+            operation["parameters"] = kept
+        else:
+            del operation["parameters"]
+        needed = operation.get("operationId") not in optional
+        operation["security"] = [{BEARER_SCHEME: []}] if needed else [{BEARER_SCHEME: []}, {}]
+    for operation in _operations(doc):
+        for parameter in operation.get("parameters", []):
+            if parameter.get("name") == "kind" and parameter.get("schema", {}).get("type") == "string":
+                parameter["schema"] = _ref("GameKind")
+
+
+def _operations(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for path in doc.get("paths", {}).values():
+        yield from path.values()
+
+
+def _problems_only(operation: dict[str, Any]) -> None:
+    """Litestar's own 400 ("Validation Exception") is sent as a problem like every refusal."""
+    responses = operation.get("responses", {})
+    for status, response in list(responses.items()):
+        if status == "400" and PROBLEM_JSON not in response.get("content", {}):
+            codes = ", ".join(PARAMS[400])
+            responses[status] = {
+                "description": f"Bad Request; code: {codes}",
+                "content": {PROBLEM_JSON: {"schema": _ref("Problem")}},
+            }
+
+
+def complete(base: dict[str, Any], optional: frozenset[str] = frozenset()) -> dict[str, Any]:
     doc = copy.deepcopy(base)
     schemas: dict[str, Any] = doc.setdefault("components", {}).setdefault("schemas", {})
-    commands, events, views, options = [], [_components("lobby", LobbyEvents, schemas)], [], []
-    for kind, decider in sorted(registry.games().items()):
-        commands.append(_components(kind, decider.command_type, schemas))
-        events.append(_components(kind, decider.event_type, schemas))
-        views.append(_components(kind, decider.view_type, schemas))
-        options.append(_components(kind, decider.options_type, schemas))
+    kinds = sorted(registry.games())
+    schemas["GameKind"] = {"type": "string", "enum": kinds, "description": "A registered game"}
+    schemas["GameStatus"] = {"type": "string", "enum": list(get_args(Status))}
+    schemas["JsonValue"] = _JSON_VALUE
 
-    _, bodies = msgspec.json.schema_components(_BODIES, ref_template="#/components/schemas/{name}")
+    lobby = _union("LobbyEvent", _components("lobby", LobbyEvents, schemas), schemas)
+    commands, events, seat_views, spectator_views, options = {}, [lobby], {}, {}, {}
+    for kind, decider in registry.games().items():
+        game = _camel(kind)
+        commands[kind] = _union(f"{game}Command", _components(kind, decider.command_type, schemas), schemas)
+        events.append(_union(f"{game}Event", _components(kind, decider.event_type, schemas), schemas))
+        views = _components(kind, decider.view_type, schemas)
+        _union(f"{game}View", views, schemas)
+        by_tag = views["discriminator"]["mapping"]
+        seat_views[kind] = {"oneOf": [{"$ref": by_tag["seat"]}, {"type": "null"}]}
+        spectator_views[kind] = {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}
+        options[kind] = _components(kind, decider.options_type, schemas)
+    schemas["GameEvent"] = {"description": "An event of the lobby or of a game", "oneOf": events}
+    schemas["GameOptions"] = {"description": "A game's options", "oneOf": list(options.values())}
+    schemas["Command"] = {"description": "A command of a game", "oneOf": list(commands.values())}
+
+    _, bodies = msgspec.json.schema_components(_BODIES, ref_template=_REF)
     schemas.update(bodies)
 
-    for path in doc.get("paths", {}).values():
-        for method in path.values():
-            for status, response in method.get("responses", {}).items():
-                if status in _RETRY_AFTER:  # problem details cannot declare headers (ResponseSpec)
-                    response["headers"] = {"Retry-After": _RETRY_AFTER[status]}
-        operation = path.get("post", {})
+    for operation in _operations(doc):
+        _problems_only(operation)
+        for status, response in operation.get("responses", {}).items():
+            if status in _RETRY_AFTER:  # problem details cannot declare headers (ResponseSpec)
+                response["headers"] = {"Retry-After": _RETRY_AFTER[status]}
+            content = response.get("content", {})
+            if "application/x-ndjson" in content:  # the export
+                content["application/x-ndjson"] = {
+                    "schema": {"type": "string", "description": "JSON Lines (docs/export-format.md)"}
+                }
+            if "text/event-stream" in content:
+                # OpenAPI 3.2's way, which tools of 3.1 ignore: `schema` is the whole stream
+                # (no JSON document: left open), `itemSchema` one message of it.
+                content["text/event-stream"] = {
+                    "schema": {"description": "The stream, read as it comes"},
+                    "itemSchema": _ref("EventMessage"),
+                }
+                response["description"] = _SSE_DESCRIPTION
         if operation.get("operationId") == "sendCommand":
             operation["requestBody"] = {
                 "required": True,
                 "description": "One command of the game's own tagged union (field `type`).",
-                "content": {"application/json": {"schema": {"oneOf": commands}}},
+                "content": {"application/json": {"schema": _ref("Command")}},
             }
-    if (event_out := _find(schemas, "EventOut")) is not None:
-        event_out["properties"]["data"] = {"oneOf": events}
-    if (seat_view := _find(schemas, "SeatViewOut")) is not None:
-        seat_view["properties"]["view"] = {"anyOf": [*views, {"type": "null"}]}
-    if (create := _find(schemas, "CreateGame")) is not None:
-        create["properties"]["options"] = {
-            "description": "The options of the game `kind`.",
-            "anyOf": options,  # {"players": 3} fits more than one game: `kind` decides
-        }
+    _security(doc, optional)
+
+    if (event_out := schemas.get("EventOut")) is not None:
+        event_out["properties"]["data"] = _ref("GameEvent")
+    if (audit_event := schemas.get("AuditEvent")) is not None:
+        audit_event["properties"]["data"] = _ref("GameEvent")
+    if (change := schemas.get("Change")) is not None:
+        change["properties"]["before"] = _ref("JsonValue")
+        change["properties"]["after"] = _ref("JsonValue")
+    if (created := schemas.get("lobby.GameCreated")) is not None:
+        created["properties"]["options"] = _ref("GameOptions")
+    schemas["EventMessage"] = {
+        "description": "One server-sent event of a stream",
+        "type": "object",
+        "properties": {
+            "event": {"type": "string", "description": "The event's type"},
+            "id": {"type": "string", "description": "Its number for this viewer"},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": _ref("EventOut"),
+            },
+        },
+        "required": ["event", "id", "data"],
+    }
+    _typed_status_fields(schemas)
+    _by_kind(schemas, "SeatViewOut", "view", seat_views)
+    _by_kind(schemas, "SpectatorSnapshot", "view", spectator_views)
+    if (create := schemas.get("CreateGame")) is not None:
+        create["description"] = "A new game of one `kind`, with that game's options"
+    _by_kind(schemas, "CreateGame", "options", options)
+    _without_defaults(schemas, ["CreateGame", "JoinSeat", "CreatePlayer", "Command"])
     return doc
 
 
@@ -97,10 +313,10 @@ class CompletedJsonRenderPlugin(JsonRenderPlugin):
     """Litestar's JSON render plugin, serving the completed document."""
 
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        return self.render_json(request, complete(openapi_schema))
+        return self.render_json(request, complete(openapi_schema, optional_token(request.app)))
 
 
-def export(app: Any) -> bytes:
+def export(app: Litestar) -> bytes:
     """The document as committed in openapi/openapi.json: sorted keys, indented."""
-    document = complete(app.openapi_schema.to_schema())
+    document = complete(app.openapi_schema.to_schema(), optional_token(app))
     return msgspec.json.format(msgspec.json.encode(document, order="sorted"), indent=2) + b"\n"

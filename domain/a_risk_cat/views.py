@@ -61,18 +61,18 @@ class ARiskCatViewBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="vie
     paintings_won: tuple[int, ...]
 
 
-class ARiskCatSpectatorView(ARiskCatViewBase, frozen=True, kw_only=True):
+class ARiskCatSpectatorView(ARiskCatViewBase, frozen=True, kw_only=True, tag="spectator"):
     """Public information only."""
 
 
-class ARiskCatSeatView(ARiskCatViewBase, frozen=True, kw_only=True):
+class ARiskCatSeatView(ARiskCatViewBase, frozen=True, kw_only=True, tag="seat"):
     """Public information plus what this seat may do now."""
 
     seat: int
     legal_commands: list[ARiskCatCommand]
 
 
-class ARiskCatModeratorView(ARiskCatViewBase, frozen=True, kw_only=True):
+class ARiskCatModeratorView(ARiskCatViewBase, frozen=True, kw_only=True, tag="moderator"):
     """Everything: full stacks (bottom to top), the bag's order (top first), the salt."""
 
     full_stacks: tuple[tuple[str, ...], ...]

@@ -45,7 +45,8 @@ def test_every_refusal_is_a_problem_with_its_codes() -> None:
 def test_enforced_constraints_are_in_the_schema() -> None:
     document = Contract().document
     schemas = document["components"]["schemas"]
-    assert schemas["CreateGame"]["additionalProperties"] is False
+    for kind in ("ExplodingKittensCreateGame", "ARiskCatCreateGame"):  # CreateGame: one per kind
+        assert schemas[kind]["additionalProperties"] is False
     assert schemas["JoinSeat"]["additionalProperties"] is False
     # A name, or none (a player joins under its own name).
     name = next(s for s in schemas["JoinSeat"]["properties"]["name"]["anyOf"] if s["type"] == "string")

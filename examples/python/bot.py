@@ -1,0 +1,89 @@
+"""An example bot on a client generated from playlog's OpenAPI document (openapi-python-client).
+
+It plays one seat of a running game of either kind: it follows the seat's event stream (SSE) and,
+whenever its view lists legal commands, sends one of them at random. Generate the client first
+(from the repository's root; the package is git-ignored):
+
+    openapi-python-client generate --path openapi/openapi.json --meta none \\
+        --output-path examples/python/playlog_client --config examples/python/openapi-python-client.yaml
+    python examples/python/bot.py http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN
+
+The game's commands, views and refusals are all typed: see type_checks.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import uuid
+
+from playlog_client import AuthenticatedClient
+from playlog_client.api.play import get_seat_view, send_command
+from playlog_client.models import GameStatus, Problem
+
+# Commands a bot never chooses: leaving only shortens the game.
+AVOIDED = frozenset({"Leave", "Concede"})
+# Refusals that only mean the game moved on between the view and the command.
+RACES = frozenset({"version_conflict", "window_closed", "stale_nope", "no_pending_decision"})
+
+
+class Bot:
+    def __init__(self, client: AuthenticatedClient, game_id: uuid.UUID, seat: int, rng: random.Random):
+        self.client = client
+        self.game_id = game_id
+        self.seat = seat
+        self.rng = rng
+
+    def turn(self) -> bool:
+        """Look at the seat's view and play if it may; True once the game is over."""
+        view = get_seat_view.sync(self.game_id, self.seat, client=self.client)
+        if view is None or isinstance(view, Problem):
+            raise SystemExit(f"view refused: {view.code if view else 'no answer'}")
+        if view.status == GameStatus.FINISHED:
+            print(f"seat {self.seat}: game over, winners {view.winners}")
+            return True
+        if view.view is None:  # the game has not started
+            return False
+        # A union of the seat view's variants: each game lists only its own commands.
+        legal = [command for command in view.view.legal_commands if command.type_ not in AVOIDED]
+        if not legal:
+            return False
+        command = self.rng.choice(legal)
+        result = send_command.sync(
+            self.game_id, self.seat, client=self.client, body=command, expected_version=view.version
+        )
+        if isinstance(result, Problem) and result.code not in RACES:
+            raise SystemExit(f"{command.type_} refused: {result.code} ({result.detail})")
+        return False
+
+    def play(self) -> None:
+        """Act on every event of the seat's stream until the game is over."""
+        if self.turn():
+            return
+        path = f"/games/{self.game_id}/seats/{self.seat}/stream"
+        http = self.client.get_httpx_client()
+        with http.stream("GET", path, timeout=None) as response:
+            if response.status_code != 200:
+                raise SystemExit(f"stream refused: {response.status_code} {response.read()!r}")
+            for line in response.iter_lines():
+                # One `data:` line per event (an EventMessage); its content does not matter
+                # here: the view says what may be done now.
+                if line.startswith("data:") and self.turn():
+                    return
+        raise SystemExit("the stream ended before the game did")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("url")
+    parser.add_argument("game_id", type=uuid.UUID)
+    parser.add_argument("seat", type=int)
+    parser.add_argument("token")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args(argv)
+    with AuthenticatedClient(base_url=args.url, token=args.token, timeout=None) as client:
+        Bot(client, args.game_id, args.seat, random.Random(args.seed)).play()
+
+
+if __name__ == "__main__":
+    main()
