@@ -73,7 +73,7 @@ def _ref(name: str) -> dict[str, Any]:
 
 
 def _camel(kind: str) -> str:
-    return "".join(part.capitalize() for part in kind.split("_"))  # a_risk_cat -> ARiskCat
+    return "".join(part.capitalize() for part in kind.split("_"))  # snake_case -> CamelCase
 
 
 def _components(prefix: str, type_: Any, schemas: dict[str, Any]) -> dict[str, Any]:

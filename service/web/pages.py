@@ -19,6 +19,7 @@ from litestar.response import Template
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
+from domain import registry
 from service.listing import ListedGame, fetch_listing, listing_query
 
 HERE = Path(__file__).parent
@@ -31,7 +32,8 @@ static_files = create_static_files_router(
     path=STATIC_PATH, directories=[HERE / "static"], include_in_schema=False, name="static"
 )
 
-KINDS = {"exploding_kittens": "Exploding Kittens", "a_risk_cat": "A Risk Cat"}
+# Each registered game's title, by kind: the pages name no game themselves.
+KINDS = {kind: decider.about.title if decider.about else kind for kind, decider in registry.games().items()}
 
 
 def _page(name: str, **context: Any) -> Template:
