@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -53,6 +53,23 @@ def resolve_database(settings: Settings, *, migrate: bool = True) -> str:
         except Exception as exc:
             raise DatabaseUnavailable(f"Migrations failed: {exc}".splitlines()[0]) from None
     return url
+
+
+T = TypeVar("T")
+
+
+def on_connection(url: str, work: Callable[[Any], Awaitable[T]]) -> T:
+    """Run ``work(conn)`` on one new connection to ``url``, closed however it ends."""
+    import asyncpg
+
+    async def run() -> T:
+        conn = await asyncpg.connect(url)
+        try:
+            return await work(conn)
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())
 
 
 @click.group()
@@ -157,8 +174,6 @@ def downgrade(revision: str) -> None:
 @friendly
 def moderator_token(name: str | None, ttl: float, revoked: str | None, listing: bool) -> None:
     """Issue, revoke or list moderator tokens (recorded in the database)."""
-    import asyncpg
-
     from service import moderators
 
     if sum((name is not None, revoked is not None, listing)) != 1:
@@ -166,26 +181,22 @@ def moderator_token(name: str | None, ttl: float, revoked: str | None, listing: 
     settings = Settings.from_env()
     url = resolve_database(settings)
 
-    async def run() -> None:
-        conn = await asyncpg.connect(url)
-        try:
-            if name is not None:
-                try:
-                    click.echo(await moderators.issue(conn, settings.keyring(), name, ttl * 3600))
-                except ValueError as exc:
-                    raise click.BadParameter(str(exc), param_hint="--name") from None
-            elif revoked is not None:
-                if not await moderators.revoke(conn, revoked):
-                    raise click.ClickException(f"no moderator named {revoked!r}")
-                click.echo(f"revoked every token of {revoked!r} issued until now")
-            else:
-                for row in await moderators.active(conn):
-                    issued, expires = f"{row.issued_at:%Y-%m-%d %H:%M}", f"{row.expires_at:%Y-%m-%d %H:%M}"
-                    click.echo(f"{row.name}\tissued {issued} UTC\texpires {expires} UTC")
-        finally:
-            await conn.close()
+    async def run(conn: Any) -> None:
+        if name is not None:
+            try:
+                click.echo(await moderators.issue(conn, settings.keyring(), name, ttl * 3600))
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint="--name") from None
+        elif revoked is not None:
+            if not await moderators.revoke(conn, revoked):
+                raise click.ClickException(f"no moderator named {revoked!r}")
+            click.echo(f"revoked every token of {revoked!r} issued until now")
+        else:
+            for row in await moderators.active(conn):
+                issued, expires = f"{row.issued_at:%Y-%m-%d %H:%M}", f"{row.expires_at:%Y-%m-%d %H:%M}"
+                click.echo(f"{row.name}\tissued {issued} UTC\texpires {expires} UTC")
 
-    asyncio.run(run())
+    on_connection(url, run)
 
 
 @main.command()
@@ -295,21 +306,15 @@ def rebuild_projections(batch_size: int) -> None:
 @friendly
 def export_game(game_id: uuid.UUID, output: Path | None) -> None:
     """Write GAME_ID as a portable JSON Lines file (docs/export-format.md)."""
-    import asyncpg
-
     from service import portable
 
     url = resolve_database(Settings.from_env())
 
-    async def run() -> list[str]:
-        conn = await asyncpg.connect(url)
-        try:
-            return [line async for line in portable.export_lines(conn, game_id, now=time.time())]
-        finally:
-            await conn.close()
+    async def run(conn: Any) -> list[str]:
+        return [line async for line in portable.export_lines(conn, game_id, now=time.time())]
 
     try:
-        lines = asyncio.run(run())
+        lines = on_connection(url, run)
     except portable.ExportError as exc:
         click.echo(f"playlog: {exc}", err=True)
         sys.exit(1)
@@ -337,8 +342,6 @@ def verify_file(file: Path) -> None:
 @friendly
 def import_file(file: Path) -> None:
     """Load an exported game into this database (refused if it does not verify or exists)."""
-    import asyncpg
-
     from service import portable
 
     try:
@@ -348,15 +351,8 @@ def import_file(file: Path) -> None:
         sys.exit(1)
     url = resolve_database(Settings.from_env())
 
-    async def run() -> portable.VerifyReport:
-        conn = await asyncpg.connect(url)
-        try:
-            return await portable.import_game(conn, export)
-        finally:
-            await conn.close()
-
     try:
-        report = asyncio.run(run())
+        report = on_connection(url, lambda conn: portable.import_game(conn, export))
     except portable.ImportRefused as exc:
         click.echo(f"playlog: import refused ({exc.code}): {exc}", err=True)
         sys.exit(1)
