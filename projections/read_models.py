@@ -9,6 +9,10 @@ ready to be written in a single transaction by the projector (service/projector.
   when it finishes, and as *won* for the player of each winning seat. A player sitting in several
   seats of one game counts once. Guests (no player id) get no statistics; display names are
   never identities (two players may share one).
+- A player's games (``PlayerGamesChange``): one row per player holding a seat of the game, with
+  its seats and, once finished, its outcome (``won`` if any of its seats won). A player who left
+  an open game has no row; one who conceded a running game keeps it (the seat is still theirs).
+  A game's rows are rewritten whole, and only when an event changes them.
 - ``created_at`` is the game's own creation time; ``started_at`` and ``finished_at`` are the
   ``recorded_at`` of the event that made it run and of the one that ended it (the database
   clock, the one the spectator delay is measured against).
@@ -19,6 +23,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Literal
 
 import msgspec
 
@@ -58,9 +63,29 @@ class StatChange(msgspec.Struct, frozen=True):
     won: int
 
 
+PlayerOutcome = Literal["won", "lost"]
+
+
+class PlayerGame(msgspec.Struct, frozen=True):
+    player: str  # the player's id
+    seats: tuple[int, ...]
+    outcome: PlayerOutcome | None  # once the game is finished
+
+
+class PlayerGamesChange(msgspec.Struct, frozen=True, kw_only=True):
+    """Every player row of one game after an event (replacing the game's previous rows)."""
+
+    game_id: uuid.UUID
+    kind: str
+    status: Status
+    created_at: datetime
+    rows: tuple[PlayerGame, ...]
+
+
 class Changes(msgspec.Struct, frozen=True):
     lobby: LobbyChange
     stats: tuple[StatChange, ...] = ()
+    player_games: PlayerGamesChange | None = None
 
 
 def lobby_change(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> LobbyChange:
@@ -95,17 +120,53 @@ def stat_changes(before: Table | None, after: Table) -> tuple[StatChange, ...]:
     return tuple(StatChange(player, after.kind, 1, int(w)) for player, w in won.items())
 
 
+def player_games(table: Table) -> tuple[PlayerGame, ...]:
+    """Each player holding a seat of the game, its seats, and its outcome once finished."""
+    seats: dict[str, list[int]] = {}
+    for seat, player in enumerate(table.players):
+        if player is not None:
+            seats.setdefault(player, []).append(seat)
+    winners = set(table.outcome.winners) if table.outcome is not None else set()
+
+    def outcome(held: list[int]) -> PlayerOutcome | None:
+        if table.status != "finished":
+            return None
+        return "won" if winners.intersection(held) else "lost"
+
+    return tuple(PlayerGame(player, tuple(held), outcome(held)) for player, held in seats.items())
+
+
+def player_games_change(game_id: uuid.UUID, before: Table | None, after: Table) -> PlayerGamesChange | None:
+    """The game's player rows, when this event changed them (``None`` when it did not)."""
+    rows = player_games(after)
+    if before is not None and before.status == after.status and player_games(before) == rows:
+        return None
+    return PlayerGamesChange(
+        game_id=game_id,
+        kind=after.kind,
+        status=after.status,
+        created_at=datetime.fromtimestamp(after.created_at, UTC),
+        rows=rows,
+    )
+
+
 def changes(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> Changes:
     """What folding one event (``before`` -> ``after``, recorded ``at``) changes."""
-    return Changes(lobby_change(game_id, before, after, at), stat_changes(before, after))
+    return Changes(
+        lobby_change(game_id, before, after, at),
+        stat_changes(before, after),
+        player_games_change(game_id, before, after),
+    )
 
 
 class BatchChanges:
-    """The changes of many events, merged: one lobby row per game, one increment per player."""
+    """The changes of many events, merged: one lobby row per game, one increment per player,
+    the latest player rows per game."""
 
     def __init__(self) -> None:
         self.lobby: dict[uuid.UUID, LobbyChange] = {}
         self.stats: dict[tuple[str, str], tuple[int, int]] = {}
+        self.player_games: dict[uuid.UUID, PlayerGamesChange] = {}
 
     def add(self, change: Changes) -> None:
         row = change.lobby
@@ -114,10 +175,12 @@ class BatchChanges:
         for stat in change.stats:
             played, won = self.stats.get((stat.player, stat.kind), (0, 0))
             self.stats[stat.player, stat.kind] = (played + stat.played, won + stat.won)
+        if change.player_games is not None:
+            self.player_games[row.game_id] = change.player_games
 
     def extend(self, items: Iterable[Changes]) -> None:
         for change in items:
             self.add(change)
 
     def __bool__(self) -> bool:
-        return bool(self.lobby or self.stats)
+        return bool(self.lobby or self.stats or self.player_games)

@@ -27,6 +27,7 @@ from service.api.lobby import GameSummary
 from service.api.lobby import SeatOut as JoinedSeat
 from service.api.players import PlayerCreatedOut as CreatedPlayer
 from service.games import SeatViewOut
+from service.players import PlayerGames
 from service.players import PlayerOut as Player
 from service.store import ChainReport
 
@@ -221,6 +222,16 @@ class PlaylogClient:
 
     async def refresh_player_token(self, token: str) -> CreatedPlayer:
         result: CreatedPlayer = await self._call("POST", "/players/me/token", CreatedPlayer, token=token)
+        return result
+
+    async def my_games(self, player_token: str, limit: int = 50, offset: int = 0) -> PlayerGames:
+        result: PlayerGames = await self._call(
+            "GET",
+            "/players/me/games",
+            PlayerGames,
+            token=player_token,
+            params={"limit": limit, "offset": offset},
+        )
         return result
 
     async def revoke_player_token(self, token: str) -> None:

@@ -1,9 +1,11 @@
 """Players: an identity across games (an id and a display name, not unique) and its token.
 
 The ``players`` table is the source of truth for who exists and whose token was revoked; what a
-player did lives in the log (``lobby.joined`` names the player) and its statistics in the read
-model ``player_stats``, keyed by the player's id. No passwords, no e-mail: the player token is
-the credential, and its holder can revoke it (``DELETE /players/me``).
+player did lives in the log (``lobby.joined`` names the player), its statistics in the read
+model ``player_stats`` and its games in ``player_games``, both keyed by the player's id. No
+passwords, no e-mail: the player token is the credential, and its holder can revoke it
+(``DELETE /players/me``). A player reads the transcript of each seat it held with that token,
+long after the seat token has expired; who held a seat is read from the game's log.
 """
 
 from __future__ import annotations
@@ -14,9 +16,15 @@ from datetime import datetime
 import asyncpg
 import msgspec
 
+from domain.viewers import Seat
+from projections.read_models import PlayerOutcome
+from projections.replay import transcript
+from projections.table import Status
 from service import auth
+from service.audit import replayed
 from service.auth import Keyring, Principal
 from service.errors import ServiceError, not_found
+from service.games import GameService
 
 
 class KindStats(msgspec.Struct, frozen=True):
@@ -30,6 +38,21 @@ class PlayerOut(msgspec.Struct, frozen=True):
     name: str
     created_at: datetime
     stats: list[KindStats]
+
+
+class PlayerGameOut(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    seats: list[int]  # the seats this player holds (one, unless it joined several)
+    status: Status
+    outcome: PlayerOutcome | None  # for this player, once the game is finished
+    created_at: datetime
+
+
+class PlayerGames(msgspec.Struct, frozen=True):
+    games: list[PlayerGameOut]  # newest first
+    limit: int
+    offset: int
 
 
 def check_name(name: str) -> str:
@@ -94,3 +117,36 @@ class Players:
             created_at=row["created_at"],
             stats=[KindStats(kind=s["kind"], played=s["played"], won=s["won"]) for s in stats],
         )
+
+    async def games(self, player_id: uuid.UUID, limit: int, offset: int) -> PlayerGames:
+        """The games this player holds a seat in, newest first (from the read model)."""
+        rows = await self._pool.fetch(
+            "SELECT game_id, kind, seats, status, outcome, created_at FROM player_games"
+            " WHERE player_id = $1 ORDER BY created_at DESC, game_id LIMIT $2 OFFSET $3",
+            player_id,
+            limit,
+            offset,
+        )
+        return PlayerGames(games=[PlayerGameOut(**dict(row)) for row in rows], limit=limit, offset=offset)
+
+
+def seat_not_held(game_id: uuid.UUID) -> ServiceError:
+    return ServiceError(403, "seat_not_held", f"This player held no such seat of game {game_id}.")
+
+
+async def player_transcript(
+    games: GameService, player_id: uuid.UUID, game_id: uuid.UUID, seat: int | None
+) -> str:
+    """The transcript of a seat this player held at the end of the game (``seat``, or its first).
+
+    The same text as the seat's own transcript route gives, whatever became of the seat token."""
+    steps = await replayed(games, game_id)
+    if not steps:
+        raise not_found(f"Game {game_id}")
+    final = steps[-1].table
+    held = [n for n, player in enumerate(final.players) if player == str(player_id)]
+    if not held or (seat is not None and seat not in held):
+        raise seat_not_held(game_id)
+    if final.status != "finished":
+        raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
+    return transcript(steps, Seat(held[0] if seat is None else seat))

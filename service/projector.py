@@ -1,4 +1,5 @@
-"""The read-model projector: follows the whole log and keeps the lobby list and player statistics.
+"""The read-model projector: follows the whole log and keeps the lobby list, player statistics
+and each player's games.
 
 How it stays exact
     It follows ``store.read_all`` from a checkpoint ``(tx_id, position)`` kept in
@@ -90,6 +91,14 @@ ON CONFLICT (player_id, kind) DO UPDATE SET played = s.played + EXCLUDED.played,
 """
 
 
+# A game's player rows are replaced whole: those of players who left go, the others are rewritten.
+_DELETE_PLAYER_GAMES = "DELETE FROM player_games WHERE game_id = ANY($1::uuid[])"
+_INSERT_PLAYER_GAME = """
+INSERT INTO player_games (player_id, game_id, kind, seats, status, outcome, created_at)
+VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7)
+"""
+
+
 class ReadModels:
     """Folds batches of the log into the read-model tables; the state behind both loops."""
 
@@ -109,7 +118,7 @@ class ReadModels:
     async def reset(self, conn: asyncpg.Connection) -> None:
         """Empty the read models and move the checkpoint back to the start, atomically."""
         async with conn.transaction():
-            await conn.execute("TRUNCATE lobby_games, player_stats")
+            await conn.execute("TRUNCATE lobby_games, player_stats, player_games")
             await conn.execute(
                 "INSERT INTO projector_checkpoints AS c (name) VALUES ($1) ON CONFLICT (name)"
                 " DO UPDATE SET tx_id = '0', position = 0, updated_at = now()",
@@ -243,6 +252,24 @@ class ReadModels:
                 await conn.executemany(
                     _UPSERT_STATS,
                     [(player, kind, played, won) for (player, kind), (played, won) in batch.stats.items()],
+                )
+            if batch.player_games:
+                await conn.execute(_DELETE_PLAYER_GAMES, list(batch.player_games))
+                await conn.executemany(
+                    _INSERT_PLAYER_GAME,
+                    [
+                        (
+                            row.player,
+                            game.game_id,
+                            game.kind,
+                            list(row.seats),
+                            game.status,
+                            row.outcome,
+                            game.created_at,
+                        )
+                        for game in batch.player_games.values()
+                        for row in game.rows
+                    ],
                 )
             await conn.execute(
                 "UPDATE projector_checkpoints SET tx_id = $2::text::xid8, position = $3, updated_at = now()"

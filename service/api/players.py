@@ -1,4 +1,4 @@
-"""Players: create an identity, revoke its token, read a player's statistics."""
+"""Players: create an identity, revoke its token, read a player's statistics, games and transcripts."""
 
 from __future__ import annotations
 
@@ -6,16 +6,28 @@ import uuid
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, delete, get, post
+from litestar import Controller, MediaType, delete, get, post
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.params import QueryParameter
 
 from service.api.deps import provide_principal
 from service.api.lobby import NAME_PATTERN
-from service.api.problems import BEARER, JSON_BODY, PARAMS, RATE_LIMITED, UNAVAILABLE, problems
+from service.api.params import INT32_MAX, LOWER_BOUND_ZERO
+from service.api.problems import (
+    BEARER,
+    JSON_BODY,
+    PARAMS,
+    RATE_LIMITED,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    problems,
+)
 from service.auth import Principal
 from service.errors import ServiceError
-from service.players import PlayerOut, Players
+from service.games import GameService
+from service.listing import MAX_LIMIT
+from service.players import PlayerGames, PlayerOut, Players, player_transcript
 
 
 class CreatePlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -32,6 +44,12 @@ class PlayerCreatedOut(msgspec.Struct, frozen=True):
 def _players(state: State) -> Players:
     players: Players = state.players
     return players
+
+
+def _player_id(principal: Principal) -> uuid.UUID:
+    if principal.role != "player" or principal.player_id is None:
+        raise ServiceError(403, "forbidden", "A player token is required.")
+    return principal.player_id
 
 
 class PlayersController(Controller):
@@ -57,9 +75,7 @@ class PlayersController(Controller):
         status_code=204,
     )
     async def revoke(self, state: State, principal: Principal) -> None:
-        if principal.role != "player" or principal.player_id is None:
-            raise ServiceError(403, "forbidden", "A player token is required.")
-        await _players(state).revoke(principal.player_id)
+        await _players(state).revoke(_player_id(principal))
 
     @post(
         "/me/token",
@@ -70,13 +86,61 @@ class PlayersController(Controller):
         status_code=200,
     )
     async def refresh(self, state: State, principal: Principal) -> PlayerCreatedOut:
-        if principal.role != "player" or principal.player_id is None:
-            raise ServiceError(403, "forbidden", "A player token is required.")
+        player_id = _player_id(principal)
         players = _players(state)
-        name = await players.name(principal.player_id)
-        return PlayerCreatedOut(
-            player_id=principal.player_id, name=name, token=players.token(principal.player_id)
-        )
+        name = await players.name(player_id)
+        return PlayerCreatedOut(player_id=player_id, name=name, token=players.token(player_id))
+
+    @get(
+        "/me/games",
+        operation_id="listMyGames",
+        summary="The games the caller (player token) holds a seat in, newest first",
+        dependencies={"principal": Provide(provide_principal)},
+        responses=problems(PARAMS, BEARER, UNAVAILABLE),
+    )
+    async def my_games(
+        self,
+        state: State,
+        principal: Principal,
+        limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
+        offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
+    ) -> PlayerGames:
+        return await _players(state).games(_player_id(principal), limit, offset)
+
+    @get(
+        "/me/games/{game_id:uuid}/transcript",
+        operation_id="myGameTranscript",
+        summary="The transcript of a seat the caller (player token) held, once the game is over",
+        description="The same text as the seat's own transcript, whether or not its seat token "
+        "has expired. `seat` picks one of the player's seats (default: its first).",
+        dependencies={"principal": Provide(provide_principal)},
+        responses=problems(
+            PARAMS,
+            BEARER,
+            {403: ["seat_not_held"]},
+            UNKNOWN_GAME,
+            {409: ["game_not_finished"]},
+            UNAVAILABLE,
+        ),
+        media_type=MediaType.TEXT,
+    )
+    async def my_transcript(
+        self,
+        game_id: uuid.UUID,
+        games: GameService,
+        principal: Principal,
+        seat: Annotated[
+            int | None,
+            QueryParameter(
+                required=False,
+                ge=0,
+                le=INT32_MAX,
+                schema_extra=LOWER_BOUND_ZERO,
+                description="Which of the player's seats (default: its first)",
+            ),
+        ] = None,
+    ) -> str:
+        return await player_transcript(games, _player_id(principal), game_id, seat)
 
     @get(
         "/{player_id:uuid}",
