@@ -27,7 +27,7 @@ from service.projector import ReadModels, rebuild
 from service.store import START, Cursor, EventStore
 
 EK_OPTIONS = {"players": 2, "reaction_window": 0}
-Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
+Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
 async def wait_for(check: Callable[[], Awaitable[bool]], timeout: float = 60.0) -> None:
@@ -50,7 +50,8 @@ async def caught_up(pool: asyncpg.Pool) -> bool:
 async def read_model_rows(pool: asyncpg.Pool) -> Rows:
     lobby = await pool.fetch("SELECT * FROM lobby_games ORDER BY game_id")
     stats = await pool.fetch("SELECT * FROM player_stats ORDER BY player_id, kind")
-    return [tuple(r) for r in lobby], [tuple(r) for r in stats]
+    games = await pool.fetch("SELECT * FROM player_games ORDER BY player_id, game_id")
+    return [tuple(r) for r in lobby], [tuple(r) for r in stats], [tuple(r) for r in games]
 
 
 async def bot_games(api: PlaylogClient, count: int, player_tokens: Sequence[str] = ()) -> list[GameReport]:
@@ -231,7 +232,8 @@ async def test_rebuild_gives_the_same_rows_as_the_live_projector(
     await bot_games(api, 2, [p.token for p in players])
     await wait_for(lambda: caught_up(pool))
     live = await read_model_rows(pool)
-    assert len(live[0]) == 4 and len(live[1]) == 2  # statistics by player id, rebuilt the same
+    # Statistics and each player's games (two players, two games each), by player id, rebuilt the same.
+    assert (len(live[0]), len(live[1]), len(live[2])) == (4, 2, 4)
 
     seen: list[tuple[int, int]] = []
     report = await rebuild(store, database_url, batch_size=37, progress=lambda d, t: seen.append((d, t)))

@@ -1,4 +1,5 @@
-"""Who holds each seat, folded from the log: occupancy ids, players, concessions, statistics."""
+"""Who holds each seat, folded from the log: occupancy ids, players, concessions, statistics,
+each player's games."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from domain.decider import Context
+from domain.decider import Context, Outcome
 from domain.exploding_kittens.events import PlayerConceded
 from projections import read_models
 from projections.table import GameCreated, GameStarted, SeatJoined, SeatLeft, Table, decode, evolve, fold
@@ -73,3 +74,38 @@ def test_two_players_with_one_display_name_keep_separate_statistics_and_guests_g
     ]
     guests = seated(SeatJoined(seat=0, name="sam"), SeatJoined(seat=1, name="sam"))
     assert read_models.stat_changes(guests, msgspec.structs.replace(guests, status="finished")) == ()
+
+
+def test_a_players_games_keep_a_conceded_seat_and_drop_a_seat_left_before_the_start() -> None:
+    game_id = uuid.uuid4()
+    table = seated(SeatJoined(seat=0, name="a", occupancy="a1", player="p1"))
+    joined = read_models.player_games_change(game_id, None, table)
+    assert joined is not None and joined.rows == (read_models.PlayerGame("p1", (0,), None),)
+    left = evolve(table, SeatLeft(seat=0))
+    assert read_models.player_games_change(game_id, table, left) == msgspec.structs.replace(joined, rows=())
+
+    table = seated(
+        SeatJoined(seat=0, name="a", occupancy="a1", player="p1"),
+        SeatJoined(seat=1, name="b", occupancy="b1", player="p2"),
+    )
+    running = msgspec.structs.replace(table, status="running")
+    conceded = msgspec.structs.replace(running, conceded=frozenset({1}), version=running.version + 1)
+    assert read_models.player_games_change(game_id, running, conceded) is None  # nothing changed
+    finished = msgspec.structs.replace(conceded, status="finished", outcome=Outcome(winners=(0,)))
+    change = read_models.player_games_change(game_id, conceded, finished)
+    assert change is not None and change.status == "finished"
+    assert change.rows == (
+        read_models.PlayerGame("p1", (0,), "won"),
+        read_models.PlayerGame("p2", (1,), "lost"),
+    )
+
+
+def test_a_player_in_two_seats_has_one_row_and_guests_have_none() -> None:
+    table = seated(
+        SeatJoined(seat=0, name="a", occupancy="a1", player="p1"),
+        SeatJoined(seat=1, name="a", occupancy="a2", player="p1"),
+    )
+    finished = msgspec.structs.replace(table, status="finished", outcome=Outcome(winners=(1,)))
+    assert read_models.player_games(finished) == (read_models.PlayerGame("p1", (0, 1), "won"),)
+    guests = seated(SeatJoined(seat=0, name="sam"), SeatJoined(seat=1, name="sam"))
+    assert read_models.player_games(guests) == ()
