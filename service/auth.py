@@ -25,6 +25,8 @@ from typing import Any, Literal
 import jwt
 from litestar.exceptions import NotAuthorizedException
 
+from service.errors import ServiceError
+
 ALGORITHM = "HS256"
 Role = Literal["seat", "host", "moderator", "player"]
 ROLES = ("seat", "host", "moderator", "player")
@@ -145,7 +147,8 @@ def _decode(encoded: str, keys: Keyring) -> tuple[Principal, float]:
 
 
 def read_bearer(authorization: str | None, keys: Keyring) -> Principal:
-    """The principal of an ``Authorization: Bearer`` header; 401 when missing, invalid or expired."""
+    """The principal of an ``Authorization: Bearer`` header; 401 when missing, invalid or expired
+    (``token_expired``: the holder knows to get a new one rather than to fix its request)."""
     if not authorization or not authorization.lower().startswith("bearer "):
         raise NotAuthorizedException("A bearer token is required (Authorization: Bearer <token>).")
     try:
@@ -153,5 +156,5 @@ def read_bearer(authorization: str | None, keys: Keyring) -> Principal:
     except (jwt.PyJWTError, KeyError, ValueError, TypeError):
         raise NotAuthorizedException("The bearer token is invalid or expired.") from None
     if expires <= time.time():
-        raise NotAuthorizedException("The bearer token is invalid or expired.")
+        raise ServiceError(401, "token_expired", f"This {principal.role} token has expired.")
     return principal

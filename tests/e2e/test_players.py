@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from contextlib import AsyncExitStack
 
 import msgspec
 import pytest
+from litestar.testing import AsyncTestClient
 
 from projections.table import SeatJoined
+from service.app import create_app
 from service.client import ApiError, PlaylogClient
+from service.config import Settings
 from service.store import EventStore
 
 
@@ -63,3 +67,16 @@ async def test_an_unknown_player_is_not_found_and_a_new_one_has_no_statistics(ap
     with pytest.raises(ApiError) as empty:
         await api.create_player("   ")
     assert (empty.value.status, empty.value.code) == (400, "invalid_body")  # the schema's pattern
+
+
+async def test_a_revoked_player_token_is_refused_by_every_instance(settings: Settings) -> None:
+    async with AsyncExitStack() as stack:
+        apps = [await stack.enter_async_context(AsyncTestClient(create_app(settings))) for _ in range(2)]
+        first, second = [PlaylogClient(str(http.base_url), http=http) for http in apps]
+        pat = await first.create_player("pat")
+        assert (await second.my_games(pat.token)).games == []
+        await first.revoke_player_token(pat.token)
+        for api in (first, second):
+            with pytest.raises(ApiError) as refused:
+                await api.my_games(pat.token)
+            assert (refused.value.status, refused.value.code) == (401, "token_revoked")

@@ -68,7 +68,35 @@ async def test_moderator_tokens_are_short_and_refused_once_expired(
     refused = await api.http.get(
         f"/games/{created.game_id}/audit/log", headers={"Authorization": f"Bearer {stale}"}
     )
-    assert refused.status_code == 401
+    assert (refused.status_code, refused.json()["code"]) == (401, "token_expired")
+
+
+async def test_seat_and_host_tokens_past_their_exp_are_refused(
+    api: PlaylogClient, settings: Settings
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2})
+    seat = await api.join(created.game_id, "pat")
+    long_ago = time.time() - settings.seat_token_lifetime - settings.host_token_lifetime
+    occupancy = claims(seat.token)["occ"]  # the seat's holder now: only the expiry is wrong
+    stale_seat = auth.issue(
+        settings.keyring(),
+        Principal(role="seat", game_id=created.game_id, seat=0, occupancy=occupancy),
+        settings.seat_token_lifetime,
+        now=long_ago,
+    )
+    stale_host = auth.issue(
+        settings.keyring(),
+        Principal(role="host", game_id=created.game_id),
+        settings.host_token_lifetime,
+        now=long_ago,
+    )
+    for method, path, token in (
+        ("GET", f"/games/{created.game_id}/seats/0/view", stale_seat),
+        ("POST", f"/games/{created.game_id}/start", stale_host),
+    ):
+        refused = await api.http.request(method, path, headers={"Authorization": f"Bearer {token}"})
+        assert (refused.status_code, refused.json()["code"]) == (401, "token_expired"), path
+    assert (await api.view(created.game_id, 0, seat.token)).seat == 0
 
 
 async def test_a_seat_token_reads_a_finished_game_until_its_grace_ends(settings: Settings) -> None:
@@ -99,3 +127,18 @@ async def test_a_host_token_ends_a_margin_after_the_start(settings: Settings) ->
                 headers={"Authorization": f"Bearer {created.host_token}"},
             )
             assert (again.status_code, again.json()["code"]) == (status, code), margin
+
+
+async def test_a_player_token_is_refused_once_expired(api: PlaylogClient, settings: Settings) -> None:
+    pat = await api.create_player("pat")
+    stale = auth.issue(
+        settings.keyring(),
+        Principal(role="player", player_id=pat.player_id),
+        settings.player_token_lifetime,
+        now=time.time() - settings.player_token_lifetime - 60,
+    )
+    for token, status in ((stale, 401), (pat.token, 200)):
+        response = await api.http.get("/players/me/games", headers={"Authorization": f"Bearer {token}"})
+        assert response.status_code == status
+    refused = await api.http.post("/players/me/token", headers={"Authorization": f"Bearer {stale}"})
+    assert (refused.status_code, refused.json()["code"]) == (401, "token_expired")
