@@ -254,7 +254,7 @@ def bots(
 
 @main.group("projections")
 def projections_group() -> None:
-    """Read models (lobby list, player statistics), projected from the log."""
+    """Read models (lobby list, player statistics, players' games), projected from the log."""
 
 
 @projections_group.command("rebuild")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service.app import create_app
 from service.client import ApiError, JoinedSeat, PlaylogClient
 from service.config import Settings
 from service.store import EventStore, NewEvent
@@ -149,3 +151,24 @@ async def test_a_token_from_before_occupancies_keeps_its_seat_joined_before_them
     with pytest.raises(ApiError) as refused:
         await api.view(created.game_id, 1, old_tokens[1])
     assert (refused.value.status, refused.value.code) == (403, "seat_token_revoked")
+
+
+async def test_a_former_occupants_token_is_refused_by_another_instance_that_cached_the_game(
+    settings: Settings,
+) -> None:
+    async with AsyncExitStack() as stack:
+        apps = [await stack.enter_async_context(AsyncTestClient(create_app(settings))) for _ in range(2)]
+        first, second = [PlaylogClient(str(http.base_url), http=http) for http in apps]
+        created = await first.create_game("exploding_kittens", {"players": 2, "reaction_window": 0})
+        alice = await first.join(created.game_id, "alice")
+        assert (await second.view(created.game_id, 0, alice.token)).seat == 0  # cached there
+        await first.leave(created.game_id, 0, alice.token)
+        bob = await first.join(created.game_id, "bob")
+        await first.join(created.game_id, "carol")
+        await first.start(created.game_id, created.host_token)
+
+        for method, route, body in SEAT_ROUTES:
+            path = f"/games/{created.game_id}/seats/0/{route}".rstrip("/")
+            response = await apps[1].request(method, path, headers=bearer(alice.token), json=body)
+            assert (response.status_code, response.json()["code"]) == (403, "seat_token_revoked"), route
+        assert (await second.view(created.game_id, 0, bob.token)).seat == 0
