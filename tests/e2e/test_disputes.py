@@ -107,7 +107,9 @@ async def test_a_seat_raises_a_dispute_and_each_reader_sees_its_part(
     assert moderators[0]["reason"] == REASON and moderators[0]["seqs"] == [2, 3]
 
 
-async def test_a_raise_is_idempotent_with_its_key(api: PlaylogClient, http: AsyncTestClient[Litestar]) -> None:
+async def test_a_raise_is_idempotent_with_its_key(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
     game = await finished_game(api)
     body = {"seqs": [2], "category": "other", "reason": REASON}
     headers = {**game.seat(0), "Idempotency-Key": "k1"}
@@ -118,7 +120,9 @@ async def test_a_raise_is_idempotent_with_its_key(api: PlaylogClient, http: Asyn
     assert first.json() == again.json()
     assert len((await http.get(url, headers=game.seat(0))).json()["items"]) == 1
     await refusal(
-        await http.post(url, json={**body, "reason": "another"}, headers=headers), 422, "idempotency_key_reused"
+        await http.post(url, json={**body, "reason": "another"}, headers=headers),
+        422,
+        "idempotency_key_reused",
     )
 
 
