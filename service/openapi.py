@@ -23,13 +23,23 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from domain import registry
 from projections.table import DisputeEvents, LobbyEvents, Status
 from service.api.deps import provide_optional_principal
+from service.api.disputes import QuestionBody, RaiseBody, ResolveBody, ReviewBody, TextBody
 from service.api.lobby import CreateGame, JoinSeat
 from service.api.players import CreatePlayer
 from service.api.problems import PARAMS, PROBLEM_JSON
 
 # Request bodies whose schema msgspec writes (Litestar's omits their constraints and that unknown
 # fields are refused: additionalProperties false).
-_BODIES: tuple[type[msgspec.Struct], ...] = (CreateGame, JoinSeat, CreatePlayer)
+_BODIES: tuple[type[msgspec.Struct], ...] = (
+    CreateGame,
+    JoinSeat,
+    CreatePlayer,
+    RaiseBody,
+    TextBody,
+    QuestionBody,
+    ResolveBody,
+    ReviewBody,
+)
 
 _REF = "#/components/schemas/{name}"
 BEARER_SCHEME = "bearer"
