@@ -88,7 +88,9 @@ def apply(disputes: tuple[DisputeState, ...], event: DisputeEvent, seq: int) -> 
             ruling = Ruling(
                 event.verdict, event.action, event.seats, event.explanation, event.moderator, event.at
             )
-            return _replace(disputes, replace(current, status="resolved", ruling=ruling, asked=()))
+            return _replace(
+                disputes, replace(current, status="resolved", claimed_by=None, ruling=ruling, asked=())
+            )
         case DisputeNoted():
             return disputes
     return disputes
