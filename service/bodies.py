@@ -78,6 +78,31 @@ def decode_any(body: bytes) -> Any:
     return decode(body, _ANY)
 
 
+def _integral(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    return value
+
+
+def _takes_integers(info: msgspec.inspect.Type) -> bool:
+    if isinstance(info, msgspec.inspect.ListType):
+        info = info.item_type
+    return isinstance(info, msgspec.inspect.IntType)
+
+
+def integers_as_ints(body_type: type[msgspec.Struct], value: Any) -> Any:
+    """``value`` with the integral floats of ``body_type``'s integer fields (and lists of them) as
+    ints: JSON Schema's ``integer`` is a number without a fraction, ``2.0`` included."""
+    if not isinstance(value, dict):
+        return value
+    for field in msgspec.structs.fields(body_type):
+        if field.encode_name in value and _takes_integers(msgspec.inspect.type_info(field.type)):
+            value[field.encode_name] = _integral(value[field.encode_name])
+    return value
+
+
 class JsonRequest(Request[Any, Any, Any]):
     """Litestar's request, its ``data`` bodies decoded by the shared decoder above."""
 
@@ -89,6 +114,7 @@ class JsonRequest(Request[Any, Any, Any]):
         field = self.route_handler.parsed_data_field
         body_type = field.annotation if field is not None else None
         if isinstance(body_type, type) and issubclass(body_type, msgspec.Struct):
+            value = integers_as_ints(body_type, value)
             try:
                 msgspec.convert(value, body_type, strict=True)
             except msgspec.ValidationError as exc:

@@ -13,7 +13,7 @@ Create Date: 2026-11-30
 from alembic import op
 
 revision = "0005"
-down_revision = "0003"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
@@ -37,7 +37,7 @@ def upgrade() -> None:
 
         -- Fill it from the log: the read models start over, and the projector replays the
         -- whole log into all of them (as `playlog projections rebuild` would).
-        TRUNCATE lobby_games, player_stats;
+        TRUNCATE lobby_games, player_stats, disputes;
         UPDATE projector_checkpoints SET tx_id = '0', "position" = 0, updated_at = now();
         """
     )
