@@ -143,5 +143,45 @@ const PL = (() => {
     return detail.length ? `${parts.join(" ")} — ${detail.join("; ")}` : parts.join(" ");
   }
 
-  return { api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, followStream, describeEvent, words, seatName };
+  // Disputes, as the seat pages and the moderator pages both show them (texts as text only).
+  const when = (t) => (t ? new Date(t * 1000).toISOString().replace("T", " ").replace(/\..*/, " UTC") : "");
+  const seatList = (seats, list) => (list || []).map((s) => seatName(seats, s)).join(", ") || "nobody";
+  const DISPUTE_STATUS = { open: "waiting for a moderator", claimed: "under review", resolved: "resolved" };
+  const disputeStatus = (status) => DISPUTE_STATUS[status] || words(status || "");
+
+  function verdictText(v, seats) {
+    if (!v) return "";
+    let ruling;
+    if (v.verdict === "dismissed") ruling = "Dismissed";
+    else if (v.action === "void") ruling = "Upheld: the game counts for nobody";
+    else if (v.action === "award") ruling = `Upheld: the win goes to ${seatList(seats, v.seats)}`;
+    else if (v.action === "penalize") ruling = `Upheld: a penalty for ${seatList(seats, v.seats)}`;
+    else ruling = "Upheld, with no change to the game";
+    const by = v.moderator ? ` (${v.moderator}, ${when(v.at)})` : "";
+    return `${ruling}${by}${v.explanation ? `. ${v.explanation}` : ""}`;
+  }
+
+  const ACTS = { raised: "raised the dispute", claimed: "claimed it", released: "released it", noted: "noted", asked: "asked", answered: "answered", resolved: "ruled" };
+  // One history entry in words: "[time] who did what: text".
+  function historyText(h, seats) {
+    const type = String(h.type || "").replace(/^dispute\./, "");
+    const target = typeof h.seat === "number" ? seatName(seats, h.seat) : null;
+    const who = h.by || (type === "raised" || type === "answered" ? target : null) || "someone";
+    const whom = type === "asked" && target ? ` ${target}` : "";
+    return `${when(h.at)} · ${who} ${ACTS[type] || words(type)}${whom}${h.text ? `: ${h.text}` : ""}`;
+  }
+
+  // Who won as every reader should count it: a moderator's ruling (ruled_outcome) over the original.
+  function outcomeText(game) {
+    const names = (winners) => (winners || []).map((s) => seatName(game.seats, s)).join(", ") || "none";
+    const ruled = game.ruled_outcome;
+    if (!ruled) return `Winner: ${names(game.winners || (game.outcome && game.outcome.winners))}.`;
+    const original = game.outcome ? game.outcome.winners : game.winners;
+    return `Winner as ruled by a moderator: ${names(ruled.winners)} (originally: ${names(original)}).`;
+  }
+
+  return {
+    api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, followStream, describeEvent, words, seatName,
+    when, disputeStatus, verdictText, historyText, outcomeText,
+  };
 })();
