@@ -12,9 +12,10 @@ from typing import Any
 import msgspec
 
 from domain.decider import Decider
+from domain.disputes import views as dispute_views
 from domain.viewers import Moderator, Viewer
 from projections.numbering import private_seat, sees
-from projections.table import GameCreated, Table, is_lobby_type
+from projections.table import DisputeEvent, GameCreated, Table, is_lobby_type
 
 
 class EventOut(msgspec.Struct, frozen=True):
@@ -33,7 +34,10 @@ def _tag(event: msgspec.Struct) -> str:
 
 
 def redact(decider: Decider | None, event: Any, viewer: Viewer) -> Any | None:
-    """The event as ``viewer`` may see it, or None; lobby events are public."""
+    """The event as ``viewer`` may see it, or None; lobby events are public, dispute events are
+    cut by domain/disputes/views.py."""
+    if isinstance(event, DisputeEvent):
+        return dispute_views.redact(event, viewer)
     if isinstance(event, GameCreated) and event.options.get("seed") is not None:
         # A seeded game's seed would let anyone replay its shuffles: moderators only.
         if isinstance(viewer, Moderator):

@@ -17,13 +17,13 @@ from typing import Any
 
 from domain.decider import Decider
 from domain.viewers import Moderator, Seat, Viewer
-from projections.table import LobbyEvent, Table
+from projections.table import DisputeEvent, LobbyEvent, Table
 
 
 def private_seat(decider: Decider | None, event: Any) -> int | None:
     """The one seat that may know ``event`` exists, or None if every viewer may (lobby events are
-    public)."""
-    if decider is None or decider.private_to is None or isinstance(event, LobbyEvent):
+    public; every viewer knows a dispute event exists, domain/disputes/views.py)."""
+    if decider is None or decider.private_to is None or isinstance(event, LobbyEvent | DisputeEvent):
         return None
     return decider.private_to(event)
 

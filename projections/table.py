@@ -13,6 +13,7 @@ import msgspec
 
 from domain import registry
 from domain.decider import Upcaster
+from domain.disputes.events import DisputeEvent, DisputeEvents, is_dispute_type
 from domain.table.events import (
     GameCreated,
     GameStarted,
@@ -26,6 +27,8 @@ from domain.table.state import Status, Table, created, evolve, fold
 from projections import upcast
 
 __all__ = [
+    "DisputeEvent",
+    "DisputeEvents",
     "GameCreated",
     "GameStarted",
     "LobbyEvent",
@@ -40,12 +43,14 @@ __all__ = [
     "evolve",
     "fold",
     "fold_rows",
+    "is_dispute_type",
     "is_lobby_type",
     "schema_version",
     "step",
 ]
 
 lobby_decoder = msgspec.json.Decoder(LobbyEvents)
+dispute_decoder = msgspec.json.Decoder(DisputeEvents)
 
 # The lobby events' own schema versions and upcasters (as a game's, in domain/decider.py).
 LOBBY_SCHEMA_VERSIONS: dict[str, int] = {}
@@ -76,7 +81,7 @@ def game_decoder(kind: str) -> tuple[msgspec.json.Decoder[Any], Mapping[str, int
 
 def schema_version(kind: str, event_type: str) -> int:
     """The schema version an event of ``event_type`` is written with today."""
-    if is_lobby_type(event_type):
+    if is_lobby_type(event_type) or is_dispute_type(event_type):
         return LOBBY_SCHEMA_VERSIONS.get(event_type, 1)
     return registry.get(kind).schema_versions.get(event_type, 1)
 
@@ -103,6 +108,8 @@ def decode(kind: str | None, event_type: str, data: str | bytes, version: int) -
     ``version`` goes through the upcasters first (projections/upcast.py). At the current version
     this is a bare decode and one dict look-up.
     """
+    if is_dispute_type(event_type):  # written at schema version 1 so far
+        return dispute_decoder.decode(data)
     if is_lobby_type(event_type) or kind is None:
         current = LOBBY_SCHEMA_VERSIONS.get(event_type, 1)
         if version == current:

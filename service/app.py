@@ -14,6 +14,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 from service import log as logs
 from service.api.audit import AuditController, ExportController, SeatTranscriptController
 from service.api.deps import provide_games
+from service.api.disputes import GameDisputesController, ModerationController
 from service.api.health import HealthController
 from service.api.lobby import LobbyController
 from service.api.metrics import MetricsController
@@ -22,6 +23,7 @@ from service.api.players import PlayersController
 from service.api.streams import PlayerStreamController, SpectatorController
 from service.bodies import JsonRequest
 from service.config import Settings
+from service.disputes import Disputes
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
@@ -69,8 +71,10 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         listener.on_auth(moderators.on_auth)
         listener.on_resync(moderators.invalidate)
         players = Players(pool, keys, settings.player_token_lifetime)
+        disputes = Disputes(games, pool, settings.dispute_window)
         app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds)
         app.state.update(keyring=keys, settings=settings, moderators=moderators, players=players)
+        app.state.update(disputes=disputes)
         notifier.start()
         listener.start()
         scheduler.start()
@@ -103,6 +107,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             AuditController,
             ExportController,
             SeatTranscriptController,
+            GameDisputesController,
+            ModerationController,
             MetricsController,
             pages_router,
         ],

@@ -36,6 +36,7 @@ class Settings:
     host_token_after_start: float = 600.0  # a host token stops working this long after the start
     player_token_lifetime: float = 365 * 86400.0
     moderator_cache_seconds: float = 5.0  # how long an instance trusts its list of revoked names
+    dispute_window: float = 7 * 86400.0  # a seat may raise a dispute this long after its game ends
     # Abuse limits (README, "Limits"): generous enough that play, the tests and the benches never
     # meet them. A rate is "N/second|minute|hour|day"; "off" (or 0) lifts it.
     rate_limit_writes: str = "1000/minute"  # POST /games and POST .../seats, per client address
@@ -62,6 +63,7 @@ class Settings:
             host_token_lifetime=_hours(env, "PLAYLOG_HOST_TOKEN_HOURS", 72),
             host_token_after_start=_hours(env, "PLAYLOG_HOST_TOKEN_AFTER_START_HOURS", 1 / 6),
             player_token_lifetime=_hours(env, "PLAYLOG_PLAYER_TOKEN_HOURS", 365 * 24),
+            dispute_window=_hours(env, "PLAYLOG_DISPUTE_WINDOW_HOURS", 7 * 24),
             rate_limit_writes=env.get("PLAYLOG_RATE_LIMIT_WRITES", cls.rate_limit_writes),
             rate_limit_commands=env.get("PLAYLOG_RATE_LIMIT_COMMANDS", cls.rate_limit_commands),
             max_streams=int(env.get("PLAYLOG_MAX_STREAMS", cls.max_streams)),

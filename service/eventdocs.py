@@ -192,6 +192,21 @@ def render() -> str:
     for struct in get_args(tables.LobbyEvents):
         names = ", ".join(f"`{n}`" for n in get_type_hints(struct))
         lines.append(f"| `{tables.event_tag_of(struct)}` | {names} |")
+    lines += [
+        "",
+        "## Dispute events (every game)",
+        "",
+        "In the game's own log, hash-chained like every move. Who reads what of them is in",
+        "`domain/disputes/views.py`: moderators everything; the seat an event is about all of it;",
+        "the other seats and spectators the dispute's existence, status and ruling, never a reason",
+        "or a note.",
+        "",
+        "| type | fields |",
+        "| --- | --- |",
+    ]
+    for struct in get_args(tables.DisputeEvents):
+        names = ", ".join(f"`{n}`" for n in get_type_hints(struct))
+        lines.append(f"| `{tables.event_tag_of(struct)}` | {names} |")
     lines.append("")
     for kind in registry.games():
         lines += game_section(kind)

@@ -21,7 +21,7 @@ from litestar import Litestar, Request
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import registry
-from projections.table import LobbyEvents, Status
+from projections.table import DisputeEvents, LobbyEvents, Status
 from service.api.deps import provide_optional_principal
 from service.api.lobby import CreateGame, JoinSeat
 from service.api.players import CreatePlayer
@@ -232,7 +232,8 @@ def complete(base: dict[str, Any], optional: frozenset[str] = frozenset()) -> di
     schemas["JsonValue"] = _JSON_VALUE
 
     lobby = _union("LobbyEvent", _components("lobby", LobbyEvents, schemas), schemas)
-    commands, events, seat_views, spectator_views, options = {}, [lobby], {}, {}, {}
+    dispute = _union("DisputeEvent", _components("dispute", DisputeEvents, schemas), schemas)
+    commands, events, seat_views, spectator_views, options = {}, [lobby, dispute], {}, {}, {}
     for kind, decider in registry.games().items():
         game = _camel(kind)
         commands[kind] = _union(f"{game}Command", _components(kind, decider.command_type, schemas), schemas)
@@ -243,7 +244,10 @@ def complete(base: dict[str, Any], optional: frozenset[str] = frozenset()) -> di
         seat_views[kind] = {"oneOf": [{"$ref": by_tag["seat"]}, {"type": "null"}]}
         spectator_views[kind] = {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}
         options[kind] = _components(kind, decider.options_type, schemas)
-    schemas["GameEvent"] = {"description": "An event of the lobby or of a game", "oneOf": events}
+    schemas["GameEvent"] = {
+        "description": "An event of the lobby, of a dispute or of a game",
+        "oneOf": events,
+    }
     schemas["GameOptions"] = {"description": "A game's options", "oneOf": list(options.values())}
     schemas["Command"] = {"description": "A command of a game", "oneOf": list(commands.values())}
 

@@ -167,6 +167,7 @@ def schema_versions(kind: str) -> dict[str, int]:
     """The current schema version of every event type a game of ``kind`` may hold."""
     decider = registry.get(kind)
     out = {tables.event_tag_of(t): 1 for t in get_args(tables.LobbyEvents)}
+    out.update({tables.event_tag_of(t): 1 for t in get_args(tables.DisputeEvents)})
     out.update(tables.LOBBY_SCHEMA_VERSIONS)
     for struct in get_args(decider.event_type):
         tag = tables.event_tag_of(struct)

@@ -1,4 +1,4 @@
-"""The read-model projector: follows the whole log and keeps the lobby list and player statistics.
+"""The read-model projector: follows the whole log; keeps the lobby list, statistics, dispute queue.
 
 How it stays exact
     It follows ``store.read_all`` from a checkpoint ``(tx_id, position)`` kept in
@@ -72,21 +72,35 @@ class RebuildReport(msgspec.Struct, frozen=True):
 
 _UPSERT_GAME = """
 INSERT INTO lobby_games AS g (game_id, kind, status, public, spectator_delay, seat_names, seats_taken,
-                              seats_total, created_at, started_at, finished_at, winners, version)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                              seats_total, created_at, started_at, finished_at, winners, version,
+                              ruled_winners)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 ON CONFLICT (game_id) DO UPDATE SET
     kind = EXCLUDED.kind, status = EXCLUDED.status, public = EXCLUDED.public,
     spectator_delay = EXCLUDED.spectator_delay, seat_names = EXCLUDED.seat_names,
     seats_taken = EXCLUDED.seats_taken, seats_total = EXCLUDED.seats_total,
     started_at = coalesce(g.started_at, EXCLUDED.started_at),
     finished_at = coalesce(g.finished_at, EXCLUDED.finished_at),
-    winners = EXCLUDED.winners, version = EXCLUDED.version
+    winners = EXCLUDED.winners, version = EXCLUDED.version, ruled_winners = EXCLUDED.ruled_winners
 WHERE g.version < EXCLUDED.version
 """
 
 _UPSERT_STATS = """
-INSERT INTO player_stats AS s (player_id, kind, played, won) VALUES ($1::text::uuid, $2, $3, $4)
-ON CONFLICT (player_id, kind) DO UPDATE SET played = s.played + EXCLUDED.played, won = s.won + EXCLUDED.won
+INSERT INTO player_stats AS s (player_id, kind, played, won, penalties)
+VALUES ($1::text::uuid, $2, $3, $4, $5)
+ON CONFLICT (player_id, kind) DO UPDATE SET played = s.played + EXCLUDED.played,
+    won = s.won + EXCLUDED.won, penalties = s.penalties + EXCLUDED.penalties
+"""
+
+# A dispute's queue row: the batch holds each dispute's latest state (a game's events are folded
+# in seq order, once), so the last write wins.
+_UPSERT_DISPUTE = """
+INSERT INTO disputes (dispute_id, game_id, kind, seat, category, status, claimed_by, verdict, action,
+                      review_of, raised_at, raised_seq, resolved_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+ON CONFLICT (dispute_id) DO UPDATE SET
+    status = EXCLUDED.status, claimed_by = EXCLUDED.claimed_by, verdict = EXCLUDED.verdict,
+    action = EXCLUDED.action, resolved_at = EXCLUDED.resolved_at
 """
 
 
@@ -109,7 +123,7 @@ class ReadModels:
     async def reset(self, conn: asyncpg.Connection) -> None:
         """Empty the read models and move the checkpoint back to the start, atomically."""
         async with conn.transaction():
-            await conn.execute("TRUNCATE lobby_games, player_stats")
+            await conn.execute("TRUNCATE lobby_games, player_stats, disputes")
             await conn.execute(
                 "INSERT INTO projector_checkpoints AS c (name) VALUES ($1) ON CONFLICT (name)"
                 " DO UPDATE SET tx_id = '0', position = 0, updated_at = now()",
@@ -235,6 +249,7 @@ class ReadModels:
                             row.finished_at,
                             list(row.winners) if row.winners is not None else None,
                             row.version,
+                            list(row.ruled_winners) if row.ruled_winners is not None else None,
                         )
                         for row in batch.lobby.values()
                     ],
@@ -242,7 +257,29 @@ class ReadModels:
             if batch.stats:
                 await conn.executemany(
                     _UPSERT_STATS,
-                    [(player, kind, played, won) for (player, kind), (played, won) in batch.stats.items()],
+                    [(player, kind, *counts) for (player, kind), counts in batch.stats.items()],
+                )
+            if batch.disputes:
+                await conn.executemany(
+                    _UPSERT_DISPUTE,
+                    [
+                        (
+                            d.dispute_id,
+                            d.game_id,
+                            d.kind,
+                            d.seat,
+                            d.category,
+                            d.status,
+                            d.claimed_by,
+                            d.verdict,
+                            d.action,
+                            d.review_of,
+                            d.raised_at,
+                            d.raised_seq,
+                            d.resolved_at,
+                        )
+                        for d in batch.disputes.values()
+                    ],
                 )
             await conn.execute(
                 "UPDATE projector_checkpoints SET tx_id = $2::text::xid8, position = $3, updated_at = now()"

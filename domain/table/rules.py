@@ -13,6 +13,8 @@ from typing import Any
 import msgspec
 
 from domain.decider import Context, Decider
+from domain.disputes import rules as disputes
+from domain.disputes.commands import ModeratorCommand, RaiseDispute, ReplyToQuestion
 from domain.table.commands import (
     DEFAULT_SPECTATOR_DELAY,
     MAX_SPECTATOR_DELAY,
@@ -123,6 +125,8 @@ def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Conte
             return leave(game, table, command, ctx)
         case ActOnDeadline():
             return on_deadline(game, table, ctx)
+        case RaiseDispute() | ReplyToQuestion() | ModeratorCommand():
+            return disputes.decide(table, command, ctx)
         case CreateGame():
             raise TableRefusal("conflict", "game_exists", "This game already exists.")
     raise TableRefusal("invalid", "unknown_command", f"Unknown table command {type(command).__name__}.")

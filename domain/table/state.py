@@ -13,6 +13,9 @@ import msgspec
 
 from domain import registry
 from domain.decider import Decider, Outcome
+from domain.disputes.events import DisputeEvent, DisputeResolved
+from domain.disputes.state import DisputeState
+from domain.disputes.state import apply as apply_dispute
 from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft
 
 Status = Literal["open", "running", "finished"]
@@ -40,6 +43,11 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     # Per seat, how many events only that seat may see (games with ``private_to`` only; empty
     # while there are none): what each viewer's numbering leaves out (projections/numbering).
     private: tuple[int, ...] = ()
+    # Disputes (domain/disputes): each one's progress, the outcome as ruled by an upheld verdict
+    # (None: the original ``outcome`` stands; that one never changes) and the penalties per seat.
+    disputes: tuple[DisputeState, ...] = ()
+    ruled_outcome: Outcome | None = None
+    penalties: tuple[int, ...] = ()
 
     @property
     def decider(self) -> Decider:
@@ -47,6 +55,11 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
 
     def free_seats(self) -> list[int]:
         return [i for i, name in enumerate(self.seats) if name is None]
+
+    @property
+    def final_outcome(self) -> Outcome | None:
+        """The outcome every reader counts: the ruled one once a verdict changed it."""
+        return self.ruled_outcome if self.ruled_outcome is not None else self.outcome
 
 
 def created(event: GameCreated) -> Table:
@@ -83,6 +96,8 @@ def evolve(table: Table | None, event: Any) -> Table:
             return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
         case GameCreated():
             raise ValueError("lobby.created can only open a log")
+        case DisputeEvent():
+            return _disputed(table, event, version)
     decider = table.decider
     state = decider.evolve(table.state, event)
     outcome = decider.outcome(state)
@@ -108,6 +123,29 @@ def evolve(table: Table | None, event: Any) -> Table:
         conceded=conceded,
         finished_version=finished_version,
         private=private,
+    )
+
+
+def _disputed(table: Table, event: DisputeEvent, version: int) -> Table:
+    """``table`` after a dispute event; a ruling may change the outcome and the penalties."""
+    ruled, penalties = table.ruled_outcome, table.penalties
+    if isinstance(event, DisputeResolved) and event.verdict == "upheld":
+        scores = table.outcome.scores if table.outcome is not None else None
+        if event.action == "void":
+            ruled = Outcome(winners=(), scores=scores)
+        elif event.action == "award":
+            ruled = Outcome(winners=tuple(sorted(event.seats)), scores=scores)
+        elif event.action == "penalize":
+            counts = list(penalties or (0,) * len(table.seats))
+            for seat in event.seats:
+                counts[seat] += 1
+            penalties = tuple(counts)
+    return msgspec.structs.replace(
+        table,
+        version=version,
+        disputes=apply_dispute(table.disputes, event, version),
+        ruled_outcome=ruled,
+        penalties=penalties,
     )
 
 
