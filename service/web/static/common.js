@@ -117,12 +117,23 @@ const PL = (() => {
   }
 
   const LOBBY = { "lobby.created": "game created", "lobby.joined": "took a seat", "lobby.left": "left", "lobby.started": "game started" };
-  const words = (type) => LOBBY[type] || type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
+  const DISPUTE = {
+    "dispute.raised": "raised a dispute", "dispute.claimed": "a moderator took up a dispute",
+    "dispute.released": "a moderator put a dispute back in the queue", "dispute.noted": "a moderator noted a dispute",
+    "dispute.asked": "was asked a question by a moderator", "dispute.answered": "answered a moderator's question",
+    "dispute.resolved": "a moderator ruled on a dispute",
+  };
+  const words = (type) => LOBBY[type] || DISPUTE[type] || type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
   const seatName = (seats, seat) => (seats && seats[seat] != null ? `${seats[seat]} (seat ${seat})` : `seat ${seat}`);
 
   // One event in words: who, what, and the cards or tokens it names (hidden ones as "a card").
   function describeEvent(event, seats) {
     const data = event.data || {};
+    if (event.type === "dispute.resolved") return `${words(event.type)}: ${verdictText(data, seats)}`;
+    if (String(event.type).startsWith("dispute.")) {
+      const who = ["dispute.raised", "dispute.asked", "dispute.answered"].includes(event.type) && typeof data.seat === "number";
+      return `${who ? `${seatName(seats, data.seat)} ` : ""}${words(event.type)}`;
+    }
     const who = data.seat ?? data.actor ?? data.by;
     const parts = [];
     if (typeof who === "number") parts.push(seatName(seats, who));
@@ -144,7 +155,8 @@ const PL = (() => {
   }
 
   // Disputes, as the seat pages and the moderator pages both show them (texts as text only).
-  const when = (t) => (t ? new Date(t * 1000).toISOString().replace("T", " ").replace(/\..*/, " UTC") : "");
+  // A time in seconds since the epoch, or an ISO string (the queue's).
+  const when = (t) => (t ? new Date(typeof t === "number" ? t * 1000 : t).toISOString().replace("T", " ").replace(/\..*/, " UTC") : "");
   const seatList = (seats, list) => (list || []).map((s) => seatName(seats, s)).join(", ") || "nobody";
   const DISPUTE_STATUS = { open: "waiting for a moderator", claimed: "under review", resolved: "resolved" };
   const disputeStatus = (status) => DISPUTE_STATUS[status] || words(status || "");
@@ -166,7 +178,8 @@ const PL = (() => {
   function historyText(h, seats) {
     const type = String(h.type || "").replace(/^dispute\./, "");
     const target = typeof h.seat === "number" ? seatName(seats, h.seat) : null;
-    const who = h.by || (type === "raised" || type === "answered" ? target : null) || "someone";
+    const seatBy = /^seat:(\d+)$/.exec(h.by || "");  // a seat acted: "seat:N"
+    const who = seatBy ? seatName(seats, Number(seatBy[1])) : h.by || "someone";
     const whom = type === "asked" && target ? ` ${target}` : "";
     return `${when(h.at)} · ${who} ${ACTS[type] || words(type)}${whom}${h.text ? `: ${h.text}` : ""}`;
   }

@@ -84,8 +84,12 @@
     return { dispute: d, game };
   }
 
+  let shown = null;
   async function load() {
     const detail = await api(base, { token });
+    const text = JSON.stringify(detail);
+    if (text === shown) return;  // unchanged: keep the page (and the keyboard's focus) as it is
+    shown = text;
     const { dispute, game } = render(detail);
     if (!replaying) {
       replaying = true;
@@ -148,6 +152,8 @@
       await load();
       form.hidden = true;
       $("dispute").hidden = false;
+      // A seat's answer or another moderator's work shows up without a reload.
+      setInterval(() => { if (!document.hidden) load().catch((error) => showProblem(problem, error)); }, 5000);
     } catch (error) {
       $("dispute").hidden = true;
       if (error.status === 401 || error.status === 403) tokens.drop("moderator");

@@ -20,13 +20,27 @@
     return option ? option.textContent : kind;
   };
 
+  let token = null;
+
+  // An open dispute can be claimed from the queue, and the work goes on on its page (the queue
+  // itself is a read model, a moment behind the log).
+  async function claim(d) {
+    showProblem(problem, null);
+    try {
+      await api(`/moderation/disputes/${d.dispute_id}/claim`, { method: "POST", token, headers: { "Idempotency-Key": crypto.randomUUID() } });
+      location.assign(`/moderate/disputes/${d.dispute_id}`);
+    } catch (error) { showProblem(problem, error); }
+  }
+
   function row(d) {
+    const title = `${words(d.category || "other")} dispute`;
     return el("li", { class: "game dispute", "data-dispute-id": d.dispute_id, "data-status": d.status },
-      el("a", { href: `/moderate/disputes/${d.dispute_id}` }, `${words(d.category || "other")} dispute`),
+      el("a", { href: `/moderate/disputes/${d.dispute_id}` }, title),
       d.kind ? el("span", { class: "kind" }, kindTitle(d.kind)) : null,
       el("span", { class: "status" }, disputeStatus(d.status), d.claimed_by ? ` by ${d.claimed_by}` : ""),
+      d.verdict ? el("span", {}, `${d.verdict}${d.action && d.action !== "none" ? ` (${d.action})` : ""}`) : null,
       el("span", {}, `raised ${when(d.raised_at)}`, d.seat != null ? ` by seat ${d.seat}` : " (a review)"),
-      d.seqs && d.seqs.length ? el("span", { class: "muted" }, `events ${d.seqs.join(", ")}`) : null);
+      d.status === "open" ? el("button", { type: "button", "aria-label": `Claim the ${title} raised ${when(d.raised_at)}`, onclick: () => claim(d) }, "Claim") : null);
   }
 
   function pageLink(node, cursor) {
@@ -36,7 +50,8 @@
     node.hidden = false;
   }
 
-  async function open(token) {
+  async function open(value) {
+    token = value;
     const query = new URLSearchParams({ limit: String(PAGE) });
     for (const name of ["status", "kind", "category", "cursor"]) if (params.get(name)) query.set(name, params.get(name));
     try {
@@ -57,13 +72,13 @@
 
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const token = form.elements.token.value.trim();
+    const value = form.elements.token.value.trim();
     form.elements.token.value = "";
-    tokens.set("moderator", token);
+    tokens.set("moderator", value);
     showProblem(problem, null);
-    open(token);
+    open(value);
   });
 
-  const token = tokens.get("moderator");
-  if (token) open(token); else form.hidden = false;
+  const stored = tokens.get("moderator");
+  if (stored) open(stored); else form.hidden = false;
 })();

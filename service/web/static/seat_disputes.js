@@ -15,6 +15,10 @@ const SeatDisputes = (() => {
     const announce = (text) => { $("dispute-status").textContent = text; };
     const form = $("raise-form");
     $("disputes").hidden = false;
+    let items = [];
+    // Questions to this seat as its stream told them (the list shows a question's text only
+    // within the seat's own dispute): dispute id -> { asked: [event data], answered: count }.
+    const heard = new Map();
 
     async function post(path, body) {
       showProblem(problem, null);
@@ -23,9 +27,31 @@ const SeatDisputes = (() => {
 
     // Questions to this seat that it has not answered yet.
     function unanswered(d) {
-      if (d.status === "resolved" || !d.history) return 0;
+      if (d.status === "resolved") return 0;
+      if (!d.history) {
+        const h = heard.get(d.dispute_id);
+        return h ? h.asked.length - h.answered : 0;
+      }
       const mine = (type) => d.history.filter((h) => String(h.type).replace(/^dispute\./, "") === type && h.seat === seat).length;
       return mine("asked") - mine("answered");
+    }
+
+    // A dispute event from the seat's stream (play page): remember the questions put to this seat.
+    function heardEvent(event) {
+      const data = event.data || {};
+      if (data.seat !== seat || !data.dispute_id) return;
+      if (!heard.has(data.dispute_id)) heard.set(data.dispute_id, { asked: [], answered: 0 });
+      const h = heard.get(data.dispute_id);
+      if (event.type === "dispute.asked") h.asked.push(data);
+      if (event.type === "dispute.answered") h.answered += 1;
+    }
+
+    // The outcome as an upheld award or void made it (verdicts are public), the latest one last.
+    function ruled() {
+      const rulings = items.map((d) => d.verdict).filter((v) => v && v.verdict === "upheld" && (v.action === "award" || v.action === "void"));
+      if (!rulings.length) return null;
+      const last = rulings.reduce((a, b) => (b.at >= a.at ? b : a));
+      return { winners: last.action === "void" ? [] : last.seats };
     }
 
     function answerForm(d) {
@@ -55,6 +81,8 @@ const SeatDisputes = (() => {
       if (d.reason !== undefined && d.reason !== null) parts.push(el("p", {}, "Reason: ", el("q", { class: "typed" }, d.reason)));
       if (d.history && d.history.length) {
         parts.push(el("ol", { class: "history", "aria-label": "What happened to this dispute" }, d.history.map((h) => el("li", {}, historyText(h, seats)))));
+      } else if (heard.has(d.dispute_id)) {
+        parts.push(el("ol", { class: "history", "aria-label": "Questions to you" }, heard.get(d.dispute_id).asked.map((q) => el("li", {}, historyText({ type: "asked", by: q.moderator, seat, text: q.text, at: q.at }, seats)))));
       }
       if (d.verdict) parts.push(el("p", { class: "verdict" }, verdictText(d.verdict, seats)));
       if (own && unanswered(d) > 0) parts.push(el("p", { class: "question" }, "A moderator asked you a question (above)."), answerForm(d));
@@ -68,7 +96,7 @@ const SeatDisputes = (() => {
       try {
         do {
           loading.again = false;
-          const { items } = await api(base, { token });
+          items = (await api(base, { token })).items;
           const seats = options.seats();
           $("dispute-list").replaceChildren(...(items.length ? items.map((d) => item(d, seats)) : [el("li", { class: "muted" }, "No dispute about this game.")]));
         } while (loading.again);
@@ -108,7 +136,7 @@ const SeatDisputes = (() => {
     }
 
     refresh();
-    return { refresh };
+    return { refresh, heardEvent, ruled };
   }
 
   return { mount };
