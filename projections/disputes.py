@@ -29,8 +29,26 @@ from domain.disputes.events import (
     QuestionAsked,
 )
 from domain.viewers import Moderator, Seat, Viewer
+from projections.table import Table
 
 UNSET: Any = msgspec.UNSET
+
+
+class RuledOutcome(msgspec.Struct, frozen=True):
+    """The outcome as an upheld verdict ruled it, shown next to the original ``winners``."""
+
+    winners: list[int]  # empty: the game was voided, it counts for nobody
+
+
+def ruled_outcome(table: Table) -> RuledOutcome | None:
+    """None while no verdict changed the outcome."""
+    ruled = table.ruled_outcome
+    return RuledOutcome(winners=list(ruled.winners)) if ruled is not None else None
+
+
+def ruled_from_row(winners: list[int] | None) -> RuledOutcome | None:
+    """The read models' ``ruled_winners`` column as shown."""
+    return RuledOutcome(winners=list(winners)) if winners is not None else None
 
 
 class VerdictOut(msgspec.Struct, frozen=True):

@@ -88,6 +88,19 @@ def snapshot(table: Table) -> dict[str, Any]:
         "options": table.raw_options,
         "winners": list(table.outcome.winners) if table.outcome else None,
         "game": plain(view),
+        **_disputes(table),
+    }
+
+
+def _disputes(table: Table) -> dict[str, Any]:
+    """The disputes' part of a snapshot, only once there is one (older snapshots keep their
+    shape: the golden corpus hashes them). The table holds no reason and no note."""
+    if not table.disputes:
+        return {}
+    return {
+        "ruled_winners": list(table.ruled_outcome.winners) if table.ruled_outcome else None,
+        "penalties": list(table.penalties),
+        "disputes": plain(list(table.disputes)),
     }
 
 

@@ -38,6 +38,7 @@ from domain.table.commands import (
 from domain.table.rules import check_holder
 from domain.viewers import Seat, Viewer
 from projections import table as tables
+from projections.disputes import RuledOutcome, ruled_outcome
 from projections.envelopes import EventOut, envelopes
 from projections.numbering import count_seen, same_for_everyone, version_for
 from projections.spectator import released_by, shown_at
@@ -64,6 +65,7 @@ class SeatViewOut(msgspec.Struct, frozen=True):
     seats: list[str | None]
     view: Any  # the game's view for this seat (None before the game starts)
     winners: list[int] | None = None
+    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
 
 
 def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
@@ -77,6 +79,7 @@ def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
         seats=list(table.seats),
         view=table.decider.view(table.state, Seat(seat)) if table.status != "open" else None,
         winners=list(table.outcome.winners) if table.outcome else None,
+        ruled_outcome=ruled_outcome(table),
     )
 
 

@@ -14,6 +14,7 @@ from typing import Literal, cast, get_args
 import asyncpg
 import msgspec
 
+from projections.disputes import RuledOutcome, ruled_from_row
 from service.errors import ServiceError
 
 ListedStatus = Literal["open", "running", "finished"]
@@ -33,6 +34,7 @@ class ListedGame(msgspec.Struct, frozen=True):
     started_at: float | None = None
     finished_at: float | None = None
     winners: list[int] | None = None
+    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
 
 
 class GameListing(msgspec.Struct, frozen=True):
@@ -64,7 +66,7 @@ SELECT game_id, kind, spectator_delay, seat_names, seats_taken, seats_total, sho
        extract(epoch FROM created_at)::float8 AS created_at,
        extract(epoch FROM started_at)::float8 AS started_at,
        extract(epoch FROM finished_at)::float8 AS finished_at,
-       winners
+       winners, ruled_winners
   FROM (
     SELECT g.*,
            CASE WHEN g.finished_at + make_interval(secs => g.spectator_delay) <= now() THEN 'finished'
@@ -95,6 +97,7 @@ def _listed(row: asyncpg.Record) -> ListedGame:
         started_at=row["started_at"] if shown != "open" else None,
         finished_at=row["finished_at"] if finished else None,
         winners=list(row["winners"]) if finished and row["winners"] is not None else None,
+        ruled_outcome=ruled_from_row(row["ruled_winners"]) if finished else None,
     )
 
 

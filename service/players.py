@@ -22,7 +22,8 @@ from service.errors import ServiceError, not_found
 class KindStats(msgspec.Struct, frozen=True):
     kind: str
     played: int
-    won: int
+    won: int  # as the outcomes stand after any ruling
+    penalties: int = 0  # marks by moderators' rulings (disputes upheld with "penalize")
 
 
 class PlayerOut(msgspec.Struct, frozen=True):
@@ -86,11 +87,15 @@ class Players:
         if row is None:
             raise not_found(f"Player {player_id}")
         stats = await self._pool.fetch(
-            "SELECT kind, played, won FROM player_stats WHERE player_id = $1 ORDER BY kind", player_id
+            "SELECT kind, played, won, penalties FROM player_stats WHERE player_id = $1 ORDER BY kind",
+            player_id,
         )
         return PlayerOut(
             player_id=player_id,
             name=row["name"],
             created_at=row["created_at"],
-            stats=[KindStats(kind=s["kind"], played=s["played"], won=s["won"]) for s in stats],
+            stats=[
+                KindStats(kind=s["kind"], played=s["played"], won=s["won"], penalties=s["penalties"])
+                for s in stats
+            ],
         )

@@ -85,11 +85,15 @@ ON CONFLICT (game_id) DO UPDATE SET
 WHERE g.version < EXCLUDED.version
 """
 
-_UPSERT_STATS = """
-INSERT INTO player_stats AS s (player_id, kind, played, won, penalties)
-VALUES ($1::text::uuid, $2, $3, $4, $5)
-ON CONFLICT (player_id, kind) DO UPDATE SET played = s.played + EXCLUDED.played,
-    won = s.won + EXCLUDED.won, penalties = s.penalties + EXCLUDED.penalties
+# Two steps: a ruling may take a win away (a negative increment), which the table's CHECK
+# would refuse as the row an INSERT proposes, even when it conflicts.
+_ENSURE_STATS = """
+INSERT INTO player_stats (player_id, kind, played, won, penalties) VALUES ($1::text::uuid, $2, 0, 0, 0)
+ON CONFLICT (player_id, kind) DO NOTHING
+"""
+_ADD_STATS = """
+UPDATE player_stats SET played = played + $3, won = won + $4, penalties = penalties + $5
+WHERE player_id = $1::text::uuid AND kind = $2
 """
 
 # A dispute's queue row: the batch holds each dispute's latest state (a game's events are folded
@@ -255,9 +259,9 @@ class ReadModels:
                     ],
                 )
             if batch.stats:
+                await conn.executemany(_ENSURE_STATS, list(batch.stats))
                 await conn.executemany(
-                    _UPSERT_STATS,
-                    [(player, kind, *counts) for (player, kind), counts in batch.stats.items()],
+                    _ADD_STATS, [(player, kind, *counts) for (player, kind), counts in batch.stats.items()]
                 )
             if batch.disputes:
                 await conn.executemany(

@@ -24,7 +24,7 @@ from service import portable
 from service.api.deps import SeatHolder, provide_optional_principal, provide_seat_holder
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
-from service.audit import audited, replayed
+from service.audit import audited, has_disputes, replayed
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
@@ -176,7 +176,11 @@ class ExportController(Controller):
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
-        await audited(games, game_id, principal)  # the audit's rule: who may see everything
+        _, steps = await audited(games, game_id, principal)  # the audit's rule: who may see everything
+        if has_disputes(steps) and (principal is None or principal.role != "moderator"):
+            # The file holds the whole log, dispute reasons and notes included (cut, it would
+            # no longer verify): moderators only.
+            raise ServiceError(403, "moderator_only", "A game with disputes is exported to moderators only.")
         lines = portable.export_lines(games.store.db, game_id, now=time.time())
         return Stream(
             lines,

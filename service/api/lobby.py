@@ -13,6 +13,7 @@ from litestar.params import QueryParameter
 
 from domain.table.commands import MAX_SPECTATOR_DELAY
 from domain.viewers import SPECTATOR
+from projections.disputes import RuledOutcome, ruled_outcome
 from projections.numbering import version_for
 from projections.table import Table
 from service import auth
@@ -77,6 +78,7 @@ class GameSummary(msgspec.Struct, frozen=True):
     spectator_delay: float
     seats: list[str | None]
     winners: list[int] | None = None
+    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
 
 
 def summary(game_id: uuid.UUID, table: Table) -> GameSummary:
@@ -89,6 +91,7 @@ def summary(game_id: uuid.UUID, table: Table) -> GameSummary:
         spectator_delay=table.spectator_delay,
         seats=list(table.seats),
         winners=list(table.outcome.winners) if table.outcome else None,
+        ruled_outcome=ruled_outcome(table),
     )
 
 

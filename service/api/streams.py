@@ -15,6 +15,7 @@ from litestar.response import ServerSentEvent
 
 from domain.viewers import SPECTATOR, Seat
 from projections import table as tables
+from projections.disputes import RuledOutcome, ruled_outcome
 from projections.numbering import version_for
 from projections.spectator import released_by
 from service.api.deps import SeatHolder, provide_seat_holder
@@ -61,6 +62,7 @@ class SpectatorSnapshot(msgspec.Struct, frozen=True):
     seats: list[str | None]
     view: Any  # the game's spectator view (None before it starts)
     winners: list[int] | None = None
+    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
 
 
 async def spectated(games: GameService, game_id: uuid.UUID) -> tables.Table:
@@ -147,4 +149,5 @@ class SpectatorController(Controller):
             seats=list(shown.seats),
             view=shown.decider.view(shown.state, SPECTATOR) if started else None,
             winners=list(shown.outcome.winners) if shown.outcome else None,
+            ruled_outcome=ruled_outcome(shown),
         )

@@ -153,3 +153,172 @@ async def test_the_queue_lists_disputes_oldest_first_by_page(
     timeout = (await http.get("/moderation/disputes", params={"category": "timeout"}, headers=mod)).json()
     assert [d["dispute_id"] for d in timeout["items"] if d["game_id"] == str(game.game_id)] == [ids[1]]
     await refusal(await http.get("/moderation/disputes", headers=game.seat(0)), 403, "moderator_only")
+
+
+# -- from raise to verdict ----------------------------------------------------------------------
+
+
+async def claim(http: AsyncTestClient[Litestar], dispute_id: str, headers: dict[str, str]) -> dict[str, Any]:
+    response = await http.post(f"/moderation/disputes/{dispute_id}/claim", headers=headers)
+    assert response.status_code == 200, response.text
+    claimed: dict[str, Any] = response.json()
+    return claimed
+
+
+async def resolve(
+    http: AsyncTestClient[Litestar], dispute_id: str, headers: dict[str, str], **body: Any
+) -> Any:
+    payload = {"explanation": "Checked against the log.", **body}
+    return await http.post(f"/moderation/disputes/{dispute_id}/resolve", json=payload, headers=headers)
+
+
+async def stats(http: AsyncTestClient[Litestar], player: uuid.UUID) -> dict[str, int]:
+    found = (await http.get(f"/players/{player}")).json()["stats"]
+    return {k: found[0][k] for k in ("played", "won", "penalties")} if found else {}
+
+
+# The ruling, and what every reader shows after it: (ruled winners | None, penalties of seat 0).
+RULINGS = [
+    ({"verdict": "dismissed"}, None, 0),
+    ({"verdict": "upheld", "action": "none"}, None, 0),
+    ({"verdict": "upheld", "action": "void"}, [], 0),
+    ({"verdict": "upheld", "action": "award", "seats": [0]}, [0], 0),
+    ({"verdict": "upheld", "action": "penalize", "seats": [0]}, None, 1),
+]
+
+
+@pytest.mark.parametrize(("ruling", "ruled", "penalties"), RULINGS)
+async def test_a_dispute_goes_from_raise_to_verdict_and_every_reader_follows_the_ruling(
+    api: PlaylogClient,
+    http: AsyncTestClient[Litestar],
+    mod: dict[str, str],
+    pool: asyncpg.Pool,
+    ruling: dict[str, Any],
+    ruled: list[int] | None,
+    penalties: int,
+) -> None:
+    game = await finished_game(api)
+    dispute = await raise_dispute(http, game, seat=0)
+    dispute_id = dispute["dispute_id"]
+    claimed = await claim(http, dispute_id, mod)
+    assert (claimed["status"], claimed["claimed_by"]) == ("claimed", "mia")
+
+    detail = (await http.get(f"/moderation/disputes/{dispute_id}", headers=mod)).json()
+    assert detail["dispute"]["reason"] == REASON
+    assert detail["game"]["kind"] == "exploding_kittens" and detail["game"]["outcome"] == {"winners": [1]}
+    assert [s["name"] for s in detail["game"]["seats"]] == ["ann", "ben"]
+    [disputed] = detail["disputed"]
+    assert disputed["seq"] == 2 and disputed["type"] == "lobby.joined"
+    assert disputed["state_before"]["seats"] == [None, None] and disputed["state_after"]["seats"][0] == "ann"
+    assert detail["chain"]["ok"]
+
+    response = await resolve(http, dispute_id, mod, **ruling)
+    assert response.status_code == 200, response.text
+    resolved = response.json()
+    assert resolved["status"] == "resolved" and resolved["verdict"]["verdict"] == ruling["verdict"]
+    assert resolved["verdict"]["action"] == ruling.get("action", "none")
+    assert resolved["verdict"]["moderator"] == "mia"
+    assert [h["type"] for h in resolved["history"]] == ["raised", "claimed", "resolved"]
+    ruled_seq = resolved["history"][-1]["seq"]
+
+    shown = None if ruled is None else {"winners": ruled}
+    summary = (await http.get(f"/games/{game.game_id}")).json()
+    assert summary["winners"] == [1] and summary.get("ruled_outcome") == shown
+    view = (await http.get(f"/games/{game.game_id}/seats/1/view", headers=game.seat(1))).json()
+    assert view["winners"] == [1] and view.get("ruled_outcome") == shown
+    spectators = (await http.get(f"/games/{game.game_id}/spectate")).json()
+    assert spectators.get("ruled_outcome") == shown
+    everyone = (await http.get(f"/games/{game.game_id}/disputes")).json()["items"]
+    assert everyone[0]["status"] == "resolved" and everyone[0]["verdict"] == resolved["verdict"]
+
+    # The audit: the state after the ruling shows it, the state before it does not.
+    audit = f"/games/{game.game_id}/audit/state"
+    now = (await http.get(audit, headers=mod)).json()["state"]
+    assert now["winners"] == [1] and now["ruled_winners"] == ruled
+    before = (await http.get(audit, params={"at": ruled_seq - 1}, headers=mod)).json()["state"]
+    assert before["winners"] == [1] and before.get("ruled_winners") is None
+    assert before["disputes"][0]["status"] == "claimed"
+    verify = (await http.get(f"/games/{game.game_id}/audit/verify", headers=mod)).json()
+    assert verify["ok"] and verify["events"] == ruled_seq
+
+    # The read models: the listing and the statistics follow the ruling.
+    won = [1] if ruled is None else ruled
+
+    async def projected() -> bool:
+        row = await pool.fetchrow("SELECT version FROM lobby_games WHERE game_id = $1", game.game_id)
+        return row is not None and row["version"] >= ruled_seq
+
+    await eventually(projected)
+    listed = (await http.get("/games", params={"status": "finished"})).json()["games"]
+    [row] = [g for g in listed if g["game_id"] == str(game.game_id)]
+    assert row["winners"] == [1] and row.get("ruled_outcome") == shown
+    assert await stats(http, game.players[0]) == {"played": 1, "won": int(0 in won), "penalties": penalties}
+    assert await stats(http, game.players[1]) == {"played": 1, "won": int(1 in won), "penalties": 0}
+
+    # A resolved dispute is never ruled again; a review is a new dispute citing it.
+    await refusal(await resolve(http, dispute_id, mod, verdict="dismissed"), 409, "dispute_resolved")
+    review = await http.post(
+        f"/moderation/disputes/{dispute_id}/reviews", json={"reason": "second look"}, headers=mod
+    )
+    assert review.status_code == 201, review.text
+    assert review.json()["review_of"] == dispute_id and review.json()["status"] == "open"
+
+
+async def test_a_review_can_change_the_ruling_and_the_statistics_follow(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], settings: Settings
+) -> None:
+    game = await finished_game(api)
+    dispute_id = (await raise_dispute(http, game))["dispute_id"]
+    await claim(http, dispute_id, mod)
+    assert (await resolve(http, dispute_id, mod, verdict="upheld", action="void")).status_code == 200
+    max_ = moderator_headers(settings, "max")
+    review = await http.post(
+        f"/moderation/disputes/{dispute_id}/reviews", json={"reason": "again"}, headers=max_
+    )
+    review_id = review.json()["dispute_id"]
+    await claim(http, review_id, max_)
+    response = await resolve(http, review_id, max_, verdict="upheld", action="award", seats=[0, 1])
+    assert response.status_code == 200, response.text
+    summary = (await http.get(f"/games/{game.game_id}")).json()
+    assert summary["ruled_outcome"] == {"winners": [0, 1]}
+
+
+async def test_a_moderator_asks_a_seat_which_reads_the_question_and_replies(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str]
+) -> None:
+    game = await finished_game(api)
+    dispute_id = (await raise_dispute(http, game, seat=0))["dispute_id"]
+    await claim(http, dispute_id, mod)
+    note = await http.post(f"/moderation/disputes/{dispute_id}/notes", json={"text": NOTE}, headers=mod)
+    assert note.status_code == 201, note.text
+    asked = await http.post(
+        f"/moderation/disputes/{dispute_id}/questions", json={"seat": 1, "text": QUESTION}, headers=mod
+    )
+    assert asked.status_code == 201, asked.text
+    # Seat 1 reads the question in its events (and so on its stream) and replies.
+    events = (await http.get(f"/games/{game.game_id}/seats/1/events", headers=game.seat(1))).json()
+    assert events[-1]["type"] == "dispute.asked" and events[-1]["data"]["text"] == QUESTION
+    reply = await http.post(
+        f"/games/{game.game_id}/disputes/{dispute_id}/replies", json={"text": REPLY}, headers=game.seat(1)
+    )
+    assert reply.status_code == 201, reply.text
+    await refusal(
+        await http.post(
+            f"/games/{game.game_id}/disputes/{dispute_id}/replies", json={"text": REPLY}, headers=game.seat(1)
+        ),
+        409,
+        "not_asked",
+    )
+    detail = (await http.get(f"/moderation/disputes/{dispute_id}", headers=mod)).json()["dispute"]
+    assert [(h["type"], h.get("text")) for h in detail["history"]] == [
+        ("raised", REASON),
+        ("claimed", None),
+        ("noted", NOTE),
+        ("asked", QUESTION),
+        ("answered", REPLY),
+    ]
+    # The raiser reads neither the note nor what was asked of another seat.
+    mine = (await http.get(f"/games/{game.game_id}/disputes", headers=game.seat(0))).json()["items"][0]
+    assert [h["type"] for h in mine["history"]] == ["raised", "claimed"]
+    released = await http.post(f"/moderation/disputes/{dispute_id}/release", headers=mod)
+    assert released.status_code == 200 and released.json()["status"] == "open"
