@@ -191,3 +191,26 @@ async def test_the_dispute_pages_show_nothing_without_a_moderator_token(
     await expect(page.locator("#dispute")).to_be_hidden()
     html = await page.content()
     assert "alice" not in html and "drew twice" not in html and str(game_id) not in html
+
+
+async def test_a_seat_follows_its_dispute_and_raises_another_from_its_replay_page(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    game_id, tokens = await finished_game(remote, public=False)
+    bob = await new_page()
+    await raise_from_play_page(bob, server_url, str(game_id), tokens[1])
+    await bob.get_by_role("link", name="Replay this game").click()
+    await expect(bob.locator("#perspective")).to_contain_text("As bob (seat 1) saw it")
+    await expect(bob.locator("#dispute-list")).to_contain_text("Your rules dispute · waiting for a moderator")
+    await bob.locator("body").focus()
+    await bob.keyboard.press("Home")
+    await expect(bob.locator("#at")).to_contain_text("(seq 1)")
+    await bob.get_by_text("Raise a dispute").click()
+    await bob.get_by_role("button", name="Add the event shown").click()
+    await expect(bob.get_by_label("Events concerned")).to_have_value("1")
+    await bob.get_by_label("Category").select_option("technical")
+    await bob.get_by_label("What went wrong").fill("The deal looked odd.")
+    await bob.get_by_role("button", name="Raise the dispute").click()
+    await expect(bob.locator("#dispute-list li.dispute")).to_have_count(2)
+    await expect(bob.locator("#dispute-list")).to_contain_text("Your technical dispute")
+    await expect(bob.locator("#dispute-list")).to_contain_text("Events: 1")

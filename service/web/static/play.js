@@ -14,7 +14,6 @@
   let current = null;
   let busy = false;
   let windowTimer = null;
-  let disputes = null;  // this seat's disputes (seat_disputes.js), once the page has the view
 
   if (!token) {
     showProblem(problem, new Error("This tab holds no token for this seat. Join the game from the home page (tokens are kept per tab)."));
@@ -137,7 +136,7 @@
     if (view.kind === "exploding_kittens") $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
     $("commands").replaceChildren(...controls(view));
     countdown(view);
-    $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText({ ...view, ruled_outcome: view.ruled_outcome || (disputes && disputes.ruled()) })}` : (view.view && (view.view.public ? view.view.public.active_seat : view.view.active_seat) === seat ? "Your turn." : "");
+    $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && (view.view.public ? view.view.public.active_seat : view.view.active_seat) === seat ? "Your turn." : "");
   }
 
   let refreshing = null;
@@ -168,7 +167,7 @@
     await refresh();
     if (!current) return;
     const feed = $("feed");
-    disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats, onChange: () => current && render(current) });
+    const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats });
     followStream(`${base}/stream`, token, 0, (event) => {
       // Numbered by its seq: the number a dispute names it by.
       feed.append(el("li", { "data-seq": event.seq, value: event.seq }, describeEvent(event, current ? current.seats : null)));

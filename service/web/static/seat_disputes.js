@@ -7,7 +7,7 @@ const SeatDisputes = (() => {
   const { api, el, showProblem, words, disputeStatus, verdictText, historyText, when } = PL;
   const $ = (id) => document.getElementById(id);
 
-  // options: { gameId, seat, token, seats: () => names | null, onChange: () => void }
+  // options: { gameId, seat, token, seats: () => names | null, currentSeq: () => seq | null }
   function mount(options) {
     const { gameId, seat, token } = options;
     const base = `/games/${gameId}/disputes`;
@@ -46,14 +46,6 @@ const SeatDisputes = (() => {
       if (event.type === "dispute.answered") h.answered += 1;
     }
 
-    // The outcome as an upheld award or void made it (verdicts are public), the latest one last.
-    function ruled() {
-      const rulings = items.map((d) => d.verdict).filter((v) => v && v.verdict === "upheld" && (v.action === "award" || v.action === "void"));
-      if (!rulings.length) return null;
-      const last = rulings.reduce((a, b) => (b.at >= a.at ? b : a));
-      return { winners: last.action === "void" ? [] : last.seats };
-    }
-
     function answerForm(d) {
       const id = `answer-${d.dispute_id}`;
       const text = el("textarea", { id, name: "text", required: true, maxlength: 1000, rows: 3 });
@@ -85,7 +77,7 @@ const SeatDisputes = (() => {
         parts.push(el("ol", { class: "history", "aria-label": "Questions to you" }, heard.get(d.dispute_id).asked.map((q) => el("li", {}, historyText({ type: "asked", by: q.moderator, seat, text: q.text, at: q.at }, seats)))));
       }
       if (d.verdict) parts.push(el("p", { class: "verdict" }, verdictText(d.verdict, seats)));
-      if (own && unanswered(d) > 0) parts.push(el("p", { class: "question" }, "A moderator asked you a question (above)."), answerForm(d));
+      if (unanswered(d) > 0) parts.push(el("p", { class: "question" }, "A moderator asked you a question (above)."), answerForm(d));
       return el("li", { class: "dispute", "data-dispute-id": d.dispute_id, "data-status": d.status }, parts);
     }
 
@@ -105,7 +97,6 @@ const SeatDisputes = (() => {
       } finally {
         loading = null;
       }
-      if (options.onChange) options.onChange();
     }
 
     form.addEventListener("submit", async (e) => {
@@ -136,7 +127,7 @@ const SeatDisputes = (() => {
     }
 
     refresh();
-    return { refresh, heardEvent, ruled };
+    return { refresh, heardEvent };
   }
 
   return { mount };

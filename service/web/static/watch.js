@@ -14,7 +14,7 @@
     $("table-view").replaceChildren(...Render.table(snap.kind, snap.view, snap.seats));
     const over = snap.status === "finished";
     $("result").hidden = !over;
-    if (over) $("result").textContent = `Game over. Winner: ${(snap.winners || []).map((s) => seatName(snap.seats, s)).join(", ") || "none"}.`;
+    if (over) $("result").textContent = `Game over. ${PL.outcomeText(snap)}`;
   }
 
   async function refresh() {
