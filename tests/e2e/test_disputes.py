@@ -3,19 +3,27 @@ every reader shows, and who reads what (reasons and notes never leave the raiser
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service.app import create_app
 from service.auth import Principal, issue
 from service.client import JoinedSeat, PlaylogClient
 from service.config import Settings
+from service.projector import rebuild
+from service.store import EventStore
+from tests.e2e.sse import read_events
 from tests.e2e.test_listing import eventually
+from tests.e2e.test_numbering_leaks import _auth, _window_open
 
 REASON = "REASON-7f3a the kitten was placed twice"
 NOTE = "NOTE-91be moderators only"
@@ -322,3 +330,262 @@ async def test_a_moderator_asks_a_seat_which_reads_the_question_and_replies(
     assert [h["type"] for h in mine["history"]] == ["raised", "claimed"]
     released = await http.post(f"/moderation/disputes/{dispute_id}/release", headers=mod)
     assert released.status_code == 200 and released.json()["status"] == "open"
+
+
+# -- refusals -----------------------------------------------------------------------------------
+
+
+async def test_every_refusal_of_a_seat_has_its_code(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str]
+) -> None:
+    game = await finished_game(api)
+    url = f"/games/{game.game_id}/disputes"
+    body = {"seqs": [2], "category": "rules", "reason": REASON}
+    other = await finished_game(api)
+    await refusal(await http.post(url, json=body, headers=other.seat(0)), 403, "not_seated")
+    await refusal(await http.post(url, json=body, headers=mod), 403, "not_seated")
+    await refusal(await http.post(url, json=body), 401, "unauthorized")
+    await refusal(
+        await http.post(url, json={**body, "seqs": [999]}, headers=game.seat(0)), 422, "seq_out_of_range"
+    )
+    await refusal(await http.post(url, json={**body, "seqs": [0]}, headers=game.seat(0)), 400, "invalid_body")
+    await refusal(
+        await http.post(url, json={**body, "reason": "x" * 1001}, headers=game.seat(0)), 400, "invalid_body"
+    )
+    await refusal(
+        await http.post(url, json={**body, "category": "mood"}, headers=game.seat(0)), 400, "invalid_body"
+    )
+    for _ in range(3):
+        await raise_dispute(http, game, seat=1)
+    await refusal(await http.post(url, json=body, headers=game.seat(1)), 409, "too_many_open_disputes")
+    await raise_dispute(http, game, seat=0)  # the limit is per seat
+
+    lobby = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    seat = await api.join(lobby.game_id, "cy")
+    await refusal(
+        await http.post(f"/games/{lobby.game_id}/disputes", json=body, headers=bearer(seat.token)),
+        409,
+        "game_not_started",
+    )
+    private = await finished_game(api, public=False)
+    await refusal(await http.get(f"/games/{private.game_id}/disputes"), 403, "private_game")
+    await refusal(await http.get(f"/games/{uuid.uuid4()}/disputes"), 404, "not_found")
+
+
+async def test_a_dispute_window_closes_after_the_game(settings: Settings) -> None:
+    closed = dataclasses.replace(settings, dispute_window=0.0)
+    async with AsyncTestClient(create_app(closed)) as http:
+        api = PlaylogClient(str(http.base_url), http=http)
+        game = await finished_game(api)
+        response = await http.post(
+            f"/games/{game.game_id}/disputes",
+            json={"seqs": [2], "category": "timeout", "reason": REASON},
+            headers=game.seat(0),
+        )
+        await refusal(response, 409, "dispute_window_closed")
+
+
+async def test_every_refusal_of_a_moderator_has_its_code(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], settings: Settings
+) -> None:
+    game = await finished_game(api)
+    dispute_id = (await raise_dispute(http, game))["dispute_id"]
+    work = f"/moderation/disputes/{dispute_id}"
+    await refusal(await http.post(f"{work}/claim", headers=game.seat(0)), 403, "moderator_only")
+    await refusal(await http.post(f"{work}/claim"), 401, "unauthorized")
+    await refusal(
+        await http.post(f"/moderation/disputes/{uuid.uuid4()}/claim", headers=mod), 404, "not_found"
+    )
+    await refusal(await http.get(f"/moderation/disputes/{uuid.uuid4()}", headers=mod), 404, "not_found")
+    seated = moderator_headers(settings, "ann")  # ann held seat 0
+    await refusal(await http.post(f"{work}/claim", headers=seated), 409, "moderator_was_seated")
+    await refusal(await resolve(http, dispute_id, mod, verdict="dismissed"), 409, "dispute_not_claimed")
+    await refusal(
+        await http.post(f"{work}/questions", json={"seat": 0, "text": "?"}, headers=mod),
+        409,
+        "dispute_not_claimed",
+    )
+    await refusal(
+        await http.post(f"{work}/reviews", json={"reason": "r"}, headers=mod), 409, "dispute_not_resolved"
+    )
+    await claim(http, dispute_id, mod)
+    await refusal(
+        await http.post(f"{work}/claim", headers=moderator_headers(settings, "max")), 409, "dispute_claimed"
+    )
+    await refusal(
+        await http.post(f"{work}/release", headers=moderator_headers(settings, "max")),
+        409,
+        "dispute_not_claimed",
+    )
+    await refusal(
+        await http.post(f"{work}/questions", json={"seat": 7, "text": "?"}, headers=mod), 422, "invalid_seat"
+    )
+    await refusal(
+        await resolve(http, dispute_id, mod, verdict="dismissed", action="void"), 422, "invalid_ruling"
+    )
+    await refusal(await resolve(http, dispute_id, mod, verdict="upheld"), 422, "invalid_ruling")
+    await refusal(
+        await resolve(http, dispute_id, mod, verdict="upheld", action="award"), 422, "invalid_ruling"
+    )
+    await refusal(
+        await http.post(
+            f"/games/{game.game_id}/disputes/{dispute_id}/replies", json={"text": "hi"}, headers=game.seat(1)
+        ),
+        409,
+        "not_asked",
+    )
+
+
+async def test_an_outcome_is_not_ruled_before_the_game_is_over(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str]
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    seats = [await api.join(created.game_id, name) for name in ("ann", "ben")]
+    await api.start(created.game_id, created.host_token)
+    response = await http.post(
+        f"/games/{created.game_id}/disputes",
+        json={"seqs": [3], "category": "misconduct", "reason": REASON},
+        headers=bearer(seats[1].token),
+    )
+    assert response.status_code == 201, response.text
+    dispute_id = response.json()["dispute_id"]
+    await claim(http, dispute_id, mod)
+    await refusal(
+        await resolve(http, dispute_id, mod, verdict="upheld", action="void"), 409, "game_not_finished"
+    )
+    penalized = await resolve(http, dispute_id, mod, verdict="upheld", action="penalize", seats=[0])
+    assert penalized.status_code == 200, penalized.text
+
+
+# -- who reads what -----------------------------------------------------------------------------
+
+SECRETS = ("REASON-7f3a", "NOTE-91be", "QUESTION-5c2d", "REPLY-e8a0")
+
+
+async def _everything(http: httpx.AsyncClient, game: Finished, seat: int | None) -> str:
+    """All a seat (or, None, a spectator without a token) can read of the game, as one text."""
+    gid = game.game_id
+    headers = game.seat(seat) if seat is not None else {}
+    reads: list[Any] = [
+        (await http.get(f"/games/{gid}")).json(),
+        (await http.get(f"/games/{gid}/spectate")).json(),
+        (await http.get(f"/games/{gid}/disputes", headers=headers)).json(),
+        (await http.get("/games", params={"status": "finished"})).json(),
+        (await http.get(f"/games/{gid}/audit/log")).json(),  # a finished public game: anyone's
+        (await http.get(f"/games/{gid}/audit/diffs")).json(),
+        (await http.get(f"/games/{gid}/audit/state")).json(),
+        (await http.get(f"/games/{gid}/audit/transcript")).text,
+    ]
+    version = (await http.get(f"/games/{gid}")).json()["version"]
+    public = await read_events(http, f"/games/{gid}/spectate/stream", until=version)
+    reads.append([(m.id, m.event, m.data) for m in public])
+    if seat is not None:
+        base = f"/games/{gid}/seats/{seat}"
+        view = (await http.get(f"{base}/view", headers=headers)).json()
+        reads += [
+            view,
+            (await http.get(f"{base}/events", headers=headers)).json(),
+            (await http.get(f"{base}/transcript", headers=headers)).text,
+        ]
+        stream = await read_events(http, f"{base}/stream", until=view["version"], headers=headers)
+        reads.append([(m.id, m.event, m.data) for m in stream])
+    export = await http.get(f"/games/{gid}/export")
+    reads.append((export.status_code, export.text))
+    return json.dumps(reads)
+
+
+async def test_reasons_notes_and_questions_never_reach_another_seat_or_a_spectator(
+    server_url: str, settings: Settings
+) -> None:
+    mod = moderator_headers(settings)
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        game = await finished_game(PlaylogClient(server_url, http=http))
+        dispute = (
+            await http.post(
+                f"/games/{game.game_id}/disputes",
+                json={"seqs": [2], "category": "misconduct", "reason": REASON},
+                headers=game.seat(0),
+            )
+        ).json()
+        work = f"/moderation/disputes/{dispute['dispute_id']}"
+        assert (await http.post(f"{work}/claim", headers=mod)).status_code == 200
+        assert (await http.post(f"{work}/notes", json={"text": NOTE}, headers=mod)).status_code == 201
+        asked = await http.post(f"{work}/questions", json={"seat": 0, "text": QUESTION}, headers=mod)
+        assert asked.status_code == 201
+        replied = await http.post(
+            f"/games/{game.game_id}/disputes/{dispute['dispute_id']}/replies",
+            json={"text": REPLY},
+            headers=game.seat(0),
+        )
+        assert replied.status_code == 201
+        assert (await http.get(f"/games/{game.game_id}/export")).status_code == 403
+
+        for reader in (1, None):
+            read = await _everything(http, game, reader)
+            assert "dispute." in read  # the dispute is there, without its texts
+            assert not [s for s in SECRETS if s in read], reader
+        raiser = await _everything(http, game, 0)
+        assert "REASON-7f3a" in raiser and "QUESTION-5c2d" in raiser and "REPLY-e8a0" in raiser
+        assert "NOTE-91be" not in raiser
+        log = (await http.get(f"/games/{game.game_id}/audit/log", headers=mod)).text
+        assert all(s in log for s in SECRETS)  # moderators read everything
+
+
+async def test_seqs_are_in_the_seats_numbering_when_events_are_hidden_from_it(
+    server_url: str, settings: Settings
+) -> None:
+    """A seat names the events it disputes by its own numbers; the log holds the log's seqs."""
+    mod = moderator_headers(settings)
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        game = await _window_open(PlaylogClient(server_url, http=http))
+        await game.send(1, {"type": "PassReaction"})  # hidden from seat 2
+        await game.send(2, {"type": "PassReaction"})  # the window closes: a public event follows
+        own = (await http.get(f"/games/{game.id}/seats/2/events", headers=_auth(game, 2))).json()
+        last = own[-1]
+        raised = await http.post(
+            f"/games/{game.id}/disputes",
+            json={"seqs": [last["seq"]], "category": "rules", "reason": REASON},
+            headers=_auth(game, 2),
+        )
+        assert raised.status_code == 201, raised.text
+        mine = raised.json()
+        assert mine["seqs"] == [last["seq"]]
+        assert mine["raised_seq"] == (await game.view(2)).version
+        logged = (await http.get(f"/moderation/disputes/{mine['dispute_id']}", headers=mod)).json()
+        [seq] = logged["dispute"]["seqs"]
+        log = (await http.get(f"/games/{game.id}/audit/log", headers=mod)).json()
+        assert log[seq - 1]["type"] == last["type"]
+        assert seq > last["seq"]  # seat 1's pass came before it in the log
+
+
+async def test_the_rebuild_gives_the_same_queue(
+    api: PlaylogClient,
+    http: AsyncTestClient[Litestar],
+    mod: dict[str, str],
+    pool: asyncpg.Pool,
+    store: EventStore,
+    database_url: str,
+) -> None:
+    games = [await finished_game(api) for _ in range(2)]
+    first = await raise_dispute(http, games[0])
+    await raise_dispute(http, games[1], seat=1, category="technical")
+    await claim(http, first["dispute_id"], mod)
+    assert (
+        await resolve(http, first["dispute_id"], mod, verdict="upheld", action="penalize", seats=[1])
+    ).status_code == 200
+
+    async def rows() -> tuple[list[Any], ...]:
+        queue = await pool.fetch("SELECT * FROM disputes ORDER BY dispute_id")
+        stats = await pool.fetch("SELECT * FROM player_stats ORDER BY player_id, kind")
+        lobby = await pool.fetch("SELECT * FROM lobby_games ORDER BY game_id")
+        return [tuple(r) for r in queue], [tuple(r) for r in stats], [tuple(r) for r in lobby]
+
+    async def caught_up() -> bool:
+        resolved = await pool.fetchval("SELECT count(*) FROM disputes WHERE status = 'resolved'")
+        return bool(resolved == 1)
+
+    await eventually(caught_up)
+    live = await rows()
+    assert len(live[0]) == 2
+    await rebuild(store, database_url, batch_size=5)
+    assert await rows() == live
