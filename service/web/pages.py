@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from litestar import Controller, MediaType, Router, get
 from litestar.contrib.jinja import JinjaTemplateEngine
@@ -21,6 +21,7 @@ from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
 from domain import registry
+from domain.disputes.events import Category
 from service.listing import ListedGame, fetch_listing, listing_query
 
 HERE = Path(__file__).parent
@@ -37,8 +38,8 @@ static_files = create_static_files_router(
 KINDS = {kind: decider.about.title if decider.about else kind for kind, decider in registry.games().items()}
 
 
-# The dispute categories a seat may choose (the disputes API's own list, docs/api.md).
-CATEGORIES = ("rules", "timeout", "misconduct", "technical", "other")
+# The categories a dispute may have, as the disputes decider lists them.
+CATEGORIES = get_args(Category)
 
 
 def _page(name: str, **context: Any) -> Template:
@@ -78,7 +79,7 @@ class PagesController(Controller):
 
     @get("/moderate/disputes/{dispute_id:uuid}", name="dispute")
     async def dispute(self, dispute_id: uuid.UUID) -> Template:
-        return _page("dispute.html", dispute_id=dispute_id, page="dispute", categories=CATEGORIES)
+        return _page("dispute.html", dispute_id=dispute_id, page="dispute")
 
     @get("/moderate/{game_id:uuid}", name="moderate")
     async def moderate(self, game_id: uuid.UUID) -> Template:

@@ -132,7 +132,8 @@ const PL = (() => {
     if (event.type === "dispute.resolved") return `${words(event.type)}: ${verdictText(data, seats)}`;
     if (String(event.type).startsWith("dispute.")) {
       const who = ["dispute.raised", "dispute.asked", "dispute.answered"].includes(event.type) && typeof data.seat === "number";
-      return `${who ? `${seatName(seats, data.seat)} ` : ""}${words(event.type)}`;
+      if (!who && event.type !== "dispute.raised" && event.type !== "dispute.asked" && event.type !== "dispute.answered") return words(event.type);
+      return `${who ? seatName(seats, data.seat) : "a player"} ${words(event.type)}`;
     }
     const who = data.seat ?? data.actor ?? data.by;
     const parts = [];

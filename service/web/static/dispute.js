@@ -16,14 +16,6 @@
   let token = null;
   let replaying = false;
 
-  // The detail's game facts, whether nested under "game" or beside the dispute; seats as names.
-  function facts(detail) {
-    const dispute = detail.dispute || detail;
-    const game = { ...(detail.game || detail) };
-    game.game_id = game.game_id || dispute.game_id;
-    game.seats = (game.seats || []).map((s) => (s !== null && typeof s === "object" ? s.name : s));
-    return { dispute, game };
-  }
 
   function dl(node, pairs) {
     node.replaceChildren(...pairs.filter(([, value]) => value !== null && value !== undefined && value !== "")
@@ -38,8 +30,8 @@
   }
 
   function render(detail) {
-    const { dispute: d, game } = facts(detail);
-    const seats = game.seats;
+    const { dispute: d, game } = detail;
+    const seats = game.seats.map((s) => s.name);
     const resolved = d.status === "resolved";
     $("dispute-title").textContent = `· ${words(d.category || "other")} · ${disputeStatus(d.status)}`;
     dl($("facts"), [
@@ -58,14 +50,14 @@
     const chain = detail.chain;
     dl($("game-facts"), [
       ["Game", el("a", { href: `/moderate/${game.game_id}` }, `${kinds[game.kind] || game.kind || "game"} ${game.game_id}`)],
-      ["Seats", seats.map((name, s) => seatName(seats, s)).join(", ")],
+      ["Seats", game.seats.map((s) => `${seatName(seats, s.seat)}${s.penalties ? ` (penalties: ${s.penalties})` : ""}`).join(", ")],
       ["Status", game.status],
-      ["Outcome", game.status === "finished" || game.ruled_outcome ? PL.outcomeText({ ...game, winners: game.winners || (game.outcome && game.outcome.winners) }) : null],
+      ["Outcome", game.outcome || game.ruled_outcome ? PL.outcomeText({ ...game, seats }) : null],
       ["Chain", chain ? (chain.ok ? `verified (${chain.events} events)` : `BROKEN at seq ${chain.first_bad_seq}: ${chain.reason}`) : null],
     ]);
     $("history").replaceChildren(...(d.history || []).map((h) => el("li", { value: h.seq }, historyText(h, seats))));
     $("disputed").replaceChildren(...(detail.disputed || []).map((x) => el("details", { class: "disputed" },
-      el("summary", {}, `Seq ${x.seq}: ${x.event ? describeEvent(x.event.data ? x.event : { type: x.event.type, data: x.event }, seats) : ""}`),
+      el("summary", {}, `Seq ${x.seq}: ${describeEvent({ type: x.type, data: x.event }, seats)}`),
       el("h3", {}, "Before"), ...stateNodes(x.state_before),
       el("h3", {}, "After"), ...stateNodes(x.state_after))));
 
@@ -81,7 +73,7 @@
       $("resolve-seats").replaceChildren(legend, ...seats.map((name, s) => el("label", { class: "check" },
         el("input", { type: "checkbox", name: "seats", value: s }), ` ${seatName(seats, s)}`)));
     }
-    return { dispute: d, game };
+    return detail;
   }
 
   let shown = null;
