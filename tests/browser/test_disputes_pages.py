@@ -214,3 +214,26 @@ async def test_a_seat_follows_its_dispute_and_raises_another_from_its_replay_pag
     await expect(bob.locator("#dispute-list li.dispute")).to_have_count(2)
     await expect(bob.locator("#dispute-list")).to_contain_text("Your technical dispute")
     await expect(bob.locator("#dispute-list")).to_contain_text("Events: 1")
+
+
+async def test_spectators_see_a_dispute_under_review_then_its_verdict_and_never_its_reason(
+    server_url: str, remote: PlaylogClient, settings: Settings, new_page: Any
+) -> None:
+    game_id, tokens = await finished_game(remote)  # public, no spectator delay
+    bob = {"Authorization": f"Bearer {tokens[1]}"}
+    raised = await remote.http.post(
+        f"/games/{game_id}/disputes", json={"seqs": [6], "category": "rules", "reason": REASON}, headers=bob
+    )
+    dispute_id = raised.json()["dispute_id"]
+    page = await new_page()
+    await page.goto(f"{server_url}/watch/{game_id}")
+    note = page.locator("#disputes-note")
+    await expect(note).to_have_text("A dispute about this game is under review.")
+    mod = {"Authorization": f"Bearer {moderator_token(settings)}"}
+    base = f"/moderation/disputes/{dispute_id}"
+    assert (await remote.http.post(f"{base}/claim", headers=mod)).status_code == 200
+    ruling = {"verdict": "upheld", "action": "award", "seats": [1], "explanation": "A second draw."}
+    assert (await remote.http.post(f"{base}/resolve", json=ruling, headers=mod)).status_code == 200
+    await expect(note).to_contain_text("A dispute was ruled: Upheld: the win goes to bob (seat 1)")
+    await expect(page.locator("#result")).to_contain_text("Winner as ruled by a moderator: bob (seat 1)")
+    assert "drew twice" not in await page.content()
