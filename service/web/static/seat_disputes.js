@@ -15,7 +15,6 @@ const SeatDisputes = (() => {
     const announce = (text) => { $("dispute-status").textContent = text; };
     const form = $("raise-form");
     $("disputes").hidden = false;
-    let items = [];
     // Questions to this seat as its stream told them (the list shows a question's text only
     // within the seat's own dispute): dispute id -> { asked: [event data], answered: count }.
     const heard = new Map();
@@ -82,15 +81,21 @@ const SeatDisputes = (() => {
     }
 
     let loading = null;
+    let last = null;
     async function refresh() {
       if (loading) { loading.again = true; return; }
       loading = { again: false };
       try {
         do {
           loading.again = false;
-          items = (await api(base, { token })).items;
+          const items = (await api(base, { token })).items;
           const seats = options.seats();
+          const shown = JSON.stringify([items, seats, [...heard]]);
+          if (shown === last) continue;  // unchanged: leave the list (and what is being typed) alone
+          last = shown;
+          const typing = new Map([...document.querySelectorAll("#dispute-list textarea")].map((t) => [t.id, t.value]));
           $("dispute-list").replaceChildren(...(items.length ? items.map((d) => item(d, seats)) : [el("li", { class: "muted" }, "No dispute about this game.")]));
+          for (const [id, value] of typing) if ($(id)) $(id).value = value;
         } while (loading.again);
       } catch (error) {
         showProblem(problem, error);
