@@ -98,7 +98,11 @@ async def test_a_dispute_goes_from_the_play_page_through_the_moderator_pages_to_
     await mod.keyboard.press("Home")
     await mod.get_by_role("button", name=f"Replay at seq {log_seq}").click()
     await expect(at).to_contain_text(f"(seq {log_seq}): card drawn · disputed")
-    await expect(mod.locator("#disputed")).to_contain_text(f"Seq {log_seq}")
+    disputed = mod.locator("#disputed")
+    await expect(disputed).to_contain_text(f"Seq {log_seq}")
+    await disputed.locator("summary").first.click()  # the complete state before and after it
+    await expect(disputed.get_by_role("heading", name="Before")).to_be_visible()
+    await expect(disputed).to_contain_text("Draw pile, top first")
 
     # Work on it: a note, a question the seat answers on its play page.
     await mod.get_by_label("Note (read by moderators only)").fill("Checking the pile before the draw.")

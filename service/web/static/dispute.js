@@ -56,7 +56,8 @@
       ["Chain", chain ? (chain.ok ? `verified (${chain.events} events)` : `BROKEN at seq ${chain.first_bad_seq}: ${chain.reason}`) : null],
     ]);
     $("history").replaceChildren(...(d.history || []).map((h) => el("li", { value: h.seq }, historyText(h, seats))));
-    $("disputed").replaceChildren(...(detail.disputed || []).map((x) => el("details", { class: "disputed" },
+    const opened = new Set([...$("disputed").querySelectorAll("details[open]")].map((node) => node.dataset.seq));
+    $("disputed").replaceChildren(...(detail.disputed || []).map((x) => el("details", { class: "disputed", "data-seq": x.seq, open: opened.has(String(x.seq)) },
       el("summary", {}, `Seq ${x.seq}: ${describeEvent({ type: x.type, data: x.event }, seats)}`),
       el("h3", {}, "Before"), ...stateNodes(x.state_before),
       el("h3", {}, "After"), ...stateNodes(x.state_after))));
@@ -73,7 +74,6 @@
       $("resolve-seats").replaceChildren(legend, ...seats.map((name, s) => el("label", { class: "check" },
         el("input", { type: "checkbox", name: "seats", value: s }), ` ${seatName(seats, s)}`)));
     }
-    return detail;
   }
 
   let shown = null;
@@ -82,7 +82,8 @@
     const text = JSON.stringify(detail);
     if (text === shown) return;  // unchanged: keep the page (and the keyboard's focus) as it is
     shown = text;
-    const { dispute, game } = render(detail);
+    render(detail);
+    const { dispute, game } = detail;
     if (!replaying) {
       replaying = true;
       const seqs = dispute.seqs || [];
