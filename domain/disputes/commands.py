@@ -31,7 +31,7 @@ class ReplyToQuestion(TableCommand, frozen=True, kw_only=True, tag="dispute.repl
     text: str
 
 
-class ModeratorCommand(TableCommand, frozen=True, kw_only=True, tag="dispute.moderate"):
+class ModeratorCommand(TableCommand, frozen=True, kw_only=True):
     """Base of a moderator's commands: who moderates (the token's name) and which dispute."""
 
     dispute_id: str
@@ -67,15 +67,3 @@ class OpenReview(ModeratorCommand, frozen=True, kw_only=True, tag="dispute.revie
 
     review_id: str
     reason: str
-
-
-DisputeCommands = (
-    RaiseDispute
-    | ReplyToQuestion
-    | ClaimDispute
-    | ReleaseDispute
-    | NoteDispute
-    | AskSeat
-    | ResolveDispute
-    | OpenReview
-)

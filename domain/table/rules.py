@@ -2,6 +2,7 @@
 
 ``decide(game, table, command, ctx)`` is the composed decide: lobby commands are decided here,
 a seat's ``Play`` and the server's ``ActOnDeadline`` are routed to ``game`` once it has started.
+Dispute commands (a seat's raise and reply, a moderator's work) go to domain/disputes/rules.py.
 """
 
 from __future__ import annotations

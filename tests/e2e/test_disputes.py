@@ -272,7 +272,7 @@ async def test_a_dispute_goes_from_raise_to_verdict_and_every_reader_follows_the
     assert review.json()["review_of"] == dispute_id and review.json()["status"] == "open"
 
 
-async def test_a_review_can_change_the_ruling_and_the_statistics_follow(
+async def test_a_review_can_change_the_ruling_and_disputes_are_counted(
     api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], settings: Settings
 ) -> None:
     game = await finished_game(api)
@@ -289,6 +289,10 @@ async def test_a_review_can_change_the_ruling_and_the_statistics_follow(
     assert response.status_code == 200, response.text
     summary = (await http.get(f"/games/{game.game_id}")).json()
     assert summary["ruled_outcome"] == {"winners": [0, 1]}
+    metrics = (await http.get("/metrics")).text
+    assert 'playlog_disputes_raised_total{category="rules"}' in metrics
+    assert 'playlog_disputes_resolved_total{category="rules",verdict="upheld"}' in metrics
+    assert "playlog_dispute_resolution_seconds_count" in metrics
 
 
 async def test_a_moderator_asks_a_seat_which_reads_the_question_and_replies(
