@@ -1,4 +1,5 @@
-"""The HTML pages: home, play, watch, moderate, replay (kept out of the OpenAPI document).
+"""The HTML pages: home, play, watch, moderate (a game, the dispute queue, a dispute), replay
+(kept out of the OpenAPI document).
 
 Each page is a server-rendered shell; its script reads the public JSON API with the tokens the
 browser tab holds (``sessionStorage``), so a page can never show more than the API would. Tokens
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from litestar import Controller, MediaType, Router, get
 from litestar.contrib.jinja import JinjaTemplateEngine
@@ -20,6 +21,7 @@ from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
 from domain import registry
+from domain.disputes.events import Category
 from service.listing import ListedGame, fetch_listing, listing_query
 
 HERE = Path(__file__).parent
@@ -34,6 +36,10 @@ static_files = create_static_files_router(
 
 # Each registered game's title, by kind: the pages name no game themselves.
 KINDS = {kind: decider.about.title if decider.about else kind for kind, decider in registry.games().items()}
+
+
+# The categories a dispute may have, as the disputes decider lists them.
+CATEGORIES = get_args(Category)
 
 
 def _page(name: str, **context: Any) -> Template:
@@ -60,21 +66,28 @@ class PagesController(Controller):
 
     @get("/play/{game_id:uuid}/{seat:int}", name="play")
     async def play(self, game_id: uuid.UUID, seat: int) -> Template:
-        return _page("play.html", game_id=game_id, seat=seat, page="play")
+        return _page("play.html", game_id=game_id, seat=seat, page="play", categories=CATEGORIES)
 
     @get("/watch/{game_id:uuid}", name="watch")
     async def watch(self, game_id: uuid.UUID) -> Template:
         return _page("watch.html", game_id=game_id, page="watch")
 
-    # The dispute queue and dispute pages (/moderate/disputes, /moderate/disputes/{id}) belong here,
-    # declared before this route, once the disputes feature exists.
+    @get("/moderate/disputes", name="disputes")
+    async def disputes(self) -> Template:
+        """The moderators' queue; without a moderator token in the tab it shows no dispute."""
+        return _page("disputes.html", page="disputes", categories=CATEGORIES)
+
+    @get("/moderate/disputes/{dispute_id:uuid}", name="dispute")
+    async def dispute(self, dispute_id: uuid.UUID) -> Template:
+        return _page("dispute.html", dispute_id=dispute_id, page="dispute")
+
     @get("/moderate/{game_id:uuid}", name="moderate")
     async def moderate(self, game_id: uuid.UUID) -> Template:
         return _page("moderate.html", game_id=game_id, page="moderate")
 
     @get("/replay/{game_id:uuid}", name="replay")
     async def replay(self, game_id: uuid.UUID) -> Template:
-        return _page("replay.html", game_id=game_id, page="replay")
+        return _page("replay.html", game_id=game_id, page="replay", categories=CATEGORIES)
 
 
 pages_router = Router(path="/", route_handlers=[PagesController, static_files], include_in_schema=False)

@@ -30,7 +30,7 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 812}
-DOCUMENTED = {"home", "play", "watch", "moderate", "replay"}  # the pages the README shows
+DOCUMENTED = {"home", "play", "watch", "moderate", "replay", "dispute"}  # the pages the README shows
 
 
 def chromium_path() -> str | None:

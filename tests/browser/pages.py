@@ -1,16 +1,48 @@
-"""Steps the browser tests share: create, join and start a game through the pages, and the checks
-that a seat's page never receives another seat's hidden cards."""
+"""Steps the browser tests share: games set up over the API, create, join and start a game through
+the pages, and the checks that a seat's page never receives another seat's hidden cards."""
 
 from __future__ import annotations
 
 import json
 import re
+import uuid
 from typing import Any
 
 import httpx
 from playwright.async_api import Page, expect
 
+from service.auth import Principal, issue
+from service.client import PlaylogClient
+from service.config import Settings
+
 NAME = re.compile(r"/play/([0-9a-f-]{36})/(\d+)$")
+
+
+def moderator_token(settings: Settings) -> str:
+    return issue(settings.keyring(), Principal(role="moderator", name="mod"), 3600)
+
+
+async def two_seat_game(
+    api: PlaylogClient, names: tuple[str, str] = ("alice", "bob"), *, delay: float = 0, public: bool = True
+) -> tuple[uuid.UUID, list[str]]:
+    created = await api.create_game(
+        "exploding_kittens",
+        {"players": 2, "reaction_window": 0, "seed": 1, "first_seat": 0},
+        public=public,
+        spectator_delay=delay,
+    )
+    tokens = [(await api.join(created.game_id, name)).token for name in names]
+    await api.start(created.game_id, created.host_token)
+    return created.game_id, tokens
+
+
+async def finished_game(api: PlaylogClient, **kwargs: Any) -> tuple[uuid.UUID, list[str]]:
+    """Two draws, then bob concedes."""
+    game_id, tokens = await two_seat_game(api, **kwargs)
+    await api.send(game_id, 0, tokens[0], {"type": "DrawCard"})
+    await api.send(game_id, 1, tokens[1], {"type": "DrawCard"})
+    await api.leave(game_id, 1, tokens[1])
+    return game_id, tokens
 
 
 async def create_game(page: Page, base: str, kind: str, name: str, **options: Any) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -11,10 +10,10 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
-from service.auth import Principal, issue
 from service.client import PlaylogClient
 from service.config import Settings
 from tests.browser.conftest import screenshot
+from tests.browser.pages import finished_game, moderator_token, two_seat_game
 
 pytestmark = pytest.mark.integration
 
@@ -25,33 +24,6 @@ EVIL = "<img src=x onerror=alert(1)>"
 async def remote(server_url: str) -> AsyncIterator[PlaylogClient]:
     async with PlaylogClient(server_url) as client:
         yield client
-
-
-def moderator_token(settings: Settings) -> str:
-    return issue(settings.keyring(), Principal(role="moderator", name="mod"), 3600)
-
-
-async def two_seat_game(
-    api: PlaylogClient, names: tuple[str, str] = ("alice", "bob"), *, delay: float = 0, public: bool = True
-) -> tuple[uuid.UUID, list[str]]:
-    created = await api.create_game(
-        "exploding_kittens",
-        {"players": 2, "reaction_window": 0, "seed": 1, "first_seat": 0},
-        public=public,
-        spectator_delay=delay,
-    )
-    tokens = [(await api.join(created.game_id, name)).token for name in names]
-    await api.start(created.game_id, created.host_token)
-    return created.game_id, tokens
-
-
-async def finished_game(api: PlaylogClient, **kwargs: Any) -> tuple[uuid.UUID, list[str]]:
-    """Two draws, then bob concedes."""
-    game_id, tokens = await two_seat_game(api, **kwargs)
-    await api.send(game_id, 0, tokens[0], {"type": "DrawCard"})
-    await api.send(game_id, 1, tokens[1], {"type": "DrawCard"})
-    await api.leave(game_id, 1, tokens[1])
-    return game_id, tokens
 
 
 async def test_the_watch_page_shows_a_move_only_after_the_spectator_delay(

@@ -16,7 +16,16 @@ from tests.e2e.test_listing import eventually
 
 EVIL = "<img src=x onerror=alert(1)>"
 GAME = uuid.uuid4()
-PAGES = ["/", f"/play/{GAME}/0", f"/watch/{GAME}", f"/moderate/{GAME}", f"/replay/{GAME}"]
+DISPUTE = uuid.uuid4()
+PAGES = [
+    "/",
+    f"/play/{GAME}/0",
+    f"/watch/{GAME}",
+    f"/moderate/{GAME}",
+    f"/replay/{GAME}",
+    "/moderate/disputes",
+    f"/moderate/disputes/{DISPUTE}",
+]
 
 
 async def test_every_page_is_html_with_a_strict_content_security_policy_and_no_inline_script(
@@ -32,7 +41,7 @@ async def test_every_page_is_html_with_a_strict_content_security_policy_and_no_i
         assert response.headers["x-content-type-options"] == "nosniff"
         assert response.headers["referrer-policy"] == "no-referrer"
         scripts = re.findall(r"<script\b[^>]*>", response.text)
-        assert scripts and all(re.search(r'\bsrc="/static/[a-z]+\.js"', tag) for tag in scripts), path
+        assert scripts and all(re.search(r'\bsrc="/static/[a-z_]+\.js"', tag) for tag in scripts), path
         assert not re.search(r"<[^>]+\son[a-z]+=", response.text), path  # no inline handlers
         for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', response.text):
             served = await http.get(asset)

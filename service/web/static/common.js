@@ -117,12 +117,24 @@ const PL = (() => {
   }
 
   const LOBBY = { "lobby.created": "game created", "lobby.joined": "took a seat", "lobby.left": "left", "lobby.started": "game started" };
-  const words = (type) => LOBBY[type] || type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
+  const DISPUTE = {
+    "dispute.raised": "raised a dispute", "dispute.claimed": "a moderator took up a dispute",
+    "dispute.released": "a moderator put a dispute back in the queue", "dispute.noted": "a moderator noted a dispute",
+    "dispute.asked": "was asked a question by a moderator", "dispute.answered": "answered a moderator's question",
+    "dispute.resolved": "a moderator ruled on a dispute",
+  };
+  const words = (type) => LOBBY[type] || DISPUTE[type] || type.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/_/g, " ").toLowerCase();
   const seatName = (seats, seat) => (seats && seats[seat] != null ? `${seats[seat]} (seat ${seat})` : `seat ${seat}`);
 
   // One event in words: who, what, and the cards or tokens it names (hidden ones as "a card").
   function describeEvent(event, seats) {
     const data = event.data || {};
+    if (event.type === "dispute.resolved") return `${words(event.type)}: ${verdictText(data, seats)}`;
+    if (String(event.type).startsWith("dispute.")) {
+      const who = ["dispute.raised", "dispute.asked", "dispute.answered"].includes(event.type) && typeof data.seat === "number";
+      if (!who && event.type !== "dispute.raised" && event.type !== "dispute.asked" && event.type !== "dispute.answered") return words(event.type);
+      return `${who ? seatName(seats, data.seat) : "a player"} ${words(event.type)}`;
+    }
     const who = data.seat ?? data.actor ?? data.by;
     const parts = [];
     if (typeof who === "number") parts.push(seatName(seats, who));
@@ -143,5 +155,47 @@ const PL = (() => {
     return detail.length ? `${parts.join(" ")} — ${detail.join("; ")}` : parts.join(" ");
   }
 
-  return { api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, followStream, describeEvent, words, seatName };
+  // Disputes, as the seat pages and the moderator pages both show them (texts as text only).
+  // A time in seconds since the epoch, or an ISO string (the queue's).
+  const when = (t) => (t ? new Date(typeof t === "number" ? t * 1000 : t).toISOString().replace("T", " ").replace(/\..*/, " UTC") : "");
+  const seatList = (seats, list) => (list || []).map((s) => seatName(seats, s)).join(", ") || "nobody";
+  const DISPUTE_STATUS = { open: "waiting for a moderator", claimed: "under review", resolved: "resolved" };
+  const disputeStatus = (status) => DISPUTE_STATUS[status] || words(status || "");
+
+  function verdictText(v, seats) {
+    if (!v) return "";
+    let ruling;
+    if (v.verdict === "dismissed") ruling = "Dismissed";
+    else if (v.action === "void") ruling = "Upheld: the game counts for nobody";
+    else if (v.action === "award") ruling = `Upheld: the win goes to ${seatList(seats, v.seats)}`;
+    else if (v.action === "penalize") ruling = `Upheld: a penalty for ${seatList(seats, v.seats)}`;
+    else ruling = "Upheld, with no change to the game";
+    const by = v.moderator ? ` (${v.moderator}, ${when(v.at)})` : "";
+    return `${ruling}${by}${v.explanation ? `. ${v.explanation}` : ""}`;
+  }
+
+  const ACTS = { raised: "raised the dispute", claimed: "claimed it", released: "released it", noted: "noted", asked: "asked", answered: "answered", resolved: "ruled" };
+  // One history entry in words: "[time] who did what: text".
+  function historyText(h, seats) {
+    const type = String(h.type || "").replace(/^dispute\./, "");
+    const target = typeof h.seat === "number" ? seatName(seats, h.seat) : null;
+    const seatBy = /^seat:(\d+)$/.exec(h.by || "");  // a seat acted: "seat:N"
+    const who = seatBy ? seatName(seats, Number(seatBy[1])) : h.by || "someone";
+    const whom = type === "asked" && target ? ` ${target}` : "";
+    return `${when(h.at)} · ${who} ${ACTS[type] || words(type)}${whom}${h.text ? `: ${h.text}` : ""}`;
+  }
+
+  // Who won as every reader should count it: a moderator's ruling (ruled_outcome) over the original.
+  function outcomeText(game) {
+    const names = (winners) => (winners || []).map((s) => seatName(game.seats, s)).join(", ") || "none";
+    const ruled = game.ruled_outcome;
+    if (!ruled) return `Winner: ${names(game.winners || (game.outcome && game.outcome.winners))}.`;
+    const original = game.outcome ? game.outcome.winners : game.winners;
+    return `Winner as ruled by a moderator: ${names(ruled.winners)} (originally: ${names(original)}).`;
+  }
+
+  return {
+    api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, followStream, describeEvent, words, seatName,
+    when, disputeStatus, verdictText, historyText, outcomeText,
+  };
 })();

@@ -136,8 +136,7 @@
     if (view.kind === "exploding_kittens") $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
     $("commands").replaceChildren(...controls(view));
     countdown(view);
-    const winners = view.winners;
-    $("status").textContent = view.status === "finished" ? `Game over. Winner: ${(winners || []).map((s) => seatName(view.seats, s)).join(", ") || "none"}.` : (view.view && (view.view.public ? view.view.public.active_seat : view.view.active_seat) === seat ? "Your turn." : "");
+    $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && (view.view.public ? view.view.public.active_seat : view.view.active_seat) === seat ? "Your turn." : "");
   }
 
   let refreshing = null;
@@ -168,8 +167,11 @@
     await refresh();
     if (!current) return;
     const feed = $("feed");
+    const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats });
     followStream(`${base}/stream`, token, 0, (event) => {
-      feed.append(el("li", { "data-seq": event.seq }, describeEvent(event, current ? current.seats : null)));
+      // Numbered by its seq: the number a dispute names it by.
+      feed.append(el("li", { "data-seq": event.seq, value: event.seq }, describeEvent(event, current ? current.seats : null)));
+      if (String(event.type).startsWith("dispute.")) { disputes.heardEvent(event); disputes.refresh(); }
       refresh();
     }, { onEnd: (error) => error && showProblem(problem, error) });
   })();

@@ -34,14 +34,32 @@
     });
   }
 
+  // A seat's tab also gets its disputes here: raise one about the event on screen, follow it.
+  async function disputes(seat, faceUp) {
+    const token = tokens.get(PL.seatKey(gameId, seat));
+    let seats = null;
+    const widget = SeatDisputes.mount({
+      gameId, seat, token, seats: () => seats,
+      // Face up, the viewer numbers events as the log does, which may differ from the seat's own numbers.
+      currentSeq: faceUp ? null : Replayer.seqShown,
+    });
+    try {
+      seats = (await api(`/games/${gameId}/seats/${seat}/view`, { token })).seats;
+      widget.refresh();
+    } catch (error) { showProblem(problem, error); }
+    // No stream on this page: look again now and then for a moderator's question or verdict.
+    setInterval(() => { if (!document.hidden) widget.refresh(); }, 10_000);
+  }
+
   (async () => {
+    const seat = heldSeat();
     try {
       await Replayer.fromAudit(gameId, null);
       perspective.textContent = "Face up: this public game is over and its spectator delay has passed.";
+      if (seat !== null) disputes(seat, true);
     } catch (error) {
-      const seat = heldSeat();
       if (seat === null) { showProblem(problem, error); return; }
-      try { await asSeat(seat); } catch (seatError) { showProblem(problem, seatError); }
+      try { await asSeat(seat); disputes(seat, false); } catch (seatError) { showProblem(problem, seatError); }
     }
   })();
 })();

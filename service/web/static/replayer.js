@@ -10,12 +10,17 @@ const Replayer = (() => {
     return typeof value === "string" ? value : JSON.stringify(value);
   }
 
+  let current = null;  // the viewer on this page: { go(seq), seq() }
+
   // source: { events: [{seq, type, recorded_at, actor, data}], seats, stateAt(seq) -> Promise<nodes>,
-  //           changes: Map seq -> [{path, before, after}] | null, proofs: audit | null, transcript: () -> Promise<string> }
+  //           changes: Map seq -> [{path, before, after}] | null, proofs: audit | null, transcript: () -> Promise<string>,
+  //           openAt: seq to open at (default: the last), marks: seqs to flag (a dispute's) }
   function start(source) {
     const slider = $("seq");
     const events = source.events;
-    let index = events.length - 1;
+    const marks = new Set(source.marks || []);
+    const indexOf = (seq) => events.findIndex((e) => e.seq === seq);
+    let index = source.openAt != null && indexOf(source.openAt) >= 0 ? indexOf(source.openAt) : events.length - 1;
     let shown = 0;
     slider.min = 1;
     slider.max = events.length;
@@ -26,7 +31,7 @@ const Replayer = (() => {
       slider.value = index + 1;
       const event = events[index];
       const ticket = ++shown;
-      $("at").textContent = `Event ${index + 1} of ${events.length} (seq ${event.seq}): ${words(event.type)}`;
+      $("at").textContent = `Event ${index + 1} of ${events.length} (seq ${event.seq}): ${words(event.type)}${marks.has(event.seq) ? " · disputed" : ""}`;
       slider.setAttribute("aria-valuetext", `event ${index + 1} of ${events.length}`);
       const when = new Date(event.recorded_at * 1000).toISOString().replace("T", " ").replace(/\..*/, " UTC");
       $("event").replaceChildren(
@@ -70,12 +75,17 @@ const Replayer = (() => {
         link.hidden = false;
       }).catch(() => {});
     }
+    current = { go: (seq) => show(indexOf(seq) >= 0 ? indexOf(seq) : index), seq: () => events[index].seq };
     return show(index);
   }
 
+  // Steps the page's viewer to ``seq``; the seq on screen (null before the viewer starts).
+  const go = (seq) => current && current.go(seq);
+  const seqShown = () => (current ? current.seq() : null);
+
   // The full, face-up replay from the audit endpoints (a moderator token, or none for a public
   // game that is over): every seq's complete state.
-  async function fromAudit(gameId, token) {
+  async function fromAudit(gameId, token, { openAt = null, marks = [] } = {}) {
     const base = `/games/${gameId}/audit`;
     const [log, diffs, proofs] = await Promise.all([api(`${base}/log`, { token }), api(`${base}/diffs`, { token }), api(`${base}/`, { token })]);
     const final = await api(`${base}/state`, { token });
@@ -84,6 +94,8 @@ const Replayer = (() => {
     return start({
       gameId,
       seats,
+      openAt,
+      marks,
       events: log.map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data })),
       changes: new Map(diffs.map((d) => [d.seq, d.changes])),
       proofs,
@@ -96,5 +108,5 @@ const Replayer = (() => {
     });
   }
 
-  return { start, fromAudit };
+  return { start, fromAudit, go, seqShown };
 })();

@@ -14,11 +14,22 @@
     $("table-view").replaceChildren(...Render.table(snap.kind, snap.view, snap.seats));
     const over = snap.status === "finished";
     $("result").hidden = !over;
-    if (over) $("result").textContent = `Game over. Winner: ${(snap.winners || []).map((s) => seatName(snap.seats, s)).join(", ") || "none"}.`;
+    if (over) $("result").textContent = `Game over. ${PL.outcomeText(snap)}`;
+  }
+
+  // Spectators read of a dispute that it is under review, then its verdict (after the delay).
+  function disputes(items, seats) {
+    $("disputes-note").hidden = !items.length;
+    $("disputes-note").replaceChildren(...items.map((d) => el("li", { class: "dispute" },
+      d.verdict ? `A dispute was ruled: ${PL.verdictText(d.verdict, seats)}` : "A dispute about this game is under review.")));
   }
 
   async function refresh() {
-    try { render(await api(`/games/${gameId}/spectate`)); } catch (error) { showProblem($("problem"), error); }
+    try {
+      const snap = await api(`/games/${gameId}/spectate`);
+      render(snap);
+      disputes((await api(`/games/${gameId}/disputes`)).items, snap.seats);
+    } catch (error) { showProblem($("problem"), error); }
   }
 
   (async () => {

@@ -1,0 +1,84 @@
+// The moderators' dispute queue, oldest first. Filters and the page's cursor live in the URL's
+// query (never the token); without a moderator token in this tab the page shows no dispute.
+"use strict";
+
+(() => {
+  const { api, el, tokens, showProblem, words, disputeStatus, when } = PL;
+  const $ = (id) => document.getElementById(id);
+  const form = $("token-form");
+  const problem = $("problem");
+  const filters = $("filters");
+  const params = new URLSearchParams(location.search);
+  const PAGE = 20;
+  PL.adoptFragmentToken("moderator");
+
+  for (const name of ["status", "kind", "category"]) {
+    if (params.get(name)) filters.elements[name].value = params.get(name);
+  }
+  const kindTitle = (kind) => {
+    const option = [...$("filter-kind").options].find((o) => o.value === kind);
+    return option ? option.textContent : kind;
+  };
+
+  let token = null;
+
+  // An open dispute can be claimed from the queue, and the work goes on on its page (the queue
+  // itself is a read model, a moment behind the log).
+  async function claim(d) {
+    showProblem(problem, null);
+    try {
+      await api(`/moderation/disputes/${d.dispute_id}/claim`, { method: "POST", token, headers: { "Idempotency-Key": crypto.randomUUID() } });
+      location.assign(`/moderate/disputes/${d.dispute_id}`);
+    } catch (error) { showProblem(problem, error); }
+  }
+
+  function row(d) {
+    const title = `${words(d.category || "other")} dispute`;
+    return el("li", { class: "game dispute", "data-dispute-id": d.dispute_id, "data-status": d.status },
+      el("a", { href: `/moderate/disputes/${d.dispute_id}` }, title),
+      d.kind ? el("span", { class: "kind" }, kindTitle(d.kind)) : null,
+      el("span", { class: "status" }, disputeStatus(d.status), d.claimed_by ? ` by ${d.claimed_by}` : ""),
+      d.verdict ? el("span", {}, `${d.verdict}${d.action && d.action !== "none" ? ` (${d.action})` : ""}`) : null,
+      el("span", {}, `raised ${when(d.raised_at)}`, d.seat != null ? ` by seat ${d.seat}` : " (a review)"),
+      d.status === "open" ? el("button", { type: "button", "aria-label": `Claim the ${title} raised ${when(d.raised_at)}`, onclick: () => claim(d) }, "Claim") : null);
+  }
+
+  function pageLink(node, cursor) {
+    const query = new URLSearchParams(params);
+    if (cursor) query.set("cursor", cursor); else query.delete("cursor");
+    node.href = `/moderate/disputes?${query}`;
+    node.hidden = false;
+  }
+
+  async function open(value) {
+    token = value;
+    const query = new URLSearchParams({ limit: String(PAGE) });
+    for (const name of ["status", "kind", "category", "cursor"]) if (params.get(name)) query.set(name, params.get(name));
+    try {
+      const page = await api(`/moderation/disputes?${query}`, { token });
+      form.hidden = true;
+      $("queue").hidden = false;
+      $("count").textContent = page.items.length ? `${page.items.length} dispute${page.items.length === 1 ? "" : "s"} on this page, oldest first.` : "No dispute matches.";
+      $("queue-list").replaceChildren(...page.items.map(row));
+      if (params.get("cursor")) pageLink($("first-page"), null);
+      if (page.next) pageLink($("next-page"), page.next);
+    } catch (error) {
+      $("queue").hidden = true;
+      if (error.status === 401 || error.status === 403) tokens.drop("moderator");
+      showProblem(problem, error);
+      form.hidden = false;
+    }
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = form.elements.token.value.trim();
+    form.elements.token.value = "";
+    tokens.set("moderator", value);
+    showProblem(problem, null);
+    open(value);
+  });
+
+  const stored = tokens.get("moderator");
+  if (stored) open(stored); else form.hidden = false;
+})();
