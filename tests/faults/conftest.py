@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,3 +67,16 @@ def own_postgres(workdir: Path) -> Iterator[OwnPostgres]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture
+def replica(own_postgres: OwnPostgres, workdir: Path) -> Iterator[Any]:
+    """A streaming replica of ``own_postgres`` (tests/faults/replica.py), running."""
+    from tests.faults.replica import Replica
+
+    standby = Replica(own_postgres, workdir / "replica")
+    standby.start()
+    try:
+        yield standby
+    finally:
+        standby.stop()
