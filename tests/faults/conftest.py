@@ -7,9 +7,12 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.faults.replica import Replica
 
 
 @pytest.fixture
@@ -70,7 +73,7 @@ def own_postgres(workdir: Path) -> Iterator[OwnPostgres]:
 
 
 @pytest.fixture
-def replica(own_postgres: OwnPostgres, workdir: Path) -> Iterator[Any]:
+def replica(own_postgres: OwnPostgres, workdir: Path) -> Iterator[Replica]:
     """A streaming replica of ``own_postgres`` (tests/faults/replica.py), running."""
     from tests.faults.replica import Replica
 

@@ -80,7 +80,7 @@ async def test_reads_are_served_by_the_replica_and_a_paused_replica_never_shows_
     settings = Settings(
         database_url=own_postgres.url,
         read_database_url=replica.url,
-        replica_wait=0.2,
+        replica_wait=2.0,  # generous: a caught-up replica always answers within it
         data_dir=workdir / "data",
         jwt_secret="replica-suite-secret-long-enough-for-hs256",
         scheduler_interval=0.02,
