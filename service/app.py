@@ -35,7 +35,8 @@ from service.openapi import CompletedJsonRenderPlugin
 from service.players import Players
 from service.pool import create_pool
 from service.projector import Projector
-from service.request_context import bind_request_context, echo_request_id
+from service.replica import Reads
+from service.request_context import bind_request_context, echo_request_id, instance_header
 from service.scheduler import Scheduler
 from service.shutdown import on_shutdown_signal
 from service.store import EventStore
@@ -58,15 +59,24 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         pool = await create_pool(url, max_size=20)
         store = EventStore(pool)
+        # A replica that is down at start only sends its reads to the primary: no connection first.
+        replica = None
+        if settings.read_database_url:
+            replica = EventStore(await create_pool(settings.read_database_url, min_size=0, max_size=20))
+        reads = Reads(store, replica, wait=settings.replica_wait)
         notifier = Notifier(pool)
         listener = Listener(url)
         games = GameService(
-            store, notifier=notifier, retries=settings.command_retries, cache_size=settings.cache_games
+            store,
+            notifier=notifier,
+            retries=settings.command_retries,
+            cache_size=settings.cache_games,
+            reads=reads,
         )
         listener.on_append(games.invalidate)
         listener.on_resync(games.forget_all)
         scheduler = Scheduler(games, settings.scheduler_interval)
-        feeds = FeedHub(store, listener)
+        feeds = FeedHub(reads, listener)
         moderators = Moderators(pool, settings.moderator_cache_seconds)
         listener.on_auth(moderators.on_auth)
         listener.on_resync(moderators.invalidate)
@@ -94,6 +104,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             await listener.stop()
             await notifier.stop()
             await pool.close()
+            if replica is not None:
+                await replica.db.close()
 
     prometheus = PrometheusConfig(app_name="playlog", group_path=True)
     return Litestar(
@@ -118,6 +130,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         plugins=[problem_details_plugin()],
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[
+            instance_header(settings.instance_id),
             security_headers,
             prometheus.middleware,
             options_middleware,

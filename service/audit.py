@@ -38,7 +38,7 @@ def _raw(stored: StoredEvent) -> RawEvent:
 async def audited(
     games: GameService, game_id: uuid.UUID, principal: Principal | None
 ) -> tuple[list[StoredEvent], list[Step]]:
-    stored = await games.store.read(game_id)
+    stored = await logged(games, game_id)
     if not stored:
         raise ServiceError(404, "not_found", f"Game {game_id} does not exist.")
     steps = replay(_raw(s) for s in stored)
@@ -63,6 +63,11 @@ def has_disputes(steps: list[Step]) -> bool:
     return bool(steps) and bool(steps[-1].table.disputes)
 
 
+async def logged(games: GameService, game_id: uuid.UUID) -> list[StoredEvent]:
+    """The game's whole log, from a replica when it has caught up with the primary's last seq."""
+    return await games.reads.events(game_id, needs=await games.store.current_seq(game_id))
+
+
 async def replayed(games: GameService, game_id: uuid.UUID) -> list[Step]:
     """The game's log replayed step by step (an unknown game has no steps)."""
-    return replay(_raw(s) for s in await games.store.read(game_id))
+    return replay(_raw(s) for s in await logged(games, game_id))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,11 @@ def default_data_dir() -> Path:
     return Path(base) / "playlog"
 
 
+def default_instance_id() -> str:
+    """This process's name in the ``X-Playlog-Instance`` response header: host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 def _hours(env: dict[str, str], name: str, default: float) -> float:
     return float(env.get(name, default)) * 3600.0
 
@@ -22,6 +28,10 @@ def _hours(env: dict[str, str], name: str, default: float) -> float:
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None  # None: start an embedded PostgreSQL in data_dir
+    # A streaming replica of database_url for reads that may lag (service/replica.py); None: none.
+    read_database_url: str | None = None
+    replica_wait: float = 0.5  # seconds a read waits for the replica to reach its seq, then primary
+    instance_id: str = field(default_factory=default_instance_id)
     data_dir: Path = field(default_factory=default_data_dir)
     jwt_secret: str = ""
     max_body_bytes: int = 64 * 1024
@@ -52,6 +62,9 @@ class Settings:
         data_dir = Path(env["PLAYLOG_DATA_DIR"]) if env.get("PLAYLOG_DATA_DIR") else default_data_dir()
         return cls(
             database_url=env.get("PLAYLOG_DATABASE_URL") or None,
+            read_database_url=env.get("PLAYLOG_READ_DATABASE_URL") or None,
+            replica_wait=float(env.get("PLAYLOG_REPLICA_WAIT", cls.replica_wait)),
+            instance_id=env.get("PLAYLOG_INSTANCE_ID") or default_instance_id(),
             data_dir=data_dir,
             jwt_secret=env.get("PLAYLOG_JWT_SECRET", ""),
             max_body_bytes=int(env.get("PLAYLOG_MAX_BODY_BYTES", 64 * 1024)),

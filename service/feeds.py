@@ -3,7 +3,9 @@
 A feed holds the game's decoded events (a game has a few hundred) and one follower task that
 reads the log's tail once per wake-up, however many streams watch the game. Wake-ups come from
 the instance's single LISTEN connection, with a poll as the fallback. The feed is dropped a
-little after its last stream closes.
+little after its last stream closes. Reads may be served by a replica (service/replica.py): a
+feed asks for the highest seq it knows the log holds, from a notification or from a stream's
+caller, so a lagging replica delays an event a little and never hides it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from projections.table import Table
 from service.errors import not_found
 from service.log import get_logger
 from service.notifications import Listener
-from service.store import EventStore
+from service.replica import Reads
 from service.tasks import log_failure, stop, wait_event
 
 log = get_logger("playlog.feeds")
@@ -45,6 +47,7 @@ class Feed:
         self.game_id = game_id
         self.items: list[Item] = []  # items[i].seq == i + 1
         self.table: Table | None = None
+        self.known = 0  # the highest seq the primary said the log holds (notification, caller)
         # Encoded SSE messages by (seq, viewer): every stream of a viewer shares one encoding.
         self.messages: dict[tuple[int, Any], Any] = {}
         self.watchers = 0
@@ -80,9 +83,10 @@ class Feed:
 
 
 class FeedHub:
-    def __init__(self, store: EventStore, listener: Listener) -> None:
-        self.store = store
+    def __init__(self, reads: Reads, listener: Listener) -> None:
+        self.reads = reads
         self.listener = listener
+        listener.on_append(self._notified)
         self._feeds: dict[uuid.UUID, Feed] = {}
         self.drained = asyncio.Event()  # set when the process shuts down: streams end now
 
@@ -96,8 +100,13 @@ class FeedHub:
         for feed in self._feeds.values():
             feed.wake()
 
+    def _notified(self, game_id: uuid.UUID, seq: int) -> None:
+        feed = self._feeds.get(game_id)
+        if feed is not None:
+            feed.known = max(feed.known, seq)
+
     async def _catch_up(self, feed: Feed) -> None:
-        stored = await self.store.read(feed.game_id, after_seq=feed.seq)
+        stored = await self.reads.events(feed.game_id, after_seq=feed.seq, needs=feed.known)
         if not stored:
             return
         table = feed.table
@@ -128,10 +137,15 @@ class FeedHub:
         return feed.watchers > 0
 
     @asynccontextmanager
-    async def watch(self, game_id: uuid.UUID) -> AsyncIterator[Feed]:
+    async def watch(self, game_id: uuid.UUID, *, needs: int = 0) -> AsyncIterator[Feed]:
+        """The game's feed, which will hold seq ``needs`` (the stream waits for it if need be)."""
         feed = self._feeds.get(game_id)
+        if feed is not None and feed.seq < needs:
+            feed.known = max(feed.known, needs)
+            self.listener.wake(game_id)  # its follower reads now, not at the next poll
         if feed is None:
             feed = Feed(game_id)
+            feed.known = needs
             await self._catch_up(feed)
             if feed.table is None:
                 raise not_found(f"Game {game_id}")

@@ -48,6 +48,7 @@ from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.log import get_logger
 from service.notifications import Notifier
+from service.replica import Reads
 from service.store import ConcurrencyConflict, EventStore, NewEvent, StoredEvent
 
 __all__ = ["CommandResult", "Executed", "GameService", "SeatViewOut", "check_holder", "seat_view"]
@@ -145,8 +146,10 @@ class GameService:
         retries: int = 5,
         cache_size: int = 2000,
         clock: Callable[[], float] = time.time,
+        reads: Reads | None = None,
     ) -> None:
         self.store = store
+        self.reads = reads or Reads(store)  # what a replica may serve (service/replica.py)
         self.notifier = notifier
         self.retries = retries
         self.cache_size = cache_size
@@ -475,9 +478,10 @@ class GameService:
 
     # -- reading -------------------------------------------------------------------------------
 
-    async def as_spectators_see(self, game_id: uuid.UUID, instant: float) -> Table:
-        """The game as spectators may see it at ``instant`` (projections/spectator)."""
-        rows = await self.store.read(game_id)
+    async def as_spectators_see(self, game_id: uuid.UUID, instant: float, *, needs: int) -> Table:
+        """The game as spectators may see it at ``instant`` (projections/spectator), from a log
+        that reaches at least seq ``needs`` (the version the caller knows: never older)."""
+        rows = await self.reads.events(game_id, needs=needs)
         if not rows:
             raise not_found(f"Game {game_id}")
         return shown_at(
@@ -498,7 +502,8 @@ class GameService:
             raise ServiceError(403, "private_game", "This game is private: only its host and seats see it.")
         if table.spectator_delay <= 0:
             return table
-        shown = await self.as_spectators_see(game_id, released_by(self.clock(), table.spectator_delay))
+        instant = released_by(self.clock(), table.spectator_delay)
+        shown = await self.as_spectators_see(game_id, instant, needs=table.version)
         # Seat names are lobby information: they show at once (as in the listing).
         return msgspec.structs.replace(shown, seats=table.seats)
 

@@ -16,6 +16,7 @@ import msgspec
 
 from projections.disputes import RuledOutcome, ruled_from_row
 from service.errors import ServiceError
+from service.replica import Reads
 
 ListedStatus = Literal["open", "running", "finished"]
 STATUSES: tuple[str, ...] = get_args(ListedStatus)
@@ -101,6 +102,6 @@ def _listed(row: asyncpg.Record) -> ListedGame:
     )
 
 
-async def fetch_listing(pool: asyncpg.Pool, query: ListingQuery) -> GameListing:
-    rows = await pool.fetch(_LISTING, query.kind, query.status, query.limit, query.offset)
+async def fetch_listing(reads: Reads, query: ListingQuery) -> GameListing:
+    rows = await reads.fetch(_LISTING, query.kind, query.status, query.limit, query.offset)
     return GameListing(games=[_listed(row) for row in rows], limit=query.limit, offset=query.offset)

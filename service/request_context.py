@@ -8,13 +8,17 @@ cost more than the rest of a cheap request.
 from __future__ import annotations
 
 import uuid
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from contextvars import ContextVar
 from typing import Any
 
 from litestar import Request, Response
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 REQUEST_ID_HEADER = "X-Request-ID"
+# Which process answered: behind a load balancer, the one place a client or a test can tell.
+INSTANCE_HEADER = b"x-playlog-instance"
 
 _request_context: ContextVar[dict[str, Any] | None] = ContextVar("playlog_request_context", default=None)
 
@@ -36,6 +40,28 @@ async def echo_request_id(response: Response[Any]) -> Response[Any]:
     if context:
         response.headers[REQUEST_ID_HEADER] = context["request_id"]
     return response
+
+
+def instance_header(instance_id: str) -> Callable[[ASGIApp], ASGIApp]:
+    """ASGI middleware naming this instance on every HTTP response, errors and streams included."""
+    header = (INSTANCE_HEADER, instance_id.encode())
+
+    def factory(app: ASGIApp) -> ASGIApp:
+        async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != ScopeType.HTTP:
+                await app(scope, receive, send)
+                return
+
+            async def send_with_header(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    message["headers"] = [*message.get("headers", []), header]
+                await send(message)
+
+            await app(scope, receive, send_with_header)
+
+        return middleware
+
+    return factory
 
 
 def merge_request_context(

@@ -56,10 +56,12 @@ async def event_stream(
     delay: float = 0.0,
     clock: Callable[[], float] = time.time,
     ends: Callable[[int, Any], bool] | None = None,
+    needs: int = 0,
 ) -> AsyncGenerator[ServerSentEventMessage, None]:
     """Events after ``viewer``'s number ``after``, each released ``delay`` s after it was recorded;
-    the stream ends before the first event for which ``ends(seq, event)`` holds."""
-    async with hub.watch(game_id) as feed:
+    the stream ends before the first event for which ``ends(seq, event)`` holds. ``needs``: a seq
+    the caller knows the log holds (read from the primary), which the feed must reach."""
+    async with hub.watch(game_id, needs=needs) as feed:
         cursor = 0  # the log seq read up to
         number = 0  # how many of those events the viewer may see
         quiet_since = clock()

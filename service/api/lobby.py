@@ -116,7 +116,7 @@ class LobbyController(Controller):
         limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
         offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
     ) -> GameListing:
-        return await fetch_listing(state.pool, listing_query(status, kind, limit, offset))
+        return await fetch_listing(state.games.reads, listing_query(status, kind, limit, offset))
 
     @post(
         "/",

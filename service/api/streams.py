@@ -100,7 +100,7 @@ class PlayerStreamController(Controller):
         def seat_left(seq: int, event: Any) -> bool:  # the holder's rights end with its seat
             return seq > checked and isinstance(event, tables.SeatLeft) and event.seat == seat
 
-        stream = event_stream(state.feeds, game_id, Seat(seat), start, ends=seat_left)
+        stream = event_stream(state.feeds, game_id, Seat(seat), start, ends=seat_left, needs=checked)
         return ServerSentEvent(state.streams.guard(stream))
 
 
@@ -125,7 +125,9 @@ class SpectatorController(Controller):
     ) -> ServerSentEvent:
         table = await spectated(games, game_id)
         start = _resume_from(last_event_id, after)
-        stream = event_stream(state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay)
+        stream = event_stream(
+            state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay, needs=table.version
+        )
         return ServerSentEvent(state.streams.guard(stream))
 
     @get(
@@ -137,7 +139,7 @@ class SpectatorController(Controller):
     async def snapshot(self, game_id: uuid.UUID, games: GameService) -> SpectatorSnapshot:
         table = await spectated(games, game_id)
         as_of = released_by(time.time(), table.spectator_delay)
-        shown = await games.as_spectators_see(game_id, as_of)
+        shown = await games.as_spectators_see(game_id, as_of, needs=table.version)
         started = shown.status != "open"
         return SpectatorSnapshot(
             game_id=game_id,

@@ -51,7 +51,7 @@ class PagesController(Controller):
 
     @get("/", name="home")
     async def home(self, state: State) -> Template:
-        listing = await fetch_listing(state.pool, listing_query(None, None, 60, 0))
+        listing = await fetch_listing(state.games.reads, listing_query(None, None, 60, 0))
         groups: dict[str, list[ListedGame]] = {"open": [], "running": [], "finished": []}
         for game in listing.games:
             groups[game.status].append(game)

@@ -7,8 +7,12 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.faults.replica import Replica
 
 
 @pytest.fixture
@@ -66,3 +70,16 @@ def own_postgres(workdir: Path) -> Iterator[OwnPostgres]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture
+def replica(own_postgres: OwnPostgres, workdir: Path) -> Iterator[Replica]:
+    """A streaming replica of ``own_postgres`` (tests/faults/replica.py), running."""
+    from tests.faults.replica import Replica
+
+    standby = Replica(own_postgres, workdir / "replica")
+    standby.start()
+    try:
+        yield standby
+    finally:
+        standby.stop()

@@ -14,12 +14,13 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"
 
 
-def test_compose_file_parses_and_runs_two_instances_against_postgres() -> None:
+def test_compose_file_parses_and_runs_three_instances_against_postgres() -> None:
     compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
     services = compose["services"]
     instances = [s for name, s in services.items() if name.startswith("playlog")]
     assert "postgres" in services
-    assert len(instances) == 2
+    assert len(instances) == 3
+    assert len({s["environment"]["PLAYLOG_INSTANCE_ID"] for s in instances}) == 3
     for service in instances:
         build = service["build"]
         context = (DOCKER / build["context"]).resolve()
@@ -28,6 +29,24 @@ def test_compose_file_parses_and_runs_two_instances_against_postgres() -> None:
         env = service["environment"]
         assert env["PLAYLOG_DATABASE_URL"].startswith("postgresql://")
         assert "PLAYLOG_JWT_SECRET" in env
+
+
+def test_haproxy_in_compose_balances_every_instance_with_health_checks_on_readyz() -> None:
+    compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
+    services = compose["services"]
+    haproxy = services["haproxy"]
+    mounted, target = haproxy["volumes"][0].split(":")[:2]
+    assert (DOCKER / mounted).resolve() == DOCKER / "haproxy.cfg"
+    assert target == "/usr/local/etc/haproxy/haproxy.cfg"
+    config = (DOCKER / "haproxy.cfg").read_text()
+    servers = re.findall(r"^\s*server (\S+) (\S+):8000$", config, re.M)
+    instances = sorted(name for name in services if name.startswith("playlog"))
+    assert sorted(host for _, host in servers) == instances
+    assert set(haproxy["depends_on"]) == set(instances)
+    assert "option httpchk GET /readyz" in config
+    # SSE: the inactivity timeouts outlast the instances' 15 s keep-alive comments.
+    for timeout in re.findall(r"^\s*timeout (?:client|server) (\d+)s", config, re.M):
+        assert int(timeout) > 15
 
 
 def test_compose_and_dockerfile_commands_exist_in_the_cli() -> None:

@@ -1,0 +1,125 @@
+"""The commands bench through HAProxy in front of 1, 2 and 3 instances, next to one instance
+reached directly, on one database.
+
+Run: ``.venv/bin/python bench/balancer.py [--games 30] [--seconds 10] [--instances 1,2,3]``
+
+Each row gets a fresh database on the embedded PostgreSQL, N ``playlog serve`` processes (one
+worker each) and Debian's HAProxy with docker/haproxy.cfg on loopback (tests/faults/balancer.py
+rewrites only its bind and server lines); the first row is one instance without HAProxy, the
+baseline. K concurrent bot games are driven as in bench/commands.py (the same driver: a seat is
+asked for its view only when it may act; only ``POST .../commands`` count). CPU seconds are read
+per party over the measured window: PostgreSQL, the instances together, HAProxy, the load
+generator.
+
+One machine cannot show scale-out: every instance, PostgreSQL, HAProxy and the driver share the
+same cores, so more instances only add processes competing for them. What this shows is what the
+balancer costs per command, that the work spreads evenly, and how much CPU a command takes from
+each party: the figures docs/scaling.md divides into a real machine's cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import sys
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as common
+from commands import drive  # the commands bench's driver (bench/commands.py)
+
+from tests.faults.balancer import HAProxy, haproxy_binary
+
+
+def run(admin: str, instances: int, balanced: bool, args: argparse.Namespace) -> dict[str, Any]:
+    url, name = common.fresh_database(admin, f"balancer{instances}")
+    scratch = Path(tempfile.mkdtemp(prefix="playlog-bench-balancer-"))
+    try:
+        with ExitStack() as stack:
+            services = [
+                stack.enter_context(common.Service(url, data_dir=scratch / f"instance{n}", workers=1))
+                for n in range(instances)
+            ]
+            port = services[0].port
+            proxy = None
+            if balanced:
+                proxy = HAProxy(scratch, common.free_port(), [s.port for s in services])
+                stack.callback(proxy.close)
+                proxy.wait_all_up()
+                port = int(proxy.url.rsplit(":", 1)[1])
+
+            def cpu() -> dict[str, float]:
+                used = {
+                    "postgres": common.postgres_cpu_seconds(url),
+                    "instances": sum(common.tree_cpu_seconds(s.pid) for s in services),
+                    "load generator": common.own_cpu_seconds(),
+                }
+                if proxy is not None:
+                    used["haproxy"] = common.tree_cpu_seconds(proxy.proc.pid)
+                return used
+
+            stats, elapsed = asyncio.run(drive(port, args.games, args.seconds, args.warmup, args.seed, cpu))
+    finally:
+        common.drop_database(admin, name)
+        shutil.rmtree(scratch, ignore_errors=True)
+    ms = [x * 1000 for x in stats.latencies]
+    per_command = {party: 1000 * used / max(stats.commands, 1) for party, used in stats.cpu.items()}
+    return {
+        "rate": stats.commands / elapsed if elapsed else 0.0,
+        "p50": common.percentile(ms, 50),
+        "p99": common.percentile(ms, 99),
+        "errors": len(stats.errors),
+        "first errors": stats.errors[:3],
+        "cpu": per_command,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=30, help="K concurrent games (default 30)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per row")
+    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--instances", default="1,2,3", help="instance counts behind HAProxy")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if haproxy_binary() is None:
+        sys.exit("haproxy is not installed: apt-get install haproxy")
+    common.install_uvloop()
+    admin = common.start_postgres()
+    rows: list[tuple[str, dict[str, Any]]] = [("1 instance, direct (baseline)", run(admin, 1, False, args))]
+    for n in (int(x) for x in args.instances.split(",")):
+        rows.append((f"{n} instance{'s' if n > 1 else ''} behind HAProxy", run(admin, n, True, args)))
+    base = rows[0][1]
+    print(f"playlog bench/balancer.py  ({common.machine()})")
+    print(f"K={args.games} games, {args.seconds:g} s measured per row; one machine: no scale-out to see")
+    common.print_table(
+        "Commands through HAProxy vs one instance reached directly",
+        ["setup", "commands/s", "vs baseline", "p50 ms", "p99 ms", "errors"],
+        [
+            [label, r["rate"], f"{r['rate'] / base['rate']:.2f}x", r["p50"], r["p99"], r["errors"]]
+            for label, r in rows
+        ],
+    )
+    for label, r in rows:
+        if r["errors"]:
+            print(f"{label}: first errors: {r['first errors']}")
+    parties = ["postgres", "instances", "haproxy", "load generator"]
+    common.print_table(
+        "CPU per command in the measured window (ms; views and lobby calls included)",
+        ["setup", *parties, "all"],
+        [
+            [label, *(f"{r['cpu'].get(p, 0.0):.3f}" for p in parties), f"{sum(r['cpu'].values()):.3f}"]
+            for label, r in rows
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()
