@@ -77,8 +77,8 @@ async function playOne(rng, first) {
       if (stopped) finish();
       else if (Date.now() - progress > STALL_MS) finish(`match ${matchID}: no update for ${STALL_MS} ms`);
     }, 500);
-    // The seat to move acts on its own latest state; called on every update of any seat, since
-    // the next seat's update can arrive before the answer to the mover's move.
+    // The seat to move acts on its own latest state. Any seat's update calls this for the seat
+    // it names, since the next seat's update can arrive before the answer to the mover's move.
     const actedAt = [];
     const consider = (seat) => {
       const state = clients[seat].getState();
@@ -119,7 +119,7 @@ async function playOne(rng, first) {
           finish();
           return;
         }
-        if (sentAt === null) for (let other = 0; other < players; other += 1) consider(other);
+        if (sentAt === null) consider(Number(state.ctx.currentPlayer));
       });
       clients.push(client);
     }
