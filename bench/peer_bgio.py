@@ -26,11 +26,12 @@ its CPU). Target: CPU per move of all parties >= 6x better than boardgame.io's.
 
 What each side writes per move: playlog appends the move's events (one row each, hash-chained)
 with its idempotency row and moves the game's stream row, in one transaction committed before the
-answer. bgio-postgres reads the match row twice (metadata, state), then in a transaction locks it
-and rewrites its whole ``state`` and its whole ``log`` (JSON, the log growing with every move);
-and boardgame.io's master sends the new state to every seat *before* it writes it
-(``Master.onUpdate``: ``transportAPI.sendAll`` precedes ``storageAPI.setState``), so a player can
-see a move that a crash would lose.
+answer. boardgame.io's master, with bgio-postgres, reads the match row twice (metadata, state),
+sends the new state to every seat, and only then writes: in one transaction it locks the row and
+rewrites its whole ``state`` and its whole ``log`` (JSON, the log growing with every move), and
+beside it upserts the row's metadata (``updatedAt`` changes on every move): two new versions of
+one wide row per move. The send precedes the write (``Master.onUpdate``: ``transportAPI.sendAll``
+before ``storageAPI.setState``), so a player can see a move that a crash then loses.
 """
 
 from __future__ import annotations
@@ -351,6 +352,13 @@ def main() -> None:
                 theirs["all"],
                 f"{ratio:.2f}x",
                 f">= {TARGET:g}x {'MET' if ratio >= TARGET else 'MISSED'}",
+            ],
+            [
+                "CPU ms per move: server + PostgreSQL",
+                ours["server"] + ours["postgres"],
+                theirs["server"] + theirs["postgres"],
+                f"{(theirs['server'] + theirs['postgres']) / (ours['server'] + ours['postgres']):.2f}x",
+                "without the drivers",
             ],
             [
                 "all parties with playlog's server at its HTTP floor",
