@@ -78,9 +78,6 @@ class Run:
     def rate(self) -> float:
         return self.moves / self.elapsed if self.elapsed else 0.0
 
-    def cpu_ms(self, party: str) -> float:
-        return 1000 * self.cpu[party] / self.moves if self.moves else float("nan")
-
 
 def psql_value(url: str, sql: str) -> float:
     """One number from ``sql``, through psql (callable from inside a running event loop)."""
@@ -154,6 +151,7 @@ def run_bgio(admin: str, args: argparse.Namespace, data_dir: Path) -> tuple[Run,
         [node(), "server.js"], cwd=BGIO, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
         start_new_session=True,
     )  # fmt: skip
+    driver: subprocess.Popen[str] | None = None
     try:
         assert server.stdout is not None
         if not server.stdout.readline().startswith("ready"):
@@ -187,14 +185,18 @@ def run_bgio(admin: str, args: argparse.Namespace, data_dir: Path) -> tuple[Run,
             raise RuntimeError("the bgio driver failed")
         rows = _bgio_rows(url)
     finally:
-        server.terminate()
-        server.wait(10)
+        for process in (driver, server):
+            if process is not None and process.poll() is None:
+                process.terminate()
+                process.wait(10)
         log.close()
         common.drop_database(admin, name)
     wal = used.pop("wal")
     run = Run(
         "bgio", result["moves"], result["elapsed"], result["latencies_ms"], used, wal,
-        list(result["errors"]) + [""] * (result["error_count"] - len(result["errors"])),
+        result["errors"] + [f"... {result['error_count'] - len(result['errors'])} more"] * (
+            result["error_count"] > len(result["errors"])
+        ),
         result["lobby"], result["finished"],
     )  # fmt: skip
     return run, rows

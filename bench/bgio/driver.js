@@ -149,13 +149,11 @@ async function main() {
   await new Promise((r) => setTimeout(r, Number(warmup) * 1000));
   stats.errors = [];
   console.log("START");
-  const cpuStart = process.cpuUsage();
   const started = performance.now();
   stats.recording = true;
   await new Promise((r) => setTimeout(r, Number(seconds) * 1000));
   stats.recording = false;
   const elapsed = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuStart);
   console.log("STOP");
   stopped = true;
   await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 5000))]);
@@ -167,7 +165,6 @@ async function main() {
     finished: stats.finished,
     errors: stats.errors.slice(0, 20),
     error_count: stats.errors.length,
-    cpu_seconds: (cpu.user + cpu.system) / 1e6,
   };
   console.log(`RESULT ${JSON.stringify(result)}`);
   process.exit(0);
