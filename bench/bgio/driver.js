@@ -42,7 +42,7 @@ async function lobby(path, body) {
   return response.json();
 }
 
-// One move from what this seat sees, or null if it is not this seat's turn.
+// The move of the seat to play, from what that seat sees: [name, ...args].
 function choose(state, rng) {
   const { G } = state;
   if (G.pending) return ["reinsert", Math.floor(rng() * (G.pileSize + 1))];
@@ -106,7 +106,10 @@ async function playOne(rng, first) {
           counted = true;
           stats.started += 1;
         }
-        if (sentAt !== null && sentAt.seat === seat && state._stateID > sentAt.stateID) {
+        // The answer is the mover's update; the last move of a game is answered by whichever
+        // seat sees the end first, since the game is then closed.
+        const answered = sentAt !== null && state._stateID > sentAt.stateID;
+        if (answered && (sentAt.seat === seat || state.ctx.gameover)) {
           if (stats.recording) {
             stats.moves += 1;
             stats.latencies.push(performance.now() - sentAt.at);
