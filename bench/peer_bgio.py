@@ -226,7 +226,6 @@ def summary(runs: list[Run]) -> dict[str, float]:
         "errors": float(sum(len(r.errors) for r in runs)),
         "wal": sum(r.wal_bytes for r in runs) / moves if moves else float("nan"),
         "other": sum(r.other_requests for r in runs) / moves if moves else float("nan"),
-        "moves per game": moves / max(1, sum(r.finished for r in runs)),
     }
     for party in PARTIES:
         out[party] = 1000 * sum(r.cpu[party] for r in runs) / moves if moves else float("nan")
@@ -372,7 +371,6 @@ def main() -> None:
             ],
             both("wal", "WAL bytes per move"),
             ["other requests per move", ours["other"], theirs["other"], "", "views+lobby / lobby"],
-            both("moves per game", "moves per game finished"),
             ["pgbench TPS before / after", f"{before['tps']:,.0f}", f"{after['tps']:,.0f}", "", ""],
         ],
     )
