@@ -395,7 +395,9 @@ def plot(path: Any, mine: dict[str, float], theirs: dict[str, float]) -> None:
     """playlog next to the peer: moves/s, replay events/s and CPU per move, side by side."""
 
     def draw(plt: Any) -> None:
-        figure, axes = plt.subplots(1, 3, figsize=(11, 4), num=plt.gcf().number)
+        figure = plt.gcf()
+        figure.set_size_inches(11, 4)
+        axes = figure.subplots(1, 3)
         sides = ["playlog", "eventsourcing"]
         colors = ["tab:blue", "tab:orange"]
         panels = [
