@@ -33,6 +33,7 @@ import asyncpg  # noqa: E402
 import msgspec  # noqa: E402
 
 DEFAULT_DATA_DIR = Path(os.environ.get("PLAYLOG_BENCH_DIR", "/tmp/playlog-bench"))
+PLOTS = ROOT / "bench" / "plots"  # the PNGs the scripts write (committed)
 
 
 # -- PostgreSQL ---------------------------------------------------------------------------------
@@ -369,7 +370,12 @@ class Connection:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
 
     async def request(
-        self, method: str, path: str, body: bytes | None = None, token: str | None = None
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        token: str | None = None,
+        headers: str = "",
     ) -> tuple[int, bytes]:
         if self.writer is None:
             await self._connect()
@@ -377,6 +383,7 @@ class Connection:
         head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         if token:
             head += f"Authorization: Bearer {token}\r\n"
+        head += headers  # extra header lines, each ending in CRLF
         if body is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         self.writer.write(head.encode() + b"\r\n" + (body or b""))
@@ -456,6 +463,22 @@ def _fmt(value: Any) -> str:
             return f"{value:.1f}"
         return f"{value:.3g}" if abs(value) < 1 else f"{value:.2f}"
     return str(value)
+
+
+def save_plot(path: Path, draw: Any) -> None:
+    """``draw(pyplot)`` into a PNG at ``path`` (matplotlib: the bench extra, headless)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plt.figure(figsize=(8, 5))
+    draw(plt)
+    plt.grid(True, alpha=0.3)
+    plt.tight_layout()
+    plt.savefig(path, dpi=100)
+    plt.close()
 
 
 def machine() -> str:

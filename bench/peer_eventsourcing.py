@@ -387,6 +387,38 @@ def main() -> None:
             ["events replayed", int(mine["replayed"]), int(theirs["replayed"]), "", ""],
         ],
     )
+    plot(common.PLOTS / "peer_eventsourcing.png", mine, theirs)
+    print("plot: bench/plots/peer_eventsourcing.png")
+
+
+def plot(path: Any, mine: dict[str, float], theirs: dict[str, float]) -> None:
+    """playlog next to the peer: moves/s, replay events/s and CPU per move, side by side."""
+
+    def draw(plt: Any) -> None:
+        figure = plt.gcf()
+        figure.set_size_inches(11, 4)
+        axes = figure.subplots(1, 3)
+        sides = ["playlog", "eventsourcing"]
+        colors = ["tab:blue", "tab:orange"]
+        panels = [
+            ("moves/s (load, decide, append)", [mine["moves/s"], theirs["moves/s"]]),
+            ("replay: events folded/s", [mine["replay events/s"], theirs["replay events/s"]]),
+        ]
+        for ax, (title, values) in zip(axes[:2], panels, strict=True):
+            ax.bar(sides, values, color=colors)
+            ax.set_title(title, fontsize=10)
+            for x, v in enumerate(values):
+                ax.annotate(f"{v:,.0f}", (x, v), ha="center", va="bottom", fontsize=9)
+        ax = axes[2]
+        postgres = [mine["pg ms/move"], theirs["pg ms/move"]]
+        process = [mine["bench ms/move"], theirs["bench ms/move"]]
+        ax.bar(sides, postgres, color="tab:gray", label="PostgreSQL")
+        ax.bar(sides, process, bottom=postgres, color=colors, label="bench process")
+        ax.set_title("CPU ms per move (lower is better)", fontsize=10)
+        ax.legend(fontsize=8)
+        figure.suptitle("playlog next to the eventsourcing library (same games, same PostgreSQL)")
+
+    common.save_plot(path, draw)
 
 
 if __name__ == "__main__":

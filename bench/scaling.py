@@ -182,6 +182,38 @@ def main() -> None:
         ["concurrent games", "commands/s", "p50 ms", "p99 ms", "errors", "vs 1 game"],
         [[k, rate, p50, p99, errors, f"{rate / base_rate:.2f}x"] for k, rate, p50, p99, errors in by_level],
     )
+    plot_replay(common.PLOTS / "replay.png", by_length, k, c)
+    plot_throughput(common.PLOTS / "throughput.png", by_level)
+    print("plots: bench/plots/replay.png, bench/plots/throughput.png")
+
+
+def plot_replay(path: Path, by_length: list[dict[str, float]], k: float, c: float) -> None:
+    def draw(plt: Any) -> None:
+        xs = [r["replayed"] for r in by_length]
+        plt.plot(xs, [r["replay_ms"] for r in by_length], "o", label="measured (best of 3)")
+        plt.plot(xs, [c + k * x for x in xs], "-", label=f"linear fit: {k * 1000:.2f} ms per 1,000 events")
+        plt.xlabel("events in the game")
+        plt.ylabel("replay: read + decode + fold, ms")
+        plt.title("playlog: replay time against game length")
+        plt.legend()
+
+    common.save_plot(path, draw)
+
+
+def plot_throughput(path: Path, by_level: list[tuple[int, float, float, float, int]]) -> None:
+    def draw(plt: Any) -> None:
+        ks = [level[0] for level in by_level]
+        axis = plt.gca()
+        axis.plot(ks, [level[1] for level in by_level], "o-", color="tab:blue", label="commands/s")
+        axis.set_xscale("log")
+        axis.set_xlabel("concurrent games (closed loop, HTTP)")
+        axis.set_ylabel("commands/s", color="tab:blue")
+        latency = axis.twinx()
+        latency.plot(ks, [level[3] for level in by_level], "s--", color="tab:red", label="p99 ms")
+        latency.set_ylabel("p99 command latency, ms", color="tab:red")
+        plt.title("playlog: throughput against concurrent games")
+
+    common.save_plot(path, draw)
 
 
 if __name__ == "__main__":

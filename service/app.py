@@ -12,6 +12,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.plugins.prometheus import PrometheusConfig
 
 from service import log as logs
+from service import metrics
 from service.api.audit import AuditController, ExportController, SeatTranscriptController
 from service.api.deps import provide_games
 from service.api.disputes import GameDisputesController, ModerationController
@@ -107,7 +108,9 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             if replica is not None:
                 await replica.db.close()
 
-    prometheus = PrometheusConfig(app_name="playlog", group_path=True)
+    prometheus = PrometheusConfig(
+        app_name="playlog", group_path=True, middleware_class=metrics.LeanPrometheusMiddleware
+    )
     return Litestar(
         route_handlers=[
             HealthController,

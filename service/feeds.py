@@ -75,6 +75,10 @@ class Feed:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
+    async def woken(self) -> None:
+        """Until the next ``wake``."""
+        await self._changed.wait()
+
     async def wait_beyond(self, seq: int, timeout: float) -> None:
         """Until the feed holds more than ``seq`` events, or ``timeout`` passes."""
         if self.seq > seq:

@@ -26,6 +26,7 @@ from litestar.middleware.rate_limit import (
 )
 from litestar.stores.base import Store
 from litestar.stores.memory import MemoryStore
+from litestar.types import Receive, Scope, Send
 
 from service.errors import ServiceError
 
@@ -47,19 +48,24 @@ def parse_rate(text: str) -> tuple[DurationUnit, int] | None:
     return (cast(DurationUnit, unit), int(count)) if int(count) > 0 else None
 
 
-def _operation(request: Request[Any, Any, Any]) -> str | None:
-    handler = request.scope.get("route_handler")
-    operation = getattr(handler, "operation_id", None)
+def _operation(scope: Scope) -> str | None:
+    operation = getattr(scope.get("route_handler"), "operation_id", None)
     return operation if isinstance(operation, str) else None
 
 
-# Async: Litestar runs a sync check in a worker thread, a thread hop for every request.
-async def _is_write(request: Request[Any, Any, Any]) -> bool:
-    return _operation(request) in WRITES
+class Applies:
+    """The throttle check of a limit: the request is one of ``operations``."""
+
+    def __init__(self, operations: frozenset[str]) -> None:
+        self.operations = operations
+
+    # Async: Litestar runs a sync check in a worker thread, a thread hop for every request.
+    async def __call__(self, request: Request[Any, Any, Any]) -> bool:
+        return _operation(request.scope) in self.operations
 
 
-async def _is_command(request: Request[Any, Any, Any]) -> bool:
-    return _operation(request) in COMMANDS
+_is_write = Applies(WRITES)
+_is_command = Applies(COMMANDS)
 
 
 def _client(request: Request[Any, Any, Any]) -> str:
@@ -81,6 +87,15 @@ class SweepingRateLimitMiddleware(RateLimitMiddleware):
     key only when it is read again, and most seat tokens are never seen again after their game."""
 
     swept_at = 0.0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # A request its limit does not apply to passes straight on: Litestar's middleware would
+        # build a Request for it (kept for a stream's whole life) only to ask the check.
+        applies = self.check_throttle_handler
+        if isinstance(applies, Applies) and _operation(scope) not in applies.operations:
+            await self.app(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
     async def set_cached_history(self, key: str, cache_object: CacheObject, store: Store) -> None:
         await super().set_cached_history(key, cache_object, store)

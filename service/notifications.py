@@ -30,6 +30,9 @@ AUTH_PREFIX = "auth:"  # payload kind on the same channel: a change of who may d
 MAX_PAYLOAD = 7900  # PostgreSQL refuses payloads of 8000 bytes or more
 CONNECT_TIMEOUT = 5.0
 HEALTH_CHECK_SECONDS = 5.0
+# The notifier waits this long after the first append of a burst, so that the appends of the
+# next few milliseconds share its NOTIFY: one round trip per burst instead of one per command.
+COALESCE_SECONDS = 0.005
 log = get_logger("playlog.notifications")
 
 
@@ -61,6 +64,7 @@ class Notifier:
         backoff = Backoff()
         while True:
             await self._wake.wait()
+            await asyncio.sleep(COALESCE_SECONDS)
             self._wake.clear()
             try:
                 await self._flush()

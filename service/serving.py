@@ -55,6 +55,8 @@ def _settings_from_env() -> Settings:
 
 class LimitedHttpToolsProtocol(HttpToolsProtocol):
     settings: ClassVar[Settings | None] = None  # None: from the environment (playlog serve)
+    # Slots: three more keys in uvicorn's instance dict would grow it, ~1.5 KB per connection.
+    __slots__ = ("header_timeout", "header_timer", "max_connections")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -9,6 +9,7 @@ not the log's activity. The spectator stream holds every event back until
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
@@ -22,7 +23,6 @@ from projections.envelopes import envelope
 from projections.numbering import sees
 from projections.spectator import release_at
 from service.feeds import Feed, FeedHub, Item
-from service.tasks import wait_event
 
 KEEPALIVE_SECONDS = 15.0
 # The last message of a stream the server closes on shutdown; the client reconnects, with its
@@ -31,20 +31,58 @@ SHUTDOWN_COMMENT = "server shutting down: reconnect with Last-Event-ID"
 _encoder = msgspec.json.Encoder()
 
 
-def _message(feed: Feed, item: Item, number: int, viewer: Viewer) -> ServerSentEventMessage | None:
+class Encoded(ServerSentEventMessage):
+    """SSE messages as bytes, built once: every stream of a feed and viewer sends the same bytes
+    (Litestar would otherwise encode each message again for each stream)."""
+
+    def __init__(self, encoded: bytes) -> None:
+        super().__init__(data=None)
+        self.encoded = encoded
+
+    @classmethod
+    def message(cls, seq: int, type_: str, data: bytes) -> Encoded:
+        # msgspec's JSON holds no line break: one ``data:`` line.
+        return cls(b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n" % (seq, type_.encode(), data))
+
+    def encode(self) -> bytes:
+        return self.encoded
+
+
+def _message(feed: Feed, item: Item, number: int, viewer: Viewer) -> Encoded | None:
     """The SSE message of one event for one viewer (its ``number`` for that viewer), encoded once
     per feed and viewer."""
     key = (item.seq, viewer)
     if key in feed.messages:
-        cached: ServerSentEventMessage | None = feed.messages[key]
+        cached: Encoded | None = feed.messages[key]
         return cached
     decider = feed.table.decider if feed.table is not None else None
     out = envelope(decider, number, item.recorded_at, item.event, viewer)
     message = None
     if out is not None:
-        message = ServerSentEventMessage(data=_encoder.encode(out).decode(), event=out.type, id=out.seq)
+        message = Encoded.message(out.seq, out.type, _encoder.encode(out))
     feed.messages[key] = message
     return message
+
+
+# (feed, instant) pairs with a timer set: the streams of a feed waiting for one event's release
+# share one timer, which wakes the feed (and so every stream of it) when the instant comes. The
+# pending timer holds the feed, so its id is not reused meanwhile.
+_release_timers: set[tuple[int, float]] = set()
+
+
+def _release(feed: Feed, key: tuple[int, float]) -> None:
+    _release_timers.discard(key)
+    feed.wake()
+
+
+async def _until(hub: FeedHub, feed: Feed, due: float, clock: Callable[[], float]) -> None:
+    """Until ``due`` (the clock's time) or the process drains."""
+    while (wait := due - clock()) > 0 and not hub.draining:
+        key = (id(feed), due)
+        if key not in _release_timers:
+            _release_timers.add(key)
+            asyncio.get_running_loop().call_later(min(wait, KEEPALIVE_SECONDS), _release, feed, key)
+        await feed.woken()
 
 
 async def event_stream(
@@ -66,24 +104,36 @@ async def event_stream(
         number = 0  # how many of those events the viewer may see
         quiet_since = clock()
         while True:
+            # The messages due now go out as one chunk: one write per stream and wake-up, not
+            # one per event (a command appends 2-3 events at once).
+            batch: list[bytes] = []
+            ended = False
             for item in feed.after(cursor):
                 cursor = item.seq
                 if ends is not None and ends(item.seq, item.event):
-                    return
+                    ended = True
+                    break
                 if not sees(item.private, viewer):
                     continue
                 number += 1
                 if number <= after:
                     continue
                 due = release_at(item.recorded_at, delay)
-                while (wait := due - clock()) > 0 and not hub.draining:
-                    await wait_event(hub.drained, min(wait, KEEPALIVE_SECONDS))
-                if due > clock():  # the process shuts down before this event is due
-                    break
+                if due > clock():
+                    if batch:
+                        yield Encoded(b"".join(batch))
+                        batch = []
+                    await _until(hub, feed, due, clock)
+                    if due > clock():  # the process shuts down before this event is due
+                        break
                 message = _message(feed, item, number, viewer)
                 if message is not None:
                     quiet_since = clock()
-                    yield message
+                    batch.append(message.encoded)
+            if batch:
+                yield Encoded(b"".join(batch))
+            if ended:
+                return
             if feed.finished and cursor >= feed.seq:
                 return
             if hub.draining:
