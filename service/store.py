@@ -131,6 +131,16 @@ def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None, tx_id: int = 
     )
 
 
+def event_columns(alias: str) -> str:
+    """The columns ``stored_event`` reads, each qualified by the table's ``alias``."""
+    return ", ".join(f"{alias}.{column.strip()}" for column in _EVENT_COLUMNS.split(","))
+
+
+def stored_event(row: asyncpg.Record) -> StoredEvent:
+    """A row of ``event_columns``."""
+    return _stored(row)
+
+
 def _appended(row: asyncpg.Record, game_id: uuid.UUID, data: str = "", metadata: str = "") -> StoredEvent:
     """A row returned by ``playlog_append``: a new row comes back without the data and metadata
     the caller sent (``data``, ``metadata``); an earlier command's rows come back whole."""
