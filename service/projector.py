@@ -148,7 +148,8 @@ class ReadModels:
             await conn.execute("TRUNCATE lobby_games, player_stats")
             generation: int = await conn.fetchval(
                 "INSERT INTO projector_checkpoints AS c (name, generation) VALUES ($1, 1) ON CONFLICT (name)"
-                " DO UPDATE SET generation = c.generation + 1, updated_at = now() RETURNING generation",
+                " DO UPDATE SET generation = c.generation + 1, updated_at = EXCLUDED.updated_at"
+                " RETURNING generation",
                 self.name,
             )
         self._cache.clear()

@@ -37,6 +37,9 @@ BUILD_PACKAGES = (
 )
 
 
+BUILT = ".playlog-built"  # written once a build finished: a half-built tree is started over
+
+
 class CitusUnavailable(Exception):
     """Citus cannot be built or started here (the reason says what is missing)."""
 
@@ -79,13 +82,14 @@ def ensure_built() -> Path:
     build.parent.mkdir(parents=True, exist_ok=True)
     with open(build.parent / f"{build.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time; the others reuse it
-        if not (build / "src" / "backend" / "distributed" / "citus.so").exists():
+        if not (build / BUILT).exists():
             _compile(tarball, build, pg_config)
         _run(["make", "install"], build)
     return install
 
 
 def _compile(tarball: Path, build: Path, pg_config: Path) -> None:
+    """Unpack, configure and make in ``build`` itself (configure records absolute paths)."""
     missing = [tool for tool in BUILD_TOOLS if shutil.which(tool) is None]
     if missing:
         raise CitusUnavailable(
@@ -96,12 +100,13 @@ def _compile(tarball: Path, build: Path, pg_config: Path) -> None:
     with tarfile.open(tarball) as tar:
         tar.extractall(scratch, filter="tar")
     (tree,) = [p for p in scratch.iterdir() if p.is_dir()]
-    cflags = subprocess.run([pg_config, "--cflags"], capture_output=True, text=True, check=True).stdout
-    cflags = cflags.replace("-Wmissing-variable-declarations", "").strip()
-    _run(["./configure", f"PG_CONFIG={pg_config}"], tree)
-    _run(["make", f"CFLAGS={cflags}"], tree)
     tree.rename(build)
     shutil.rmtree(scratch, ignore_errors=True)
+    cflags = subprocess.run([pg_config, "--cflags"], capture_output=True, text=True, check=True).stdout
+    cflags = cflags.replace("-Wmissing-variable-declarations", "").strip()
+    _run(["./configure", f"PG_CONFIG={pg_config}"], build)
+    _run(["make", f"CFLAGS={cflags}"], build)
+    (build / BUILT).touch()
 
 
 def _run(argv: list[str], cwd: Path) -> None:
