@@ -45,7 +45,7 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Sequence
 
 import asyncpg
@@ -173,13 +173,13 @@ class ReadModels:
     ) -> int:
         """Fold what the games behind (all, or among ``games``) have committed; returns the events
         folded. Batches of about ``batch_size`` events, each in one transaction."""
-        todo = sorted(await self.behind(conn, games), key=lambda b: b.game_id)
+        todo = deque(sorted(await self.behind(conn, games), key=lambda b: b.game_id))
         folded = 0
         while todo:
             chunk: list[Behind] = []
             size = 0
             while todo and (not chunk or size + todo[0].seq - todo[0].projected <= batch_size):
-                game = todo.pop(0)
+                game = todo.popleft()
                 chunk.append(game)
                 size += game.seq - game.projected
             folded += await self._fold(conn, generation, chunk)

@@ -20,6 +20,9 @@ Reading the whole log without skipping late commits
     A transaction still open holds the horizon back and delays (never loses) what follows it;
     the pool (service/pool.py) sets ``idle_in_transaction_session_timeout`` so a stuck client
     cannot hold it long.
+    This order is one database's: it does not survive sharding (Citus nodes have their own
+    transaction ids and identities), so the read-model projector follows each game instead
+    (service/projector.py); ``read_all`` serves benches and tools.
 
 Tamper evidence
     ``hash = sha256(prev_hash || canonical bytes)``, computed by ``playlog_event_digest`` from

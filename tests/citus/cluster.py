@@ -41,7 +41,11 @@ BUILT = ".playlog-built"  # written once a build finished: a half-built tree is 
 
 
 class CitusUnavailable(Exception):
-    """Citus cannot be built or started here (the reason says what is missing)."""
+    """Citus cannot be built here: no source, or build tools or libraries missing (tests skip)."""
+
+
+class CitusFailed(Exception):
+    """Building or running Citus failed although everything it needs is here (tests fail)."""
 
 
 def pginstall() -> Path:
@@ -104,16 +108,17 @@ def _compile(tarball: Path, build: Path, pg_config: Path) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
     cflags = subprocess.run([pg_config, "--cflags"], capture_output=True, text=True, check=True).stdout
     cflags = cflags.replace("-Wmissing-variable-declarations", "").strip()
-    _run(["./configure", f"PG_CONFIG={pg_config}"], build)
+    _run(["./configure", f"PG_CONFIG={pg_config}"], build, missing=CitusUnavailable)
     _run(["make", f"CFLAGS={cflags}"], build)
     (build / BUILT).touch()
 
 
-def _run(argv: list[str], cwd: Path) -> None:
+def _run(argv: list[str], cwd: Path, missing: type[Exception] = CitusFailed) -> None:
+    """Run a build step; ``missing`` is raised when it fails (configure: a library is missing)."""
     done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
     if done.returncode != 0:
         tail = (done.stdout + done.stderr)[-3000:]
-        raise CitusUnavailable(f"{' '.join(argv[:2])} failed in {cwd}:\n{tail}")
+        raise missing(f"{' '.join(argv[:2])} failed in {cwd}:\n{tail}")
 
 
 # -- nodes ---------------------------------------------------------------------------------------
@@ -148,7 +153,7 @@ class Node:
             [str(self.install / "bin" / name), *args], capture_output=True, text=True, user=_run_as()
         )
         if done.returncode != 0:
-            raise CitusUnavailable(f"{name} failed: {done.stdout}{done.stderr}"[-3000:])
+            raise CitusFailed(f"{name} failed: {done.stdout}{done.stderr}"[-3000:])
 
     def start(self, settings: dict[str, str]) -> None:
         self._pg("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
@@ -173,7 +178,7 @@ class Node:
         self._pg("pg_ctl", "start", "-w", "-t", "120", "-D", str(self.data), "-l", log)
 
     def stop(self) -> None:
-        with contextlib.suppress(CitusUnavailable):
+        with contextlib.suppress(CitusFailed):
             self._pg("pg_ctl", "stop", "-m", "immediate", "-w", "-D", str(self.data))
 
 
@@ -191,14 +196,6 @@ class Cluster:
     def nodes(self) -> list[Node]:
         return [self.coordinator, *self.workers]
 
-    def log_tail(self, lines: int = 40) -> str:
-        tails = []
-        for node in self.nodes:
-            with contextlib.suppress(OSError):
-                text = (node.data / "server.log").read_text(errors="replace").splitlines()
-                tails.append(f"-- node :{node.port}\n" + "\n".join(text[-lines:]))
-        return "\n".join(tails)
-
 
 def _psql(node: Node, sql: str) -> str:
     done = subprocess.run(
@@ -207,7 +204,7 @@ def _psql(node: Node, sql: str) -> str:
         text=True,
     )
     if done.returncode != 0:
-        raise CitusUnavailable(f"psql on :{node.port} failed: {done.stderr}")
+        raise CitusFailed(f"psql on :{node.port} failed: {done.stderr}")
     return done.stdout.strip()
 
 
