@@ -22,7 +22,7 @@ from litestar.testing import AsyncTestClient
 
 from domain import registry
 from service.app import create_app
-from service.bot import GameReport, play_game
+from service.bot import GameReport, pick, play_game
 from service.client import PlaylogClient
 from service.config import Settings
 from service.projector import rebuild
@@ -176,11 +176,11 @@ async def test_an_idempotent_retry_over_http_returns_the_original_result(citus_a
     created = await api.create_game(kind, options, public=True, spectator_delay=0)
     seats = [await api.join(created.game_id, f"bot-{n}") for n in range(created.seats)]
     await api.start(created.game_id, created.host_token)
-    for seat in seats:
+    for seat in seats:  # a seat that may act, and a move (never a concession: the bots' own choice)
         view = await api.view(created.game_id, seat.seat, seat.token)
-        if view.legal_commands:
+        if (command := pick(random.Random(0), view.legal_commands)) is not None:
             break
-    command = view.legal_commands[0]
+    assert command is not None
     key = uuid.uuid4().hex
     first = await api.send(created.game_id, seat.seat, seat.token, command, idempotency_key=key)
     again = await api.send(created.game_id, seat.seat, seat.token, command, idempotency_key=key)
