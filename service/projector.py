@@ -352,7 +352,8 @@ class Projector:
             self.listener.unsubscribe(None, self._wake)
 
     def _on_append(self, game_id: uuid.UUID, _seq: int) -> None:
-        self._notified.add(game_id)
+        if self.leading:  # a new leader starts with a sweep: the others keep nothing
+            self._notified.add(game_id)
 
     def _on_resync(self) -> None:
         self._sweep_due = True  # notifications may have been missed

@@ -111,9 +111,12 @@ async def test_bot_games_survive_a_shard_move_and_the_read_models_stay_exact(
             for n in range(GAMES_PER_KIND)
         ]
     playing = asyncio.gather(*games)
-    await wait_for_events(pool, 60)
-    shard = await move_a_shard(pool, citus_cluster)
-    reports: list[GameReport] = await playing
+    async with asyncio.timeout(60):
+        await wait_for_events(pool, 60)
+    async with asyncio.timeout(120):  # bounded phases: a hang says where it is
+        shard = await move_a_shard(pool, citus_cluster)
+    async with asyncio.timeout(120):
+        reports: list[GameReport] = await playing
 
     failed = [(r.game_id, r.finished, r.errors[:3], r.verified) for r in reports]
     assert all(r.finished and not r.errors and r.verified for r in reports), failed
