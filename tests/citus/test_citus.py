@@ -67,9 +67,9 @@ async def move_a_shard(pool: asyncpg.Pool, cluster: Cluster) -> int:
     """Move one shard group of the game tables from the first worker to the second.
 
     ``block_writes``: appends to the moving games wait for the copy. With ``force_logical`` (the
-    copy runs while writes go on) one run in about ten lost an acknowledged append here: the
-    game's next command found the log one seq short, with the delegated ``playlog_append``
-    (docs/scaling-citus.md). Until that is understood, moves here block writes.
+    copy runs while writes go on) one run in about ten left a game's next command finding the log
+    one seq short of what it had acknowledged (docs/scaling-citus.md); until that is understood,
+    moves here block writes.
     """
     source, target = cluster.workers
     shard = await pool.fetchval(
