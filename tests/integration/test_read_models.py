@@ -306,3 +306,20 @@ async def test_an_interrupted_rebuild_then_a_full_one_gives_the_same_rows(
         await rebuild(store, database_url, batch_size=20, progress=interrupt_after_two_batches)
     await rebuild(store, database_url, batch_size=20)
     assert await read_model_rows(pool) == live
+
+
+async def test_an_append_nobody_notified_is_projected_by_the_sweep(
+    http: AsyncTestClient[Litestar], pool: asyncpg.Pool
+) -> None:
+    """No NOTIFY (a writer that is not the service, or a lost notification): the sweep finds it."""
+    assert http.app.state.projector is not None
+    game = uuid.uuid4()
+    await pool.fetch(
+        "SELECT * FROM playlog_append($1, 0, NULL, NULL, $2, $3, $4, '{}')",
+        game,
+        ["lobby.created"],
+        [1],
+        [created()],
+    )
+    await wait_for(lambda: caught_up(pool))
+    assert await pool.fetchval("SELECT version FROM lobby_games WHERE game_id = $1", game) == 1
