@@ -150,7 +150,11 @@ class Node:
 
     def _pg(self, name: str, *args: str) -> None:
         done = subprocess.run(
-            [str(self.install / "bin" / name), *args], capture_output=True, text=True, user=_run_as()
+            [str(self.install / "bin" / name), *args],
+            capture_output=True,
+            text=True,
+            user=_run_as(),
+            cwd=self.data.parent,  # readable by that user wherever the repository lives
         )
         if done.returncode != 0:
             raise CitusFailed(f"{name} failed: {done.stdout}{done.stderr}"[-3000:])
