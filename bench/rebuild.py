@@ -40,7 +40,7 @@ import msgspec
 
 from domain import registry
 from domain.decider import Context
-from projections.table import GameCreated, GameStarted, SeatJoined, event_tag
+from projections.table import GameCreated, GameStarted, SeatJoined, event_tag, schema_version
 from service import database
 from service.pool import create_pool
 from service.projector import rebuild
@@ -110,7 +110,8 @@ def interleaved_rows(target: int, seed: int = 1) -> Iterator[tuple[Any, ...]]:
         type_, data = log[done]
         recorded_at = start + timedelta(milliseconds=yielded)
         yielded += 1
-        yield (game_id, done + 1, type_, 1, data, _metadata, recorded_at, _hash, _hash)
+        version = schema_version("exploding_kittens", type_)  # as the service writes it today
+        yield (game_id, done + 1, type_, version, data, _metadata, recorded_at, _hash, _hash)
         if done + 1 == len(log):
             flight[index] = flight[-1]
             flight.pop()

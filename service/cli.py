@@ -252,6 +252,28 @@ def bots(
     sys.exit(0 if ok else 1)
 
 
+@main.group("citus")
+def citus_group() -> None:
+    """The log on a Citus cluster (PLAYLOG_DATABASE_URL points at the coordinator)."""
+
+
+@citus_group.command("distribute")
+@click.option("--shard-count", default=None, type=click.IntRange(1, 4096), help="Default: Citus's own")
+@friendly
+def distribute_citus(shard_count: int | None) -> None:
+    """Migrate, then distribute the tables by game and player and delegate the append (once)."""
+    from service.citus import NotCitus, distribute
+
+    url = resolve_database(Settings.from_env())
+    try:
+        steps = on_connection(url, lambda conn: distribute(conn, shard_count=shard_count))
+    except NotCitus as exc:
+        raise DatabaseUnavailable(str(exc)) from None
+    for step in steps:
+        click.echo(step)
+    click.echo("distributed" if steps else "already distributed")
+
+
 @main.group("projections")
 def projections_group() -> None:
     """Read models (lobby list, player statistics, players' games), projected from the log."""

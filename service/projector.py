@@ -1,27 +1,40 @@
-"""The read-model projector: follows the whole log and keeps the lobby list, player statistics,
-each player's games and the dispute queue.
+"""The read-model projector: keeps the lobby list, player statistics, each player's games and the
+dispute queue, game by game.
+
+No global order
+    A global cursor over the whole log (``(tx_id, position)``) does not survive sharding: each
+    node has its own transaction ids and identity ranges, and a shard move rewrites both. Read
+    models need only each game's order, and each game already says how far it is: ``streams.seq``
+    (committed with the events, in the same transaction) and the read model's own
+    ``lobby_games.version`` (the seq of the last event folded, written in the same transaction as
+    the statistics that event changed). A game is *behind* while ``streams.seq > version``.
 
 How it stays exact
-    It follows ``store.read_all`` from a checkpoint ``(tx_id, position)`` kept in
-    ``projector_checkpoints``, so a transaction that commits late is delayed, never skipped. Each
-    batch is written in ONE transaction that also moves the checkpoint, after checking that the
-    checkpoint is still where this projector read it from (compare-and-set): a crash replays the
-    batch, a second projector (or a rebuild) that moved the checkpoint makes this one reload,
-    and nothing is ever counted twice. The lobby row's ``version`` records how far each game was
-    projected, so an event a game committed out of order is folded once, in seq order.
+    - Nothing is lost: every committed event leaves its game behind until it is folded, and the
+      sweep (``behind`` with no games named: one query through the coordinator, a colocated join
+      of ``streams`` and ``lobby_games`` that each node answers for its own shards) lists every
+      game behind. It runs at start, after the listener reconnects, and every ``sweep_interval``;
+      between sweeps the listener's ``game_id:seq`` notifications name the games to look at, so a
+      lost notification delays a game by at most one sweep.
+    - Nothing is folded twice or out of order: a game's events are read from ``version`` on and
+      applied in seq order only while they follow on without a gap (a gap is held back for the
+      next round); each batch writes the rows and the new versions in ONE transaction. One
+      projector writes at a time (the leader lock), and a rebuild, which takes the pause lock
+      exclusively, bumps ``projector_checkpoints.generation`` in the transaction that empties the
+      read models: a live batch checks the generation under the shared pause lock and is refused
+      (``GenerationMoved``) if it changed, so it never adds to rows it did not read.
+    - A shard move changes where a game's rows live, never its seq or version: nothing to redo.
 
 Which instance projects
     One per database: the live projector takes a session-level ``pg_try_advisory_lock`` on a
     connection of its own and holds it while it runs; the others retry every ``retry_interval``
-    seconds and take over when that connection goes away. It is woken by the listener on every
-    append anywhere, and polls as a fallback.
+    seconds and take over when that connection goes away.
 
 Rebuilding
-    ``rebuild`` takes the pause lock exclusively (each live batch takes it shared, so the live
-    projector pauses between two batches), truncates the read models and resets the checkpoint
-    in one transaction, then replays the whole log with the same batch loop. Interrupted, it
-    leaves consistent rows and a checkpoint the live projector simply continues from; run again,
-    it starts over from an empty read model.
+    ``rebuild`` takes the pause lock exclusively (the live projector pauses between two batches),
+    truncates the read models and bumps the generation in one transaction, then folds every game
+    with the same batch loop. Interrupted, it leaves consistent rows that the live projector
+    simply continues; run again, it starts over from an empty read model.
 
 The cache holds recent games' tables (a miss folds the game's log up to what was projected);
 what one event changes is decided by the pure ``projections.read_models``.
@@ -33,8 +46,8 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections import OrderedDict, deque
+from collections.abc import Callable, Collection, Sequence
 
 import asyncpg
 import msgspec
@@ -45,7 +58,7 @@ from projections.read_models import BatchChanges
 from projections.table import Table
 from service.log import get_logger
 from service.notifications import Listener
-from service.store import START, Cursor, EventStore, StoredEvent
+from service.store import EventStore, StoredEvent, event_columns, stored_event
 from service.tasks import Backoff, log_failure, stop
 
 log = get_logger("playlog.projector")
@@ -58,8 +71,8 @@ PAUSE_LOCK = 0x706C_6179_0002
 ProgressCallback = Callable[[int, int], None]  # (events read so far, events in the log at the start)
 
 
-class CheckpointMoved(Exception):
-    """Someone else moved this projector's checkpoint (a rebuild): reload it and go on."""
+class GenerationMoved(Exception):
+    """A rebuild emptied the read models since this projector read them: reload and go on."""
 
 
 class RebuildReport(msgspec.Struct, frozen=True):
@@ -70,6 +83,32 @@ class RebuildReport(msgspec.Struct, frozen=True):
     def rate(self) -> float:
         return self.events / self.seconds if self.seconds > 0 else 0.0
 
+
+class Behind(msgspec.Struct, frozen=True):
+    """A game whose read model is at ``projected`` while its log is at ``seq``."""
+
+    game_id: uuid.UUID
+    projected: int
+    seq: int
+
+
+_BEHIND = """
+SELECT s.game_id, coalesce(g.version, 0) AS projected, s.seq
+  FROM streams s LEFT JOIN lobby_games g ON g.game_id = s.game_id
+ WHERE s.seq > coalesce(g.version, 0)
+"""
+# Among named games only: a condition on the distribution column alone, so Citus asks only the
+# shards that hold them.
+_BEHIND_AMONG = _BEHIND + " AND s.game_id = ANY($1::uuid[])"
+
+# The events of several games, each after its own seq and up to its own: one query.
+_EVENTS_OF = f"""
+SELECT {event_columns("e")}
+  FROM events e JOIN unnest($1::uuid[], $2::int[], $3::int[]) AS r(game_id, after_seq, up_to_seq)
+    ON e.game_id = r.game_id
+ WHERE e.seq > r.after_seq AND e.seq <= r.up_to_seq
+ ORDER BY e.game_id, e.seq
+"""
 
 _UPSERT_GAME = """
 INSERT INTO lobby_games AS g (game_id, kind, status, public, spectator_delay, seat_names, seats_taken,
@@ -103,7 +142,7 @@ _UPSERT_DISPUTE = """
 INSERT INTO disputes (dispute_id, game_id, kind, seat, category, status, claimed_by, verdict, action,
                       review_of, raised_at, raised_seq, resolved_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-ON CONFLICT (dispute_id) DO UPDATE SET
+ON CONFLICT (game_id, dispute_id) DO UPDATE SET
     status = EXCLUDED.status, claimed_by = EXCLUDED.claimed_by, verdict = EXCLUDED.verdict,
     action = EXCLUDED.action, resolved_at = EXCLUDED.resolved_at
 """
@@ -118,7 +157,7 @@ VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7)
 
 
 class ReadModels:
-    """Folds batches of the log into the read-model tables; the state behind both loops."""
+    """Folds games' events into the read-model tables; the state behind both loops."""
 
     def __init__(self, store: EventStore, *, name: str = NAME, cache_size: int = 10_000) -> None:
         self.store = store
@@ -126,87 +165,107 @@ class ReadModels:
         self.cache_size = cache_size
         self._cache: OrderedDict[uuid.UUID, Table] = OrderedDict()
 
-    async def checkpoint(self, conn: asyncpg.Connection) -> Cursor:
-        """The stored checkpoint (created at the start of the log if there is none)."""
+    async def generation(self, conn: asyncpg.Connection) -> int:
+        """The read models' generation (its row created if there is none)."""
         await conn.execute(
             "INSERT INTO projector_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", self.name
         )
-        return await self._stored_cursor(conn)
+        return await self._stored_generation(conn)
 
-    async def reset(self, conn: asyncpg.Connection) -> None:
-        """Empty the read models and move the checkpoint back to the start, atomically."""
+    async def reset(self, conn: asyncpg.Connection) -> int:
+        """Empty the read models and start a new generation, atomically; returns it."""
         async with conn.transaction():
             await conn.execute("TRUNCATE lobby_games, player_stats, player_games, disputes")
-            await conn.execute(
-                "INSERT INTO projector_checkpoints AS c (name) VALUES ($1) ON CONFLICT (name)"
-                " DO UPDATE SET tx_id = '0', position = 0, updated_at = now()",
+            generation: int = await conn.fetchval(
+                "INSERT INTO projector_checkpoints AS c (name, generation) VALUES ($1, 1) ON CONFLICT (name)"
+                " DO UPDATE SET generation = c.generation + 1, updated_at = EXCLUDED.updated_at"
+                " RETURNING generation",
                 self.name,
             )
         self._cache.clear()
+        return generation
 
-    async def step(self, conn: asyncpg.Connection, cursor: Cursor, limit: int) -> tuple[Cursor, int]:
-        """Project the next batch after ``cursor``; returns the new cursor and the events read."""
-        events = await self.store.read_all(cursor, limit)
-        if not events:
-            await self._check_checkpoint(conn, cursor)  # a rebuild may have moved it meanwhile
-            return cursor, 0
-        after = Cursor(events[-1].tx_id, events[-1].position)
-        batch, staged = await self._changes(conn, events)
-        await self._commit(conn, cursor, after, batch)
-        self._remember(staged)
-        return after, len(events)
+    async def behind(
+        self, conn: asyncpg.Connection, games: Collection[uuid.UUID] | None = None
+    ) -> list[Behind]:
+        """The games whose read model is behind their log: all of them, or among ``games``."""
+        rows = await conn.fetch(_BEHIND) if games is None else await conn.fetch(_BEHIND_AMONG, list(games))
+        return [Behind(row[0], row[1], row[2]) for row in rows]
+
+    async def catch_up(
+        self,
+        conn: asyncpg.Connection,
+        generation: int,
+        games: Collection[uuid.UUID] | None = None,
+        *,
+        batch_size: int = 1000,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Fold what the games behind (all, or among ``games``) have committed; returns the events
+        folded. Batches of about ``batch_size`` events, each in one transaction."""
+        todo = deque(sorted(await self.behind(conn, games), key=lambda b: b.game_id))
+        folded = 0
+        while todo:
+            chunk: list[Behind] = []
+            size = 0
+            while todo and (not chunk or size + todo[0].seq - todo[0].projected <= batch_size):
+                game = todo.popleft()
+                chunk.append(game)
+                size += game.seq - game.projected
+            folded += await self._fold(conn, generation, chunk)
+            if progress is not None:
+                progress(folded)
+        return folded
 
     def clear(self) -> None:
         self._cache.clear()
 
     # -- deciding ------------------------------------------------------------------------------
 
-    async def _changes(
-        self, conn: asyncpg.Connection, events: Sequence[StoredEvent]
-    ) -> tuple[BatchChanges, dict[uuid.UUID, Table | None]]:
-        """The batch's changes, and the games' tables after it (cached only once committed)."""
-        missing = list({e.game_id for e in events if e.game_id not in self._cache})
-        projected = await self._projected_versions(conn, missing) if missing else {}
-        staged: dict[uuid.UUID, Table | None] = {}
+    async def _fold(self, conn: asyncpg.Connection, generation: int, chunk: Sequence[Behind]) -> int:
+        rows = await conn.fetch(
+            _EVENTS_OF,
+            [b.game_id for b in chunk],
+            [b.projected for b in chunk],
+            [b.seq for b in chunk],
+        )
+        events: dict[uuid.UUID, list[StoredEvent]] = {}
+        for row in rows:
+            stored = stored_event(row)
+            events.setdefault(stored.game_id, []).append(stored)
         batch = BatchChanges()
-        for stored in events:
-            game_id = stored.game_id
-            if game_id in staged:
-                table = staged[game_id]
-            elif game_id in self._cache:
-                table = self._cache[game_id]
-            else:
-                table = await self._load(game_id, projected.get(game_id, 0))
-            version = table.version if table is not None else 0
-            if stored.seq <= version:
-                staged[game_id] = table  # committed out of order, already folded
-                continue
-            if stored.seq > version + 1:  # earlier events of this game commit after this one
-                for gap in await self.store.read(game_id, version, stored.seq - 1):
-                    table = self._apply(batch, table, gap)
-            staged[game_id] = self._apply(batch, table, stored)
-        return batch, staged
+        staged: dict[uuid.UUID, Table | None] = {}
+        folded = 0
+        for game in chunk:
+            table = await self._table(game)
+            for stored in events.get(game.game_id, ()):
+                version = table.version if table is not None else 0
+                if stored.seq <= version:
+                    continue  # already folded
+                if stored.seq > version + 1:
+                    break  # a gap: held back until the events before it are readable
+                table = self._apply(batch, table, stored)
+                folded += 1
+            staged[game.game_id] = table
+        await self._commit(conn, generation, batch)
+        self._remember(staged)
+        return folded
+
+    async def _table(self, game: Behind) -> Table | None:
+        """The game's table at what the read model holds: cached, or folded from its log."""
+        cached = self._cache.get(game.game_id)
+        if cached is not None and cached.version == game.projected:
+            return cached
+        if game.projected == 0:
+            return None
+        rows = await self.store.read(game.game_id, 0, game.projected)
+        return tables.fold_rows(None, ((s.type, s.schema_version, s.data) for s in rows))
 
     @staticmethod
     def _apply(batch: BatchChanges, before: Table | None, stored: StoredEvent) -> Table:
         after, _ = tables.step(before, stored.type, stored.data, stored.schema_version)
         batch.add(read_models.changes(stored.game_id, before, after, stored.recorded_at))
         return after
-
-    async def _projected_versions(
-        self, conn: asyncpg.Connection, game_ids: list[uuid.UUID]
-    ) -> dict[uuid.UUID, int]:
-        rows = await conn.fetch(
-            "SELECT game_id, version FROM lobby_games WHERE game_id = ANY($1::uuid[])", game_ids
-        )
-        return {row["game_id"]: row["version"] for row in rows}
-
-    async def _load(self, game_id: uuid.UUID, version: int) -> Table | None:
-        """The game's table at ``version`` (what the read model already holds), from its log."""
-        if version == 0:
-            return None
-        rows = await self.store.read(game_id, 0, version)
-        return tables.fold_rows(None, ((s.type, s.schema_version, s.data) for s in rows))
 
     def _remember(self, staged: dict[uuid.UUID, Table | None]) -> None:
         for game_id, table in staged.items():
@@ -220,30 +279,21 @@ class ReadModels:
 
     # -- writing -------------------------------------------------------------------------------
 
-    async def _stored_cursor(self, conn: asyncpg.Connection, *, for_update: bool = False) -> Cursor:
-        row = await conn.fetchrow(
-            'SELECT tx_id::text::bigint AS tx_id, "position" FROM projector_checkpoints WHERE name = $1'
-            + (" FOR UPDATE" if for_update else ""),
-            self.name,
+    async def _stored_generation(self, conn: asyncpg.Connection) -> int:
+        stored = await conn.fetchval(
+            "SELECT generation FROM projector_checkpoints WHERE name = $1", self.name
         )
-        if row is None:
-            return START
-        return Cursor(row["tx_id"], row["position"])
+        return int(stored or 0)
 
-    async def _check_checkpoint(
-        self, conn: asyncpg.Connection, expected: Cursor, *, for_update: bool = False
-    ) -> None:
-        stored = await self._stored_cursor(conn, for_update=for_update)
-        if stored != expected:
-            self._cache.clear()
-            raise CheckpointMoved(f"checkpoint is at {stored}, this projector read from {expected}")
-
-    async def _commit(
-        self, conn: asyncpg.Connection, before: Cursor, after: Cursor, batch: BatchChanges
-    ) -> None:
+    async def _commit(self, conn: asyncpg.Connection, generation: int, batch: BatchChanges) -> None:
+        if not batch:
+            return
         async with conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock_shared($1)", PAUSE_LOCK)
-            await self._check_checkpoint(conn, before, for_update=True)
+            stored = await self._stored_generation(conn)  # read after the lock: a rebuild is done
+            if stored != generation:
+                self._cache.clear()
+                raise GenerationMoved(f"read models are at generation {stored}, this batch read {generation}")
             if batch.lobby:
                 await conn.executemany(
                     _UPSERT_GAME,
@@ -312,13 +362,6 @@ class ReadModels:
                         for row in game.rows
                     ],
                 )
-            await conn.execute(
-                "UPDATE projector_checkpoints SET tx_id = $2::text::xid8, position = $3, updated_at = now()"
-                " WHERE name = $1",
-                self.name,
-                str(after.tx_id),
-                after.position,
-            )
 
 
 async def _connect(dsn: str, purpose: str) -> asyncpg.Connection:
@@ -348,6 +391,7 @@ class Projector:
         name: str = NAME,
         batch_size: int = 1000,
         poll_interval: float = 1.0,
+        sweep_interval: float = 5.0,
         retry_interval: float = 5.0,
         cache_size: int = 10_000,
     ) -> None:
@@ -357,22 +401,33 @@ class Projector:
         self.name = name
         self.batch_size = batch_size
         self.poll_interval = poll_interval
+        self.sweep_interval = sweep_interval
         self.retry_interval = retry_interval
         self.cache_size = cache_size
         self.leading = False
-        self.cursor: Cursor | None = None
+        self._notified: set[uuid.UUID] = set()  # games named by notifications since the last round
+        self._sweep_due = True
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         if self.listener is not None:
             self._wake = self.listener.subscribe(None)
+            self.listener.on_append(self._on_append)
+            self.listener.on_resync(self._on_resync)
         self._task = asyncio.create_task(self._run(), name="playlog-projector")
 
     async def stop(self) -> None:
         await stop(self._task)
         if self.listener is not None and self._wake is not None:
             self.listener.unsubscribe(None, self._wake)
+
+    def _on_append(self, game_id: uuid.UUID, _seq: int) -> None:
+        if self.leading:  # a new leader starts with a sweep: the others keep nothing
+            self._notified.add(game_id)
+
+    def _on_resync(self) -> None:
+        self._sweep_due = True  # notifications may have been missed
 
     async def _run(self) -> None:
         backoff = Backoff(cap=min(self.retry_interval, 2.0))
@@ -393,16 +448,29 @@ class Projector:
             self.leading = True
             log.info("projector_leading", name=self.name)
             models = ReadModels(self.store, name=self.name, cache_size=self.cache_size)
-            cursor = await models.checkpoint(conn)
+            generation = await models.generation(conn)
+            self._sweep_due, last_sweep = True, 0.0
             while True:
+                if time.monotonic() - last_sweep >= self.sweep_interval:
+                    self._sweep_due = True
+                games: set[uuid.UUID] | None = None
+                if self._sweep_due:
+                    self._sweep_due, last_sweep = False, time.monotonic()
+                    self._notified.clear()  # the sweep covers them
+                else:
+                    games, self._notified = self._notified, set()
                 try:
-                    cursor, read = await models.step(conn, cursor, self.batch_size)
-                except CheckpointMoved:
-                    cursor = await models.checkpoint(conn)
-                    read = 0
-                    log.info("projector_checkpoint_moved", tx_id=cursor.tx_id, position=cursor.position)
-                self.cursor = cursor
-                if read < self.batch_size:
+                    if games is None or games:
+                        await models.catch_up(conn, generation, games, batch_size=self.batch_size)
+                except GenerationMoved:
+                    generation = await models.generation(conn)
+                    self._sweep_due = True
+                    log.info("projector_generation_moved", generation=generation)
+                    continue
+                except BaseException:
+                    self._sweep_due = True  # what this round had to do is not done
+                    raise
+                if not self._notified and not self._sweep_due:
                     await self._idle()
         finally:
             self.leading = False
@@ -423,24 +491,25 @@ async def rebuild(
     batch_size: int = 5000,
     progress: ProgressCallback | None = None,
 ) -> RebuildReport:
-    """Empty the read models and replay the whole log into them (see the module docstring)."""
+    """Empty the read models and fold every game into them again (see the module docstring)."""
     conn = await _connect(dsn, "rebuild")
     try:
         await conn.execute("SELECT pg_advisory_lock($1)", PAUSE_LOCK)
         started = time.perf_counter()
         total = int(await conn.fetchval("SELECT count(*) FROM events"))
         models = ReadModels(store, name=name)
-        await models.reset(conn)
-        cursor, done = START, 0
+        generation = await models.reset(conn)
         if progress is not None:
             progress(0, total)
-        while True:
-            cursor, read = await models.step(conn, cursor, batch_size)
-            if read == 0:
-                break
-            done += read
+        done = 0
+
+        def folded_so_far(folded: int) -> None:
             if progress is not None:
-                progress(done, total)
+                progress(done + folded, total)
+
+        # Games appended to meanwhile are folded by the next round; it ends when none is behind.
+        while read := await models.catch_up(conn, generation, batch_size=batch_size, progress=folded_so_far):
+            done += read
         seconds = time.perf_counter() - started
         log.info("read_models_rebuilt", name=name, events=done, seconds=round(seconds, 3))
         return RebuildReport(events=done, seconds=seconds)

@@ -20,6 +20,9 @@ Reading the whole log without skipping late commits
     A transaction still open holds the horizon back and delays (never loses) what follows it;
     the pool (service/pool.py) sets ``idle_in_transaction_session_timeout`` so a stuck client
     cannot hold it long.
+    This order is one database's: it does not survive sharding (Citus nodes have their own
+    transaction ids and identities), so the read-model projector follows each game instead
+    (service/projector.py); ``read_all`` serves benches and tools.
 
 Tamper evidence
     ``hash = sha256(prev_hash || canonical bytes)``, computed by ``playlog_event_digest`` from
@@ -129,6 +132,16 @@ def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None, tx_id: int = 
         row[9],
         tx_id,
     )
+
+
+def event_columns(alias: str) -> str:
+    """The columns ``stored_event`` reads, each qualified by the table's ``alias``."""
+    return ", ".join(f"{alias}.{column.strip()}" for column in _EVENT_COLUMNS.split(","))
+
+
+def stored_event(row: asyncpg.Record) -> StoredEvent:
+    """A row of ``event_columns``."""
+    return _stored(row)
 
 
 def _appended(row: asyncpg.Record, game_id: uuid.UUID, data: str = "", metadata: str = "") -> StoredEvent:

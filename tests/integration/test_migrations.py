@@ -58,13 +58,19 @@ async def test_upgrading_to_player_games_replays_the_whole_log_into_the_read_mod
             " SELECT $1, max(tx_id), max(position) FROM events",
             NAME,
         )
+        await pool.execute(
+            "INSERT INTO lobby_games (game_id, kind, status, public, spectator_delay, seat_names,"
+            " seats_taken, seats_total, created_at, version)"
+            " VALUES ($1, 'exploding_kittens', 'open', true, 0, '{pat,NULL}', 1, 2, now(), 2)",
+            game_id,
+        )
 
         await asyncio.to_thread(database.upgrade, empty_database_url)
         async with pool.acquire() as conn:
             models = ReadModels(store)
-            cursor = await models.checkpoint(conn)
-            while (step := await models.step(conn, cursor, 100))[1]:
-                cursor = step[0]
+            generation = await models.generation(conn)
+            while await models.catch_up(conn, generation):
+                pass
         rows = await pool.fetch("SELECT player_id, game_id, seats, status FROM player_games")
         assert [tuple(r) for r in rows] == [(uuid.UUID(player), game_id, [0], "open")]
         assert await pool.fetchval("SELECT seat_names FROM lobby_games") == ["pat", None]

@@ -23,8 +23,8 @@ from projections.table import GameCreated, SeatJoined
 from service.bot import GameReport, play_game
 from service.client import PlaylogClient
 from service.games import GameService
-from service.projector import ReadModels, rebuild
-from service.store import START, Cursor, EventStore
+from service.projector import GenerationMoved, ReadModels, rebuild
+from service.store import START, EventStore
 
 EK_OPTIONS = {"players": 2, "reaction_window": 0}
 Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
@@ -71,15 +71,6 @@ async def some_lobby_games(api: PlaylogClient) -> None:
     await api.join(open_game.game_id, "alice")
     private = await api.create_game("exploding_kittens", {"players": 2}, public=False)
     await api.join(private.game_id, "bob")
-
-
-async def drain(models: ReadModels, conn: asyncpg.Connection, cursor: Cursor) -> tuple[Cursor, int]:
-    total = 0
-    while True:
-        cursor, read = await models.step(conn, cursor, 3)
-        if read == 0:
-            return cursor, total
-        total += read
 
 
 def created(kind: str = "exploding_kittens") -> str:
@@ -130,7 +121,7 @@ async def test_projector_follows_bot_games_into_lobby_rows_and_player_stats(
         )
 
 
-async def test_a_transaction_that_commits_late_is_not_skipped(
+async def test_a_transaction_that_commits_late_holds_back_only_its_own_game(
     store: EventStore, pool: asyncpg.Pool, database_url: str
 ) -> None:
     games = GameService(store)
@@ -138,10 +129,10 @@ async def test_a_transaction_that_commits_late_is_not_skipped(
     models = ReadModels(store)
     conn = await asyncpg.connect(database_url)
     try:
-        cursor, read = await drain(models, conn, await models.checkpoint(conn))
-        assert read == 1
+        generation = await models.generation(conn)
+        assert await models.catch_up(conn, generation, batch_size=3) == 1
 
-        # A transaction appends a game at a lower position and stays open ...
+        # A transaction appends a game and stays open ...
         slow = await pool.acquire()
         tx = slow.transaction()
         await tx.start()
@@ -153,21 +144,20 @@ async def test_a_transaction_that_commits_late_is_not_skipped(
             [1],
             [created()],
         )
-        # ... while later ones commit games at higher positions.
+        # ... while later ones commit other games: those are folded, the open one is not seen.
         others = [(await games.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=0))[0]]
         others += [(await games.create("a_risk_cat", {"players": 3}, public=False, spectator_delay=0))[0]]
         others += [(await games.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=9))[0]]
-        cursor, read = await drain(models, conn, cursor)
-        assert read == 0  # held back behind the open transaction, not skipped
-        assert await models.checkpoint(conn) == cursor
+        assert await models.catch_up(conn, generation, batch_size=3) == 3
+        assert await models.behind(conn) == []
 
         await tx.commit()
         await pool.release(slow)
-        cursor, read = await drain(models, conn, cursor)
-        assert read == 4
+        assert [b.game_id for b in await models.behind(conn)] == [late]
+        assert await models.catch_up(conn, generation, batch_size=3) == 1
         ids = {r["game_id"] for r in await pool.fetch("SELECT game_id FROM lobby_games")}
         assert ids == {first, late, *others}
-        assert await models.checkpoint(conn) == cursor
+        assert await models.behind(conn) == []
     finally:
         await conn.close()
 
@@ -189,7 +179,7 @@ async def test_a_games_events_committed_out_of_order_are_folded_once_in_seq_orde
         [1],
         [created()],
     )
-    # ... then seq 2 commits: read_all returns seq 2 before seq 1.
+    # ... then seq 2 commits: a global (tx_id, position) order puts seq 2 before seq 1.
     joined = msgspec.json.encode(SeatJoined(seat=0, name="carol")).decode()
     await early.fetch(
         "SELECT * FROM playlog_append($1, 1, NULL, NULL, $2, $3, $4, '{}')",
@@ -202,22 +192,67 @@ async def test_a_games_events_committed_out_of_order_are_folded_once_in_seq_orde
     await pool.release(early)
     assert [e.seq for e in await store.read_all(START)] == [2, 1]
 
-    for batch_size in (1, 100):  # seq 1 in a later batch (projected by then), or in the same one
+    for batch_size in (1, 100):
         models = ReadModels(store)
         conn = await asyncpg.connect(database_url)
         try:
-            await models.reset(conn)
-            cursor = await models.checkpoint(conn)
-            while True:
-                cursor, read = await models.step(conn, cursor, batch_size)
-                if read == 0:
-                    break
+            generation = await models.reset(conn)
+            assert await models.catch_up(conn, generation, batch_size=batch_size) == 2
+            assert await models.catch_up(conn, generation, batch_size=batch_size) == 0
         finally:
             await conn.close()
         row = await pool.fetchrow("SELECT * FROM lobby_games WHERE game_id = $1", game)
         assert row["version"] == 2
         assert row["seat_names"] == ["carol", None]
         assert row["created_at"] is not None
+
+
+async def test_a_gap_in_a_games_events_is_held_back_until_filled(
+    store: EventStore, pool: asyncpg.Pool, database_url: str
+) -> None:
+    """Events readable out of seq order (as a node may show them) are folded only without a gap."""
+    game = uuid.uuid4()
+    joined = msgspec.json.encode(SeatJoined(seat=0, name="erin")).decode()
+
+    async def insert(seq: int, type_: str, data: str) -> None:  # bypasses the append on purpose
+        await pool.execute(
+            "INSERT INTO events (game_id, seq, type, data, prev_hash, hash) VALUES ($1, $2, $3, $4, '', '')",
+            game,
+            seq,
+            type_,
+            data,
+        )
+
+    await pool.execute("INSERT INTO streams (game_id, seq) VALUES ($1, 2)", game)
+    await insert(2, "lobby.joined", joined)
+    models = ReadModels(store)
+    conn = await asyncpg.connect(database_url)
+    try:
+        generation = await models.generation(conn)
+        assert await models.catch_up(conn, generation) == 0
+        assert await pool.fetchval("SELECT count(*) FROM lobby_games WHERE game_id = $1", game) == 0
+        await insert(1, "lobby.created", created())
+        assert await models.catch_up(conn, generation) == 2
+        assert await models.catch_up(conn, generation) == 0
+    finally:
+        await conn.close()
+    row = await pool.fetchrow("SELECT version, seat_names FROM lobby_games WHERE game_id = $1", game)
+    assert (row["version"], row["seat_names"]) == (2, ["erin", None])
+
+
+async def test_a_live_batch_read_before_a_rebuild_is_refused(store: EventStore, database_url: str) -> None:
+    games = GameService(store)
+    await games.create("exploding_kittens", {"players": 2}, public=True, spectator_delay=0)
+    live, rebuilder = ReadModels(store), ReadModels(store)
+    conn = await asyncpg.connect(database_url)
+    try:
+        generation = await live.generation(conn)
+        await rebuilder.reset(conn)
+        with pytest.raises(GenerationMoved):
+            await live.catch_up(conn, generation)
+        assert await live.catch_up(conn, await live.generation(conn)) == 1
+    finally:
+        await conn.close()
 
 
 async def test_rebuild_gives_the_same_rows_as_the_live_projector(
@@ -273,3 +308,20 @@ async def test_an_interrupted_rebuild_then_a_full_one_gives_the_same_rows(
         await rebuild(store, database_url, batch_size=20, progress=interrupt_after_two_batches)
     await rebuild(store, database_url, batch_size=20)
     assert await read_model_rows(pool) == live
+
+
+async def test_an_append_nobody_notified_is_projected_by_the_sweep(
+    http: AsyncTestClient[Litestar], pool: asyncpg.Pool
+) -> None:
+    """No NOTIFY (a writer that is not the service, or a lost notification): the sweep finds it."""
+    assert http.app.state.projector is not None
+    game = uuid.uuid4()
+    await pool.fetch(
+        "SELECT * FROM playlog_append($1, 0, NULL, NULL, $2, $3, $4, '{}')",
+        game,
+        ["lobby.created"],
+        [1],
+        [created()],
+    )
+    await wait_for(lambda: caught_up(pool))
+    assert await pool.fetchval("SELECT version FROM lobby_games WHERE game_id = $1", game) == 1

@@ -1,0 +1,90 @@
+"""Distributing the schema on a Citus coordinator (``playlog citus distribute``).
+
+An explicit step, run once after ``playlog db upgrade`` against the coordinator: the migrations
+stay plain PostgreSQL. What goes where:
+
+- ``streams``, ``events``, ``commands``, ``lobby_games`` and ``disputes`` are distributed by
+  ``game_id`` in one colocation group: everything one append or one projection of a game touches lives on one node;
+- ``players``, ``player_stats`` and ``player_games`` by ``player_id``, colocated with each other;
+- ``moderators`` and ``projector_checkpoints`` (a handful of rows, read everywhere) are reference
+  tables;
+- ``playlog_append`` is delegated to the node holding the game (``force_delegation``): one round
+  trip from the coordinator, the same hash chain, idempotency and error codes (PL409, PL422), run
+  as a single-node transaction there.
+
+The append-only triggers on ``events`` need ``citus.enable_unsafe_triggers`` (set for the
+database, so later DDL on the table keeps working). Every step is skipped when already done:
+running it again is harmless.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+
+from service.log import get_logger
+
+log = get_logger("playlog.citus")
+
+BY_GAME = ("streams", "events", "commands", "lobby_games", "disputes")  # the first one anchors the group
+BY_PLAYER = ("players", "player_stats", "player_games")
+REFERENCE = ("moderators", "projector_checkpoints")
+APPEND = "playlog_append(uuid, integer, text, text, text[], integer[], jsonb[], jsonb, double precision)"
+HELPERS = (
+    "playlog_event_digest(bytea, uuid, integer, text, integer, jsonb, jsonb, timestamptz)",
+    "playlog_refuse_change()",
+)
+
+
+class NotCitus(Exception):
+    """The database has no citus extension."""
+
+
+async def is_citus(conn: asyncpg.Connection) -> bool:
+    return bool(await conn.fetchval("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')"))
+
+
+async def distribute(conn: asyncpg.Connection, *, shard_count: int | None = None) -> list[str]:
+    """Distribute what is not yet distributed; returns what was done, one line a step."""
+    if not await is_citus(conn):
+        raise NotCitus("the database has no citus extension: run this against a Citus coordinator")
+    done: list[str] = []
+    database = await conn.fetchval("SELECT current_database()")
+    await conn.execute(f'ALTER DATABASE "{database}" SET citus.enable_unsafe_triggers TO on')
+    await conn.execute("SET citus.enable_unsafe_triggers TO on")
+    if shard_count is not None:
+        await conn.execute(f"SET citus.shard_count TO {int(shard_count)}")
+    existing = {
+        row["table_name"]: row["citus_table_type"]
+        for row in await conn.fetch("SELECT table_name::text, citus_table_type FROM citus_tables")
+    }
+    for table, column, anchor in [
+        *((t, "game_id", BY_GAME[0]) for t in BY_GAME),
+        *((t, "player_id", BY_PLAYER[0]) for t in BY_PLAYER),
+    ]:
+        if table in existing:
+            continue
+        colocate = "default" if table == anchor else anchor
+        await conn.execute(
+            "SELECT create_distributed_table($1, $2, colocate_with := $3)", table, column, colocate
+        )
+        done.append(f"{table}: distributed by {column}" + ("" if table == anchor else f" with {anchor}"))
+    for table in REFERENCE:
+        if table not in existing:
+            await conn.execute("SELECT create_reference_table($1)", table)
+            done.append(f"{table}: reference table")
+    delegated = await conn.fetchval(
+        "SELECT distribution_argument_index IS NOT NULL FROM pg_dist_object"
+        " WHERE objid = $1::regprocedure AND classid = 'pg_proc'::regclass",
+        APPEND,
+    )
+    if not delegated:
+        for helper in HELPERS:
+            await conn.execute("SELECT create_distributed_function($1)", helper)
+        await conn.execute(
+            "SELECT create_distributed_function($1, distribution_arg_name := 'p_game',"
+            " colocate_with := 'events', force_delegation := true)",
+            APPEND,
+        )
+        done.append("playlog_append: delegated to the node of p_game")
+    log.info("citus_distributed", steps=done)
+    return done
