@@ -4,7 +4,8 @@ An explicit step, run once after ``playlog db upgrade`` against the coordinator:
 stay plain PostgreSQL. What goes where:
 
 - ``streams``, ``events``, ``commands``, ``lobby_games`` and ``disputes`` are distributed by
-  ``game_id`` in one colocation group: everything one append or one projection of a game touches lives on one node;
+  ``game_id`` in one colocation group: everything one append or one projection of a game
+  touches lives on one node;
 - ``players``, ``player_stats`` and ``player_games`` by ``player_id``, colocated with each other;
 - ``moderators`` and ``projector_checkpoints`` (a handful of rows, read everywhere) are reference
   tables;

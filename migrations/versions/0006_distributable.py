@@ -2,8 +2,8 @@
 
 Citus requires every unique key of a table distributed by ``game_id`` to include it: the events'
 primary key becomes ``(game_id, seq)`` (it was ``position``, with ``(game_id, seq)`` a second
-unique index: one index fewer per append), the dispute queue's ``(game_id, dispute_id)``. ``position`` stays, an identity per node, only an
-ordering hint for readers of the whole log.
+unique index: one index fewer per append), the dispute queue's ``(game_id, dispute_id)``.
+``position`` stays, an identity per node, only an ordering hint for readers of the whole log.
 
 The projector no longer follows ``(tx_id, position)`` (service/projector.py): each game's
 progress is its read-model row's ``version``. ``projector_checkpoints`` keeps one row per
