@@ -88,7 +88,9 @@ def ensure_built() -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time; the others reuse it
         if not (build / BUILT).exists():
             _compile(tarball, build, pg_config)
-        _run(["make", "install"], build)
+        # Into THIS pginstall: the build is shared by checkouts, and configure recorded the
+        # pg_config of the first one.
+        _run(["make", "install", f"PG_CONFIG={pg_config}"], build)
     return install
 
 
