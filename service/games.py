@@ -472,6 +472,17 @@ class GameService:
 
     # -- reading -------------------------------------------------------------------------------
 
+    async def ended_at(self, game_id: uuid.UUID, table: Table) -> float | None:
+        """When the game's last event, the one that finished it, was recorded (None: running)."""
+        if table.finished_version is None:
+            return None
+        ended = await self.store.read(game_id, table.finished_version - 1, table.finished_version)
+        return ended[0].recorded_at.timestamp() if ended else None
+
+    async def ping(self) -> None:
+        """Raise unless the database answers (readiness)."""
+        await self.store.db.fetchval("SELECT 1")
+
     async def as_spectators_see(self, game_id: uuid.UUID, instant: float) -> Table:
         """The game as spectators may see it at ``instant`` (projections/spectator)."""
         rows = await self.store.read(game_id)

@@ -6,7 +6,6 @@ spectator delay has passed. Players of a finished game get their own redacted tr
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Annotated, Any
 
@@ -20,12 +19,11 @@ from domain.viewers import Seat
 from projections.replay import Change, ShuffleProof, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
-from service import portable
-from service.api.deps import SeatHolder, provide_optional_principal, provide_seat_holder
+from service import audit as audits
+from service.api import guards
+from service.api.deps import SeatHolder, provide_seat_holder
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
-from service.audit import audited, replayed
-from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
 from service.store import ChainReport
@@ -61,7 +59,7 @@ class Audit(msgspec.Struct, frozen=True):
 class AuditController(Controller):
     path = "/games/{game_id:uuid}/audit"
     tags = ["audit"]
-    dependencies = {"principal": Provide(provide_optional_principal)}
+    guards = [guards.auditor]
 
     @get(
         "/verify",
@@ -69,11 +67,8 @@ class AuditController(Controller):
         summary="Recompute the game's hash chain",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def verify(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> ChainReport:
-        await audited(games, game_id, principal)
-        return await games.store.verify(game_id)
+    async def verify(self, game_id: uuid.UUID, games: GameService) -> ChainReport:
+        return await audits.verify(games, game_id)
 
     @get(
         "/",
@@ -81,11 +76,10 @@ class AuditController(Controller):
         summary="Chain verification and every shuffle proof",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
-        _, steps = await audited(games, game_id, principal)
-        proofs = replay_proofs(steps)
+    async def audit(self, game_id: uuid.UUID, games: GameService) -> Audit:
+        proofs = replay_proofs(await audits.replayed(games, game_id))
         return Audit(
-            chain=await games.store.verify(game_id),
+            chain=await audits.verify(games, game_id),
             shuffles=proofs,
             shuffles_valid=all(p.valid for p in proofs),
         )
@@ -96,10 +90,8 @@ class AuditController(Controller):
         summary="Every event with every hidden card",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def log(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> list[AuditEvent]:
-        stored, steps = await audited(games, game_id, principal)
+    async def log(self, game_id: uuid.UUID, games: GameService) -> list[AuditEvent]:
+        stored, steps = await audits.log(games, game_id)
         return [
             AuditEvent(
                 seq=s.seq,
@@ -125,10 +117,9 @@ class AuditController(Controller):
         self,
         game_id: uuid.UUID,
         games: GameService,
-        principal: Principal | None,
         at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
-        _, steps = await audited(games, game_id, principal)
+        steps = await audits.replayed(games, game_id)
         seq = len(steps) if at is None else at
         if seq > len(steps):
             raise ServiceError(
@@ -142,10 +133,8 @@ class AuditController(Controller):
         summary="The change each event made to the state",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def diffs(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> list[EventDiff]:
-        _, steps = await audited(games, game_id, principal)
+    async def diffs(self, game_id: uuid.UUID, games: GameService) -> list[EventDiff]:
+        steps = await audits.replayed(games, game_id)
         return [
             EventDiff(seq=step.seq, type=step.type, changes=changes)
             for step, changes in zip(steps, replay_diffs(steps), strict=True)
@@ -158,15 +147,14 @@ class AuditController(Controller):
         summary="A hand history: one line per event, hidden cards face up",
         media_type=MediaType.TEXT,
     )
-    async def transcript(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> str:
-        _, steps = await audited(games, game_id, principal)
-        return transcript(steps)
+    async def transcript(self, game_id: uuid.UUID, games: GameService) -> str:
+        return transcript(await audits.replayed(games, game_id))
 
 
 class ExportController(Controller):
     path = "/games/{game_id:uuid}"
     tags = ["audit"]
-    dependencies = {"principal": Provide(provide_optional_principal)}
+    guards = [guards.auditor]  # the audit's rule: who may see everything
 
     @get(
         "/export",
@@ -175,11 +163,9 @@ class ExportController(Controller):
         media_type="application/x-ndjson",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
-        await audited(games, game_id, principal)  # the audit's rule: who may see everything
-        lines = portable.export_lines(games.store.db, game_id, now=time.time())
+    async def export(self, game_id: uuid.UUID, games: GameService) -> Stream:
         return Stream(
-            lines,
+            await audits.export_lines(games, game_id),
             media_type="application/x-ndjson",
             headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
         )
@@ -188,7 +174,8 @@ class ExportController(Controller):
 class SeatTranscriptController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"holder": Provide(provide_seat_holder)}
+    guards = [guards.seat_holder]
+    dependencies = {"holder": Provide(provide_seat_holder, sync_to_thread=False)}
 
     @get(
         "/transcript",
@@ -200,7 +187,7 @@ class SeatTranscriptController(Controller):
     async def transcript(
         self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
     ) -> str:
-        steps = await replayed(games, game_id)
-        if not steps or steps[-1].table.status != "finished":
+        steps = await audits.replayed(games, game_id)
+        if steps[-1].table.status != "finished":
             raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
         return transcript(steps, Seat(seat))

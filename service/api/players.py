@@ -10,11 +10,11 @@ from litestar import Controller, delete, get, post
 from litestar.datastructures import State
 from litestar.di import Provide
 
+from service.api import guards
 from service.api.deps import provide_principal
 from service.api.lobby import NAME_PATTERN
 from service.api.problems import BEARER, JSON_BODY, PARAMS, RATE_LIMITED, UNAVAILABLE, problems
 from service.auth import Principal
-from service.errors import ServiceError
 from service.players import PlayerOut, Players
 
 
@@ -52,26 +52,26 @@ class PlayersController(Controller):
         "/me",
         operation_id="revokePlayerToken",
         summary="Revoke the caller's player token (every token of this player is refused after)",
-        dependencies={"principal": Provide(provide_principal)},
+        guards=[guards.player],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, UNAVAILABLE),
         status_code=204,
     )
     async def revoke(self, state: State, principal: Principal) -> None:
-        if principal.role != "player" or principal.player_id is None:
-            raise ServiceError(403, "forbidden", "A player token is required.")
+        assert principal.player_id is not None  # the guard checked it
         await _players(state).revoke(principal.player_id)
 
     @post(
         "/me/token",
         operation_id="refreshPlayerToken",
         summary="A fresh player token, signed with the newest key (for key rotation)",
-        dependencies={"principal": Provide(provide_principal)},
+        guards=[guards.player],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, {404: ["not_found"]}, UNAVAILABLE),
         status_code=200,
     )
     async def refresh(self, state: State, principal: Principal) -> PlayerCreatedOut:
-        if principal.role != "player" or principal.player_id is None:
-            raise ServiceError(403, "forbidden", "A player token is required.")
+        assert principal.player_id is not None  # the guard checked it
         players = _players(state)
         name = await players.name(principal.player_id)
         return PlayerCreatedOut(

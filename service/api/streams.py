@@ -17,6 +17,7 @@ from domain.viewers import SPECTATOR, Seat
 from projections import table as tables
 from projections.numbering import version_for
 from projections.spectator import released_by
+from service.api import guards
 from service.api.deps import SeatHolder, provide_seat_holder
 from service.api.params import INT32_MAX, AfterSeq, SeatNumber
 from service.api.problems import (
@@ -73,7 +74,8 @@ async def spectated(games: GameService, game_id: uuid.UUID) -> tables.Table:
 class PlayerStreamController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"holder": Provide(provide_seat_holder)}
+    guards = [guards.seat_holder]
+    dependencies = {"holder": Provide(provide_seat_holder, sync_to_thread=False)}
 
     @get(
         "/stream",
