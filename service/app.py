@@ -37,6 +37,7 @@ from service.request_context import bind_request_context, echo_request_id
 from service.scheduler import Scheduler
 from service.shutdown import on_shutdown_signal
 from service.store import EventStore
+from service.tables import Tables
 from service.web.pages import pages_router, template_config
 from service.web.security import security_headers
 
@@ -58,13 +59,12 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         store = EventStore(pool)
         notifier = Notifier(pool)
         listener = Listener(url)
-        games = GameService(
-            store, notifier=notifier, retries=settings.command_retries, cache_size=settings.cache_games
-        )
+        tables = Tables(store, settings.cache_games)  # the one cache: commands, feeds, projector
+        games = GameService(store, notifier=notifier, retries=settings.command_retries, tables=tables)
         listener.on_append(games.invalidate)
         listener.on_resync(games.forget_all)
         scheduler = Scheduler(games, settings.scheduler_interval)
-        feeds = FeedHub(store, listener)
+        feeds = FeedHub(store, listener, tables)
         moderators = Moderators(pool, settings.moderator_cache_seconds)
         listener.on_auth(moderators.on_auth)
         listener.on_resync(moderators.invalidate)

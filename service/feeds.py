@@ -21,6 +21,7 @@ from service.errors import not_found
 from service.log import get_logger
 from service.notifications import Listener
 from service.store import EventStore
+from service.tables import Tables
 from service.tasks import log_failure, stop, wait_event
 
 log = get_logger("playlog.feeds")
@@ -80,9 +81,10 @@ class Feed:
 
 
 class FeedHub:
-    def __init__(self, store: EventStore, listener: Listener) -> None:
+    def __init__(self, store: EventStore, listener: Listener, tables: Tables | None = None) -> None:
         self.store = store
         self.listener = listener
+        self.tables = tables or Tables(store)  # the one cache: a feed's fold advances it
         self._feeds: dict[uuid.UUID, Feed] = {}
         self.drained = asyncio.Event()  # set when the process shuts down: streams end now
 
@@ -108,6 +110,7 @@ class FeedHub:
             items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event, private))
         assert table is not None
         feed.extend(items, table)
+        self.tables.offer(feed.game_id, table)
 
     async def _follow(self, feed: Feed) -> None:
         wake = self.listener.subscribe(feed.game_id)
