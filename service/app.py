@@ -74,7 +74,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         notifier.start()
         listener.start()
         scheduler.start()
-        projector = Projector(store, url, listener)
+        projector = Projector(store, url, listener, tables=tables)
         app.state.update(projector=projector)
         projector.start()
         # On SIGTERM/SIGINT, streams end with a last comment before uvicorn waits for responses.

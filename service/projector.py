@@ -22,8 +22,9 @@ Rebuilding
     leaves consistent rows and a checkpoint the live projector simply continues from; run again,
     it starts over from an empty read model.
 
-The cache holds recent games' tables (a miss folds the game's log up to what was projected);
-what one event changes is decided by the pure ``projections.read_models``.
+The games' tables come from the one cache (service/tables.py, shared with the commands and the
+feeds), at the version each lobby row says was projected; what one event changes is decided by
+the pure ``projections.read_models``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import asyncpg
@@ -45,6 +45,7 @@ from projections.table import Table
 from service.log import get_logger
 from service.notifications import Listener
 from service.store import START, Cursor, EventStore, StoredEvent
+from service.tables import Tables
 from service.tasks import Backoff, log_failure, stop
 
 log = get_logger("playlog.projector")
@@ -93,11 +94,10 @@ ON CONFLICT (player_id, kind) DO UPDATE SET played = s.played + EXCLUDED.played,
 class ReadModels:
     """Folds batches of the log into the read-model tables; the state behind both loops."""
 
-    def __init__(self, store: EventStore, *, name: str = NAME, cache_size: int = 10_000) -> None:
+    def __init__(self, store: EventStore, *, name: str = NAME, tables: Tables | None = None) -> None:
         self.store = store
         self.name = name
-        self.cache_size = cache_size
-        self._cache: OrderedDict[uuid.UUID, Table] = OrderedDict()
+        self.tables = tables or Tables(store)
 
     async def checkpoint(self, conn: asyncpg.Connection) -> Cursor:
         """The stored checkpoint (created at the start of the log if there is none)."""
@@ -115,7 +115,6 @@ class ReadModels:
                 " DO UPDATE SET tx_id = '0', position = 0, updated_at = now()",
                 self.name,
             )
-        self._cache.clear()
 
     async def step(self, conn: asyncpg.Connection, cursor: Cursor, limit: int) -> tuple[Cursor, int]:
         """Project the next batch after ``cursor``; returns the new cursor and the events read."""
@@ -129,25 +128,19 @@ class ReadModels:
         self._remember(staged)
         return after, len(events)
 
-    def clear(self) -> None:
-        self._cache.clear()
-
     # -- deciding ------------------------------------------------------------------------------
 
     async def _changes(
         self, conn: asyncpg.Connection, events: Sequence[StoredEvent]
     ) -> tuple[BatchChanges, dict[uuid.UUID, Table | None]]:
         """The batch's changes, and the games' tables after it (cached only once committed)."""
-        missing = list({e.game_id for e in events if e.game_id not in self._cache})
-        projected = await self._projected_versions(conn, missing) if missing else {}
+        projected = await self._projected_versions(conn, list({e.game_id for e in events}))
         staged: dict[uuid.UUID, Table | None] = {}
         batch = BatchChanges()
         for stored in events:
             game_id = stored.game_id
             if game_id in staged:
                 table = staged[game_id]
-            elif game_id in self._cache:
-                table = self._cache[game_id]
             else:
                 table = await self._load(game_id, projected.get(game_id, 0))
             version = table.version if table is not None else 0
@@ -175,21 +168,13 @@ class ReadModels:
         return {row["game_id"]: row["version"] for row in rows}
 
     async def _load(self, game_id: uuid.UUID, version: int) -> Table | None:
-        """The game's table at ``version`` (what the read model already holds), from its log."""
-        if version == 0:
-            return None
-        rows = await self.store.read(game_id, 0, version)
-        return tables.fold_rows(None, ((s.type, s.schema_version, s.data) for s in rows))
+        """The game's table at ``version`` (what the read model already holds)."""
+        return await self.tables.fold(game_id, version) if version else None
 
     def _remember(self, staged: dict[uuid.UUID, Table | None]) -> None:
         for game_id, table in staged.items():
-            if table is None or table.status == "finished":
-                self._cache.pop(game_id, None)  # no more events will come
-                continue
-            self._cache[game_id] = table
-            self._cache.move_to_end(game_id)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+            if table is not None:
+                self.tables.offer(game_id, table, behind=True)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -208,7 +193,6 @@ class ReadModels:
     ) -> None:
         stored = await self._stored_cursor(conn, for_update=for_update)
         if stored != expected:
-            self._cache.clear()
             raise CheckpointMoved(f"checkpoint is at {stored}, this projector read from {expected}")
 
     async def _commit(
@@ -281,7 +265,7 @@ class Projector:
         batch_size: int = 1000,
         poll_interval: float = 1.0,
         retry_interval: float = 5.0,
-        cache_size: int = 10_000,
+        tables: Tables | None = None,
     ) -> None:
         self.store = store
         self.dsn = dsn
@@ -290,7 +274,7 @@ class Projector:
         self.batch_size = batch_size
         self.poll_interval = poll_interval
         self.retry_interval = retry_interval
-        self.cache_size = cache_size
+        self.tables = tables
         self.leading = False
         self.cursor: Cursor | None = None
         self._wake: asyncio.Event | None = None
@@ -324,7 +308,7 @@ class Projector:
                 await asyncio.sleep(self.retry_interval)  # another instance projects
             self.leading = True
             log.info("projector_leading", name=self.name)
-            models = ReadModels(self.store, name=self.name, cache_size=self.cache_size)
+            models = ReadModels(self.store, name=self.name, tables=self.tables)
             cursor = await models.checkpoint(conn)
             while True:
                 try:
