@@ -26,6 +26,7 @@ from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
 from service.limits import StreamSlots, rate_limits
+from service.listing import Listings
 from service.methods import options_middleware
 from service.moderators import Moderators
 from service.notifications import Listener, Notifier
@@ -69,8 +70,10 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         listener.on_auth(moderators.on_auth)
         listener.on_resync(moderators.invalidate)
         players = Players(pool, keys, settings.player_token_lifetime)
+        listings = Listings(pool)
         app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds)
         app.state.update(keyring=keys, settings=settings, moderators=moderators, players=players)
+        app.state.update(listings=listings)
         notifier.start()
         listener.start()
         scheduler.start()

@@ -16,6 +16,8 @@ from service.errors import not_found
 from service.games import GameService
 from service.store import ChainReport, StoredEvent
 
+__all__ = ["ChainReport", "export_lines", "log", "open_to_anyone", "replayed", "verify"]
+
 
 def _raw(stored: StoredEvent) -> RawEvent:
     return RawEvent(

@@ -101,3 +101,13 @@ def _listed(row: asyncpg.Record) -> ListedGame:
 async def fetch_listing(pool: asyncpg.Pool, query: ListingQuery) -> GameListing:
     rows = await pool.fetch(_LISTING, query.kind, query.status, query.limit, query.offset)
     return GameListing(games=[_listed(row) for row in rows], limit=query.limit, offset=query.offset)
+
+
+class Listings:
+    """The listing's reads, for the routes and pages (which hold no pool)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    async def read(self, query: ListingQuery) -> GameListing:
+        return await fetch_listing(self.pool, query)

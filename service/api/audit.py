@@ -24,9 +24,9 @@ from service.api import guards
 from service.api.deps import SeatHolder, provide_seat_holder
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
+from service.audit import ChainReport
 from service.errors import ServiceError
 from service.games import GameService
-from service.store import ChainReport
 
 
 class AuditEvent(msgspec.Struct, frozen=True):

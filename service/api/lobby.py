@@ -35,7 +35,7 @@ from service.auth import Principal
 from service.config import Settings
 from service.errors import ServiceError
 from service.games import GameService
-from service.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
+from service.listing import MAX_LIMIT, GameListing, ListedStatus, Listings, listing_query
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
 # Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
@@ -114,7 +114,8 @@ class LobbyController(Controller):
         limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
         offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
     ) -> GameListing:
-        return await fetch_listing(state.pool, listing_query(status, kind, limit, offset))
+        listings: Listings = state.listings
+        return await listings.read(listing_query(status, kind, limit, offset))
 
     @post(
         "/",

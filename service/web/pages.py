@@ -20,7 +20,7 @@ from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
 from domain import registry
-from service.listing import ListedGame, fetch_listing, listing_query
+from service.listing import ListedGame, Listings, listing_query
 
 HERE = Path(__file__).parent
 STATIC_PATH = "/static"
@@ -45,7 +45,8 @@ class PagesController(Controller):
 
     @get("/", name="home")
     async def home(self, state: State) -> Template:
-        listing = await fetch_listing(state.pool, listing_query(None, None, 60, 0))
+        listings: Listings = state.listings
+        listing = await listings.read(listing_query(None, None, 60, 0))
         groups: dict[str, list[ListedGame]] = {"open": [], "running": [], "finished": []}
         for game in listing.games:
             groups[game.status].append(game)
