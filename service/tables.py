@@ -55,13 +55,13 @@ class Tables:
         return kept.latest
 
     def offer(self, game_id: uuid.UUID, table: Table, *, behind: bool = False) -> None:
-        """Keep ``table`` as the newest (or, ``behind``, as the lagging reader's) if it is newer."""
+        """Keep ``table`` as the newest if it is newer, or (``behind``) as the lagging reader's
+        (where it goes on from next, even back after a rebuild)."""
         kept = self._games.get(game_id)
         if kept is None:
             kept = self._games[game_id] = Kept()
         if behind:
-            if kept.behind is None or table.version >= kept.behind.version:
-                kept.behind = table
+            kept.behind = table
         elif kept.latest is None or table.version >= kept.latest.version:
             kept.latest = table
             kept.known = max(kept.known, table.version)
