@@ -98,6 +98,7 @@ class ReadModels:
         self.store = store
         self.name = name
         self.tables = tables or Tables(store)
+        self.tables.forget_behind()  # another projector may have gone on meanwhile
 
     async def checkpoint(self, conn: asyncpg.Connection) -> Cursor:
         """The stored checkpoint (created at the start of the log if there is none)."""
@@ -115,6 +116,7 @@ class ReadModels:
                 " DO UPDATE SET tx_id = '0', position = 0, updated_at = now()",
                 self.name,
             )
+        self.tables.forget_behind()
 
     async def step(self, conn: asyncpg.Connection, cursor: Cursor, limit: int) -> tuple[Cursor, int]:
         """Project the next batch after ``cursor``; returns the new cursor and the events read."""
@@ -134,13 +136,16 @@ class ReadModels:
         self, conn: asyncpg.Connection, events: Sequence[StoredEvent]
     ) -> tuple[BatchChanges, dict[uuid.UUID, Table | None]]:
         """The batch's changes, and the games' tables after it (cached only once committed)."""
-        projected = await self._projected_versions(conn, list({e.game_id for e in events}))
+        missing = list({e.game_id for e in events if self.tables.behind(e.game_id) is None})
+        projected = await self._projected_versions(conn, missing) if missing else {}
         staged: dict[uuid.UUID, Table | None] = {}
         batch = BatchChanges()
         for stored in events:
             game_id = stored.game_id
             if game_id in staged:
                 table = staged[game_id]
+            elif (behind := self.tables.behind(game_id)) is not None:
+                table = behind
             else:
                 table = await self._load(game_id, projected.get(game_id, 0))
             version = table.version if table is not None else 0
@@ -193,6 +198,7 @@ class ReadModels:
     ) -> None:
         stored = await self._stored_cursor(conn, for_update=for_update)
         if stored != expected:
+            self.tables.forget_behind()
             raise CheckpointMoved(f"checkpoint is at {stored}, this projector read from {expected}")
 
     async def _commit(

@@ -86,6 +86,16 @@ class Tables:
             self.offer(game_id, table, behind=up_to is not None)
         return table
 
+    def behind(self, game_id: uuid.UUID) -> Table | None:
+        """The lagging reader's table of the game: where it goes on from."""
+        kept = self._games.get(game_id)
+        return kept.behind if kept is not None else None
+
+    def forget_behind(self) -> None:
+        """The lagging reader starts over (it no longer knows how far it went)."""
+        for kept in self._games.values():
+            kept.behind = None
+
     def invalidate(self, game_id: uuid.UUID, seq: int) -> None:
         """An append reached ``seq`` (maybe through another instance): a newest table before it is
         no longer current (it stays a base to fold on from)."""

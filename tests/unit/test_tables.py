@@ -82,3 +82,14 @@ async def test_the_cache_is_bounded_in_games() -> None:
     second, _ = await games.create(KIND, OPTIONS, public=True, spectator_delay=0)
     assert games.tables.latest(first) is None
     assert games.tables.latest(second) is not None
+
+
+async def test_the_lagging_readers_table_is_forgotten_when_it_starts_over() -> None:
+    store = CountingStore()
+    games, game_id = await started(store)
+    head = len(await store.read(game_id))
+    behind = await games.tables.fold(game_id, head - 1)
+    assert games.tables.behind(game_id) is behind
+    games.tables.forget_behind()
+    assert games.tables.behind(game_id) is None
+    assert games.tables.latest(game_id) is not None  # the commands' table stays
