@@ -168,7 +168,7 @@ class GameService:
         return table
 
     def invalidate(self, game_id: uuid.UUID, seq: int) -> None:
-        """An append reached ``seq`` (maybe through another instance): drop an older entry."""
+        """An append reached ``seq`` (maybe through another instance): an older table is stale."""
         self.tables.invalidate(game_id, seq)
 
     def forget(self, game_id: uuid.UUID) -> None:
