@@ -5,6 +5,7 @@
 - ``seat_actor``: a seat holder that has not conceded (a conceded seat reads, it does not act);
 - ``host``: the host token of this game, until a margin after the start;
 - ``player``: a player token (not revoked);
+- ``moderator``: a moderator token (not revoked);
 - ``player_or_guest``: a player token, or none (a guest);
 - ``auditor``: a moderator token; without one, anyone once a public game is over and its
   spectator delay has passed (projections/spectator decides);
@@ -116,6 +117,12 @@ async def player(connection: Connection, _: BaseRouteHandler) -> None:
         raise ServiceError(403, "forbidden", "A player token is required.")
 
 
+async def moderator(connection: Connection, _: BaseRouteHandler) -> None:
+    principal = await _verified(connection)
+    if principal.role != "moderator":
+        raise ServiceError(403, "moderator_only", "A moderator token is required.")
+
+
 async def player_or_guest(connection: Connection, _: BaseRouteHandler) -> None:
     principal = await _sent(connection)
     if principal is not None and principal.role != "player":
@@ -144,6 +151,7 @@ TOKEN: dict[Guard, bool] = {
     seat_actor: True,
     host: True,
     player: True,
+    moderator: True,
     player_or_guest: False,
     auditor: False,
     bearer_if_sent: False,
