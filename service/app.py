@@ -29,6 +29,7 @@ from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
 from service.limits import StreamSlots, rate_limits
+from service.listing import Listings
 from service.methods import options_middleware
 from service.moderators import Moderators
 from service.notifications import Listener, Notifier
@@ -41,6 +42,7 @@ from service.request_context import bind_request_context, echo_request_id, insta
 from service.scheduler import Scheduler
 from service.shutdown import on_shutdown_signal
 from service.store import EventStore
+from service.tables import Tables
 from service.web.pages import pages_router, template_config
 from service.web.security import security_headers
 
@@ -67,29 +69,27 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         reads = Reads(store, replica, wait=settings.replica_wait)
         notifier = Notifier(pool)
         listener = Listener(url)
+        tables = Tables(store, settings.cache_games)  # the one cache: commands, feeds, projector
         games = GameService(
-            store,
-            notifier=notifier,
-            retries=settings.command_retries,
-            cache_size=settings.cache_games,
-            reads=reads,
+            store, notifier=notifier, retries=settings.command_retries, tables=tables, reads=reads
         )
         listener.on_append(games.invalidate)
         listener.on_resync(games.forget_all)
         scheduler = Scheduler(games, settings.scheduler_interval)
-        feeds = FeedHub(reads, listener)
+        feeds = FeedHub(reads, listener, tables)
         moderators = Moderators(pool, settings.moderator_cache_seconds)
         listener.on_auth(moderators.on_auth)
         listener.on_resync(moderators.invalidate)
         players = Players(pool, keys, settings.player_token_lifetime)
         disputes = Disputes(games, pool, settings.dispute_window)
+        listings = Listings(reads)
         app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds)
         app.state.update(keyring=keys, settings=settings, moderators=moderators, players=players)
-        app.state.update(disputes=disputes)
+        app.state.update(disputes=disputes, listings=listings)
         notifier.start()
         listener.start()
         scheduler.start()
-        projector = Projector(store, url, listener)
+        projector = Projector(store, url, listener, tables=tables)
         app.state.update(projector=projector)
         projector.start()
         # On SIGTERM/SIGINT, streams end with a last comment before uvicorn waits for responses.

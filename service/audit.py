@@ -1,6 +1,7 @@
-"""The audit's reads: who may see a game's whole log (moderators always; anyone once a public
-game is over and its spectator delay has passed, projections/spectator decides), and the log
-replayed step by step for the audit routes (service/api/audit.py only calls these).
+"""The audit's reads: who may see a game's whole log without a moderator token (anyone once a
+public game is over and its spectator delay has passed, projections/spectator decides), and the
+log, its chain, its replay and its export for the audit routes (service/api/audit.py only calls
+these; its guard, service/api/guards.py, calls ``open_to_anyone``).
 
 Anyone but a moderator reads the dispute events of an audit as spectators do
 (domain/disputes/views.py): a finished public game opens its hidden cards, never a dispute's
@@ -10,18 +11,22 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import AsyncIterator
 
 import msgspec
 
 from domain.disputes.views import redact as redact_dispute
 from domain.viewers import SPECTATOR
+from projections import spectator
 from projections.replay import RawEvent, Step, replay
-from projections.spectator import open_to_anyone
 from projections.table import DisputeEvent
+from service import portable
 from service.auth import Principal
-from service.errors import ServiceError
+from service.errors import ServiceError, not_found
 from service.games import GameService
-from service.store import StoredEvent
+from service.store import ChainReport, StoredEvent
+
+__all__ = ["ChainReport", "audited", "export_lines", "log", "open_to_anyone", "replayed", "verify"]
 
 
 def _raw(stored: StoredEvent) -> RawEvent:
@@ -35,21 +40,30 @@ def _raw(stored: StoredEvent) -> RawEvent:
     )
 
 
-async def audited(
-    games: GameService, game_id: uuid.UUID, principal: Principal | None
+async def open_to_anyone(games: GameService, game_id: uuid.UUID) -> bool:
+    """Whether anyone may audit the game now (404 if there is no such game)."""
+    table = await games.load(game_id, cached_ok=True)
+    if table.status != "finished":
+        return False
+    ended = await games.ended_at(game_id, table)
+    assert ended is not None
+    return spectator.open_to_anyone(table, ended, time.time())
+
+
+def _moderator(principal: Principal | None) -> bool:
+    return principal is not None and principal.role == "moderator"
+
+
+async def log(
+    games: GameService, game_id: uuid.UUID, principal: Principal | None = None
 ) -> tuple[list[StoredEvent], list[Step]]:
+    """The game's stored events and their replay step by step, as ``principal`` may read them
+    (404 if there is no such game)."""
     stored = await logged(games, game_id)
     if not stored:
-        raise ServiceError(404, "not_found", f"Game {game_id} does not exist.")
+        raise not_found(f"Game {game_id}")
     steps = replay(_raw(s) for s in stored)
-    if principal is not None and principal.role == "moderator":
-        return stored, steps
-    if open_to_anyone(steps[-1].table, stored[-1].recorded_at.timestamp(), time.time()):
-        return stored, [_public(step) for step in steps]
-    status = 401 if principal is None else 403
-    raise ServiceError(
-        status, "moderator_only", "A moderator token is required until this public game is over."
-    )
+    return stored, steps if _moderator(principal) else [_public(step) for step in steps]
 
 
 def _public(step: Step) -> Step:
@@ -59,15 +73,40 @@ def _public(step: Step) -> Step:
     return msgspec.structs.replace(step, event=redact_dispute(step.event, SPECTATOR))
 
 
-def has_disputes(steps: list[Step]) -> bool:
-    return bool(steps) and bool(steps[-1].table.disputes)
-
-
 async def logged(games: GameService, game_id: uuid.UUID) -> list[StoredEvent]:
     """The game's whole log, from a replica when it has caught up with the primary's last seq."""
     return await games.reads.events(game_id, needs=await games.store.current_seq(game_id))
 
 
 async def replayed(games: GameService, game_id: uuid.UUID) -> list[Step]:
-    """The game's log replayed step by step (an unknown game has no steps)."""
-    return replay(_raw(s) for s in await logged(games, game_id))
+    """The game's whole log replayed step by step, nothing cut: for readers that apply their own
+    viewer (a seat's transcript) or are moderators (404 if there is no such game)."""
+    stored = await logged(games, game_id)
+    if not stored:
+        raise not_found(f"Game {game_id}")
+    return replay(_raw(s) for s in stored)
+
+
+async def audited(games: GameService, game_id: uuid.UUID, principal: Principal | None) -> list[Step]:
+    """The audit's replay, as ``principal`` may read it (404 if there is no such game)."""
+    _, steps = await log(games, game_id, principal)
+    return steps
+
+
+async def verify(games: GameService, game_id: uuid.UUID) -> ChainReport:
+    """The game's hash chain recomputed (404 if there is no such game)."""
+    await games.load(game_id, cached_ok=True)
+    return await games.store.verify(game_id)
+
+
+async def export_lines(
+    games: GameService, game_id: uuid.UUID, principal: Principal | None
+) -> AsyncIterator[str]:
+    """The game as a portable JSON Lines file (docs/export-format.md), line by line (404 if
+    there is no such game, before the first line)."""
+    table = await games.load(game_id, cached_ok=True)
+    if table.disputes and not _moderator(principal):
+        # The file holds the whole log, dispute reasons and notes included (cut, it would no
+        # longer verify): moderators only.
+        raise ServiceError(403, "moderator_only", "A game with disputes is exported to moderators only.")
+    return portable.export_lines(games.store.db, game_id, now=time.time())

@@ -23,6 +23,7 @@ from service.errors import not_found
 from service.log import get_logger
 from service.notifications import Listener
 from service.replica import Reads
+from service.tables import Tables
 from service.tasks import log_failure, stop, wait_event
 
 log = get_logger("playlog.feeds")
@@ -87,9 +88,10 @@ class Feed:
 
 
 class FeedHub:
-    def __init__(self, reads: Reads, listener: Listener) -> None:
+    def __init__(self, reads: Reads, listener: Listener, tables: Tables | None = None) -> None:
         self.reads = reads
         self.listener = listener
+        self.tables = tables or Tables(reads.primary)  # the one cache: a feed's fold advances it
         listener.on_append(self._notified)
         self._feeds: dict[uuid.UUID, Feed] = {}
         self.drained = asyncio.Event()  # set when the process shuts down: streams end now
@@ -121,6 +123,7 @@ class FeedHub:
             items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event, private))
         assert table is not None
         feed.extend(items, table)
+        self.tables.offer(feed.game_id, table)
 
     async def _follow(self, feed: Feed) -> None:
         wake = self.listener.subscribe(feed.game_id)

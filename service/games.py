@@ -16,7 +16,6 @@ import random
 import time
 import uuid
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, get_args
 
@@ -50,6 +49,7 @@ from service.log import get_logger
 from service.notifications import Notifier
 from service.replica import Reads
 from service.store import ConcurrencyConflict, EventStore, NewEvent, StoredEvent
+from service.tables import Tables
 
 __all__ = ["CommandResult", "Executed", "GameService", "SeatViewOut", "check_holder", "seat_view"]
 
@@ -144,7 +144,7 @@ class GameService:
         *,
         notifier: Notifier | None = None,
         retries: int = 5,
-        cache_size: int = 2000,
+        tables: Tables | None = None,
         clock: Callable[[], float] = time.time,
         reads: Reads | None = None,
     ) -> None:
@@ -152,9 +152,8 @@ class GameService:
         self.reads = reads or Reads(store)  # what a replica may serve (service/replica.py)
         self.notifier = notifier
         self.retries = retries
-        self.cache_size = cache_size
+        self.tables = tables or Tables(store)  # the one cache (service/tables.py)
         self.clock = clock
-        self._cache: OrderedDict[uuid.UUID, Table] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
         self._command_decoders: dict[str, msgspec.json.Decoder[Any]] = {}
 
@@ -167,40 +166,22 @@ class GameService:
         carries its version as the expected seq (a stale entry then conflicts), and for views,
         whose entries other instances' notifications invalidate.
         """
-        cached = None if fresh else self._cache.get(game_id)
-        if cached is not None and cached_ok:
-            self._cache.move_to_end(game_id)
+        if cached_ok and not fresh and (cached := self.tables.latest(game_id)) is not None:
             return cached
-        after = cached.version if cached else 0
-        tail = await self.store.read_bodies(game_id, after_seq=after)
-        if cached is None and not tail:
+        table = await self.tables.fold(game_id, fresh=fresh)
+        if table is None:
             raise not_found(f"Game {game_id}")
-        table = self._fold(cached, tail)
-        self._remember(game_id, table)
         return table
 
     def invalidate(self, game_id: uuid.UUID, seq: int) -> None:
-        """An append reached ``seq`` (maybe through another instance): drop an older entry."""
-        cached = self._cache.get(game_id)
-        if cached is not None and cached.version < seq:
-            del self._cache[game_id]
-
-    def _fold(self, table: Table | None, bodies: Sequence[tuple[str, int, str]]) -> Table:
-        folded = tables.fold_rows(table, bodies)
-        assert folded is not None
-        return folded
-
-    def _remember(self, game_id: uuid.UUID, table: Table) -> None:
-        self._cache[game_id] = table
-        self._cache.move_to_end(game_id)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        """An append reached ``seq`` (maybe through another instance): an older table is stale."""
+        self.tables.invalidate(game_id, seq)
 
     def forget(self, game_id: uuid.UUID) -> None:
-        self._cache.pop(game_id, None)
+        self.tables.forget(game_id)
 
     def forget_all(self) -> None:
-        self._cache.clear()
+        self.tables.clear()
 
     def _lock(self, game_id: uuid.UUID) -> asyncio.Lock:
         lock = self._locks.get(game_id)
@@ -316,7 +297,7 @@ class GameService:
             if result.fingerprint != fingerprint:
                 raise _key_reused()
             return Executed(table=await self.load(game_id), events=[], stored=result.events, duplicate=True)
-        self._remember(game_id, new_table)
+        self.tables.offer(game_id, new_table)
         if self.notifier is not None:
             self.notifier.publish(game_id, new_table.version)
         return Executed(table=new_table, events=events, stored=result.events)
@@ -477,6 +458,17 @@ class GameService:
         )
 
     # -- reading -------------------------------------------------------------------------------
+
+    async def ended_at(self, game_id: uuid.UUID, table: Table) -> float | None:
+        """When the game's last event, the one that finished it, was recorded (None: running)."""
+        if table.finished_version is None:
+            return None
+        ended = await self.store.read(game_id, table.finished_version - 1, table.finished_version)
+        return ended[0].recorded_at.timestamp() if ended else None
+
+    async def ping(self) -> None:
+        """Raise unless the database answers (readiness)."""
+        await self.store.db.fetchval("SELECT 1")
 
     async def as_spectators_see(self, game_id: uuid.UUID, instant: float, *, needs: int) -> Table:
         """The game as spectators may see it at ``instant`` (projections/spectator), from a log

@@ -105,3 +105,13 @@ def _listed(row: asyncpg.Record) -> ListedGame:
 async def fetch_listing(reads: Reads, query: ListingQuery) -> GameListing:
     rows = await reads.fetch(_LISTING, query.kind, query.status, query.limit, query.offset)
     return GameListing(games=[_listed(row) for row in rows], limit=query.limit, offset=query.offset)
+
+
+class Listings:
+    """The listing's reads, for the routes and pages (which hold no pool)."""
+
+    def __init__(self, reads: Reads) -> None:
+        self.reads = reads
+
+    async def read(self, query: ListingQuery) -> GameListing:
+        return await fetch_listing(self.reads, query)

@@ -22,8 +22,8 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import registry
 from projections.table import DisputeEvents, LobbyEvents, Status
-from service.api.deps import provide_optional_principal
 from service.api.disputes import QuestionBody, RaiseBody, ResolveBody, ReviewBody, TextBody
+from service.api.guards import TOKEN
 from service.api.lobby import CreateGame, JoinSeat
 from service.api.players import CreatePlayer
 from service.api.problems import PARAMS, PROBLEM_JSON
@@ -177,21 +177,20 @@ def _typed_status_fields(schemas: dict[str, Any]) -> None:
             properties["status"] = _ref("GameStatus")
 
 
-def optional_token(app: Litestar) -> frozenset[str]:
-    """The operations whose token is optional (a guest joining, a finished public game's audit)."""
-    return frozenset(
-        str(handler.operation_id)
-        for route in app.routes
-        for handler in getattr(route, "route_handlers", ())
-        if any(
-            provide.dependency is provide_optional_principal
-            for provide in handler.resolve_dependencies().values()
-        )
-    )
+def bearer_tokens(app: Litestar) -> dict[str, bool]:
+    """The operations that read a token, read off their guards (service/api/guards.py): True
+    when it is required, False when optional (a guest joining, a finished public game's audit)."""
+    tokens: dict[str, bool] = {}
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            needs = [TOKEN[guard] for guard in handler.resolve_guards() if guard in TOKEN]
+            if needs:
+                tokens[str(handler.operation_id)] = any(needs)
+    return tokens
 
 
-def _security(doc: dict[str, Any], optional: frozenset[str]) -> None:
-    """The token header as a bearer security scheme, not as a parameter of each operation."""
+def _security(doc: dict[str, Any], tokens: dict[str, bool]) -> None:
+    """The token, which the guards read, as a bearer security scheme of each operation."""
     doc["components"]["securitySchemes"] = {
         BEARER_SCHEME: {
             "type": "http",
@@ -200,16 +199,9 @@ def _security(doc: dict[str, Any], optional: frozenset[str]) -> None:
         }
     }
     for operation in _operations(doc):
-        parameters = operation.get("parameters", [])
-        kept = [p for p in parameters if (p.get("in"), p.get("name")) != ("header", "Authorization")]
-        if len(kept) == len(parameters):
-            continue
-        if kept:
-            operation["parameters"] = kept
-        else:
-            del operation["parameters"]
-        needed = operation.get("operationId") not in optional
-        operation["security"] = [{BEARER_SCHEME: []}] if needed else [{BEARER_SCHEME: []}, {}]
+        needed = tokens.get(operation.get("operationId", ""))
+        if needed is not None:
+            operation["security"] = [{BEARER_SCHEME: []}] if needed else [{BEARER_SCHEME: []}, {}]
     for operation in _operations(doc):
         for parameter in operation.get("parameters", []):
             if parameter.get("name") == "kind" and parameter.get("schema", {}).get("type") == "string":
@@ -233,7 +225,7 @@ def _problems_only(operation: dict[str, Any]) -> None:
             }
 
 
-def complete(base: dict[str, Any], optional: frozenset[str] = frozenset()) -> dict[str, Any]:
+def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dict[str, Any]:
     doc = copy.deepcopy(base)
     schemas: dict[str, Any] = doc.setdefault("components", {}).setdefault("schemas", {})
     kinds = sorted(registry.games())
@@ -288,7 +280,7 @@ def complete(base: dict[str, Any], optional: frozenset[str] = frozenset()) -> di
                 "description": "One command of the game's own tagged union (field `type`).",
                 "content": {"application/json": {"schema": _ref("Command")}},
             }
-    _security(doc, optional)
+    _security(doc, tokens or {})
 
     if (event_out := schemas.get("EventOut")) is not None:
         event_out["properties"]["data"] = _ref("GameEvent")
@@ -327,10 +319,10 @@ class CompletedJsonRenderPlugin(JsonRenderPlugin):
     """Litestar's JSON render plugin, serving the completed document."""
 
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        return self.render_json(request, complete(openapi_schema, optional_token(request.app)))
+        return self.render_json(request, complete(openapi_schema, bearer_tokens(request.app)))
 
 
 def export(app: Litestar) -> bytes:
     """The document as committed in openapi/openapi.json: sorted keys, indented."""
-    document = complete(app.openapi_schema.to_schema(), optional_token(app))
+    document = complete(app.openapi_schema.to_schema(), bearer_tokens(app))
     return msgspec.json.format(msgspec.json.encode(document, order="sorted"), indent=2) + b"\n"

@@ -36,8 +36,9 @@ Rebuilding
     with the same batch loop. Interrupted, it leaves consistent rows that the live projector
     simply continues; run again, it starts over from an empty read model.
 
-The cache holds recent games' tables (a miss folds the game's log up to what was projected);
-what one event changes is decided by the pure ``projections.read_models``.
+The games' tables come from the one cache (service/tables.py, shared with the commands and the
+feeds), at the version each lobby row says was projected; what one event changes is decided by
+the pure ``projections.read_models``.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Collection, Sequence
 
 import asyncpg
@@ -59,6 +60,7 @@ from projections.table import Table
 from service.log import get_logger
 from service.notifications import Listener
 from service.store import EventStore, StoredEvent, event_columns, stored_event
+from service.tables import Tables
 from service.tasks import Backoff, log_failure, stop
 
 log = get_logger("playlog.projector")
@@ -159,11 +161,11 @@ VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7)
 class ReadModels:
     """Folds games' events into the read-model tables; the state behind both loops."""
 
-    def __init__(self, store: EventStore, *, name: str = NAME, cache_size: int = 10_000) -> None:
+    def __init__(self, store: EventStore, *, name: str = NAME, tables: Tables | None = None) -> None:
         self.store = store
         self.name = name
-        self.cache_size = cache_size
-        self._cache: OrderedDict[uuid.UUID, Table] = OrderedDict()
+        self.tables = tables or Tables(store)
+        self.tables.forget_behind()  # another projector may have gone on meanwhile
 
     async def generation(self, conn: asyncpg.Connection) -> int:
         """The read models' generation (its row created if there is none)."""
@@ -182,7 +184,7 @@ class ReadModels:
                 " RETURNING generation",
                 self.name,
             )
-        self._cache.clear()
+        self.tables.forget_behind()
         return generation
 
     async def behind(
@@ -217,9 +219,6 @@ class ReadModels:
                 progress(folded)
         return folded
 
-    def clear(self) -> None:
-        self._cache.clear()
-
     # -- deciding ------------------------------------------------------------------------------
 
     async def _fold(self, conn: asyncpg.Connection, generation: int, chunk: Sequence[Behind]) -> int:
@@ -253,13 +252,12 @@ class ReadModels:
 
     async def _table(self, game: Behind) -> Table | None:
         """The game's table at what the read model holds: cached, or folded from its log."""
-        cached = self._cache.get(game.game_id)
+        cached = self.tables.behind(game.game_id)
         if cached is not None and cached.version == game.projected:
             return cached
         if game.projected == 0:
             return None
-        rows = await self.store.read(game.game_id, 0, game.projected)
-        return tables.fold_rows(None, ((s.type, s.schema_version, s.data) for s in rows))
+        return await self.tables.fold(game.game_id, game.projected)
 
     @staticmethod
     def _apply(batch: BatchChanges, before: Table | None, stored: StoredEvent) -> Table:
@@ -269,13 +267,8 @@ class ReadModels:
 
     def _remember(self, staged: dict[uuid.UUID, Table | None]) -> None:
         for game_id, table in staged.items():
-            if table is None or table.status == "finished":
-                self._cache.pop(game_id, None)  # no more events will come
-                continue
-            self._cache[game_id] = table
-            self._cache.move_to_end(game_id)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+            if table is not None:
+                self.tables.offer(game_id, table, behind=True)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -292,7 +285,7 @@ class ReadModels:
             await conn.execute("SELECT pg_advisory_xact_lock_shared($1)", PAUSE_LOCK)
             stored = await self._stored_generation(conn)  # read after the lock: a rebuild is done
             if stored != generation:
-                self._cache.clear()
+                self.tables.forget_behind()
                 raise GenerationMoved(f"read models are at generation {stored}, this batch read {generation}")
             if batch.lobby:
                 await conn.executemany(
@@ -393,7 +386,7 @@ class Projector:
         poll_interval: float = 1.0,
         sweep_interval: float = 5.0,
         retry_interval: float = 5.0,
-        cache_size: int = 10_000,
+        tables: Tables | None = None,
     ) -> None:
         self.store = store
         self.dsn = dsn
@@ -403,7 +396,7 @@ class Projector:
         self.poll_interval = poll_interval
         self.sweep_interval = sweep_interval
         self.retry_interval = retry_interval
-        self.cache_size = cache_size
+        self.tables = tables
         self.leading = False
         self._notified: set[uuid.UUID] = set()  # games named by notifications since the last round
         self._sweep_due = True
@@ -447,7 +440,7 @@ class Projector:
                 await asyncio.sleep(self.retry_interval)  # another instance projects
             self.leading = True
             log.info("projector_leading", name=self.name)
-            models = ReadModels(self.store, name=self.name, cache_size=self.cache_size)
+            models = ReadModels(self.store, name=self.name, tables=self.tables)
             generation = await models.generation(conn)
             self._sweep_due, last_sweep = True, 0.0
             while True:

@@ -84,5 +84,7 @@ class MemoryEventStore:
         log = self.events.get(game_id, [])
         return [e for e in log if e.seq > after_seq and (up_to_seq is None or e.seq <= up_to_seq)]
 
-    async def read_bodies(self, game_id: uuid.UUID, after_seq: int = 0) -> list[tuple[str, int, str]]:
-        return [(e.type, e.schema_version, e.data) for e in await self.read(game_id, after_seq)]
+    async def read_bodies(
+        self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
+    ) -> list[tuple[str, int, str]]:
+        return [(e.type, e.schema_version, e.data) for e in await self.read(game_id, after_seq, up_to_seq)]

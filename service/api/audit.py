@@ -6,7 +6,6 @@ spectator delay has passed. Players of a finished game get their own redacted tr
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Annotated, Any
 
@@ -20,15 +19,15 @@ from domain.viewers import Seat
 from projections.replay import Change, ShuffleProof, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
-from service import portable
-from service.api.deps import SeatHolder, provide_optional_principal, provide_seat_holder
+from service import audit as audits
+from service.api import guards
+from service.api.deps import SeatHolder, provide_principal_if_sent, provide_seat_holder
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
-from service.audit import audited, has_disputes, replayed
+from service.audit import ChainReport
 from service.auth import Principal
 from service.errors import ServiceError
 from service.games import GameService
-from service.store import ChainReport
 
 
 class AuditEvent(msgspec.Struct, frozen=True):
@@ -61,7 +60,8 @@ class Audit(msgspec.Struct, frozen=True):
 class AuditController(Controller):
     path = "/games/{game_id:uuid}/audit"
     tags = ["audit"]
-    dependencies = {"principal": Provide(provide_optional_principal)}
+    guards = [guards.auditor]
+    dependencies = {"principal": Provide(provide_principal_if_sent, sync_to_thread=False)}
 
     @get(
         "/verify",
@@ -69,11 +69,8 @@ class AuditController(Controller):
         summary="Recompute the game's hash chain",
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def verify(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> ChainReport:
-        await audited(games, game_id, principal)
-        return await games.store.verify(game_id)
+    async def verify(self, game_id: uuid.UUID, games: GameService) -> ChainReport:
+        return await audits.verify(games, game_id)
 
     @get(
         "/",
@@ -82,10 +79,9 @@ class AuditController(Controller):
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
-        _, steps = await audited(games, game_id, principal)
-        proofs = replay_proofs(steps)
+        proofs = replay_proofs(await audits.audited(games, game_id, principal))
         return Audit(
-            chain=await games.store.verify(game_id),
+            chain=await audits.verify(games, game_id),
             shuffles=proofs,
             shuffles_valid=all(p.valid for p in proofs),
         )
@@ -99,7 +95,7 @@ class AuditController(Controller):
     async def log(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> list[AuditEvent]:
-        stored, steps = await audited(games, game_id, principal)
+        stored, steps = await audits.log(games, game_id, principal)
         return [
             AuditEvent(
                 seq=s.seq,
@@ -128,7 +124,7 @@ class AuditController(Controller):
         principal: Principal | None,
         at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
-        _, steps = await audited(games, game_id, principal)
+        steps = await audits.audited(games, game_id, principal)
         seq = len(steps) if at is None else at
         if seq > len(steps):
             raise ServiceError(
@@ -145,7 +141,7 @@ class AuditController(Controller):
     async def diffs(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None
     ) -> list[EventDiff]:
-        _, steps = await audited(games, game_id, principal)
+        steps = await audits.audited(games, game_id, principal)
         return [
             EventDiff(seq=step.seq, type=step.type, changes=changes)
             for step, changes in zip(steps, replay_diffs(steps), strict=True)
@@ -159,14 +155,14 @@ class AuditController(Controller):
         media_type=MediaType.TEXT,
     )
     async def transcript(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> str:
-        _, steps = await audited(games, game_id, principal)
-        return transcript(steps)
+        return transcript(await audits.audited(games, game_id, principal))
 
 
 class ExportController(Controller):
     path = "/games/{game_id:uuid}"
     tags = ["audit"]
-    dependencies = {"principal": Provide(provide_optional_principal)}
+    guards = [guards.auditor]  # the audit's rule: who may see everything
+    dependencies = {"principal": Provide(provide_principal_if_sent, sync_to_thread=False)}
 
     @get(
         "/export",
@@ -176,14 +172,8 @@ class ExportController(Controller):
         responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
-        _, steps = await audited(games, game_id, principal)  # the audit's rule: who may see everything
-        if has_disputes(steps) and (principal is None or principal.role != "moderator"):
-            # The file holds the whole log, dispute reasons and notes included (cut, it would
-            # no longer verify): moderators only.
-            raise ServiceError(403, "moderator_only", "A game with disputes is exported to moderators only.")
-        lines = portable.export_lines(games.store.db, game_id, now=time.time())
         return Stream(
-            lines,
+            await audits.export_lines(games, game_id, principal),
             media_type="application/x-ndjson",
             headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
         )
@@ -192,7 +182,8 @@ class ExportController(Controller):
 class SeatTranscriptController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"holder": Provide(provide_seat_holder)}
+    guards = [guards.seat_holder]
+    dependencies = {"holder": Provide(provide_seat_holder, sync_to_thread=False)}
 
     @get(
         "/transcript",
@@ -204,7 +195,7 @@ class SeatTranscriptController(Controller):
     async def transcript(
         self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
     ) -> str:
-        steps = await replayed(games, game_id)
-        if not steps or steps[-1].table.status != "finished":
+        steps = await audits.replayed(games, game_id)
+        if steps[-1].table.status != "finished":
             raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
         return transcript(steps, Seat(seat))

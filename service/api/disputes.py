@@ -30,7 +30,9 @@ from domain.disputes.events import Action, Category, Verdict
 from domain.viewers import MODERATOR
 from projections.disputes import DisputeOut
 from projections.replay import snapshot
-from service.api.deps import provide_optional_principal, provide_principal
+from service import audit as audits
+from service.api import guards
+from service.api.deps import provide_principal, provide_principal_if_sent
 from service.api.params import INT32_MAX
 from service.api.problems import (
     AUDITOR,
@@ -43,10 +45,9 @@ from service.api.problems import (
     Codes,
     problems,
 )
-from service.audit import replayed
+from service.audit import ChainReport, replayed
 from service.auth import Principal
 from service.disputes import DisputeQueue, Disputes, moderator_name
-from service.store import ChainReport
 
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 Seq = Annotated[int, msgspec.Meta(ge=1, le=INT32_MAX)]
@@ -157,7 +158,8 @@ class GameDisputesController(Controller):
         "/",
         operation_id="raiseDispute",
         summary="A seat raises a dispute about events of its game",
-        dependencies={"principal": Provide(provide_principal)},
+        guards=[guards.bearer],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         responses=problems(
             PARAMS,
             JSON_BODY,
@@ -193,7 +195,8 @@ class GameDisputesController(Controller):
         "/",
         operation_id="listGameDisputes",
         summary="The game's disputes, as the caller may see them",
-        dependencies={"principal": Provide(provide_optional_principal)},
+        guards=[guards.bearer_if_sent],
+        dependencies={"principal": Provide(provide_principal_if_sent, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def listed(self, game_id: uuid.UUID, state: State, principal: Principal | None) -> DisputeList:
@@ -203,7 +206,8 @@ class GameDisputesController(Controller):
         "/{dispute_id:uuid}/replies",
         operation_id="replyToDispute",
         summary="The seat a moderator asked answers",
-        dependencies={"principal": Provide(provide_principal)},
+        guards=[guards.bearer],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         responses=problems(
             PARAMS,
             JSON_BODY,
@@ -233,7 +237,8 @@ class GameDisputesController(Controller):
 class ModerationController(Controller):
     path = "/moderation/disputes"
     tags = ["moderation"]
-    dependencies = {"principal": Provide(provide_principal)}
+    guards = [guards.moderator]
+    dependencies = {"principal": Provide(provide_principal, sync_to_thread=False)}
 
     @get(
         "/",
@@ -298,7 +303,7 @@ class ModerationController(Controller):
             outcome=OutcomeOut(list(table.outcome.winners)) if table.outcome else None,
             ruled_outcome=OutcomeOut(list(table.ruled_outcome.winners)) if table.ruled_outcome else None,
         )
-        chain = await disputes.games.store.verify(game_id)
+        chain = await audits.verify(disputes.games, game_id)
         return DisputeDetail(dispute=shown, game=facts, disputed=disputed, chain=chain)
 
     @staticmethod

@@ -11,10 +11,10 @@ import asyncio
 
 import msgspec
 from litestar import Controller, get
-from litestar.datastructures import State
 
 from service.api.problems import UNAVAILABLE, problems
 from service.database import UNAVAILABLE_ERRORS, DatabaseUnavailable
+from service.games import GameService
 
 READY_TIMEOUT = 2.0
 
@@ -41,10 +41,10 @@ class HealthController(Controller):
         summary="The database answers",
         responses=problems(UNAVAILABLE, {503: ["service_unavailable"]}),
     )
-    async def readyz(self, state: State) -> Health:
+    async def readyz(self, games: GameService) -> Health:
         try:
             async with asyncio.timeout(READY_TIMEOUT):
-                await state.pool.fetchval("SELECT 1")
+                await games.ping()
         except UNAVAILABLE_ERRORS as exc:
             raise DatabaseUnavailable(f"Database unreachable: {exc}") from None
         return Health(status="ready")

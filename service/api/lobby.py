@@ -17,7 +17,8 @@ from projections.disputes import RuledOutcome, ruled_outcome
 from projections.numbering import version_for
 from projections.table import Table
 from service import auth
-from service.api.deps import Host, SeatActor, provide_host, provide_optional_principal, provide_seat_actor
+from service.api import guards
+from service.api.deps import SeatHolder, provide_principal_if_sent, provide_seat_holder
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import (
     BEARER,
@@ -35,7 +36,7 @@ from service.auth import Principal
 from service.config import Settings
 from service.errors import ServiceError
 from service.games import GameService
-from service.listing import MAX_LIMIT, GameListing, ListedStatus, fetch_listing, listing_query
+from service.listing import MAX_LIMIT, GameListing, ListedStatus, Listings, listing_query
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
 # Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
@@ -116,7 +117,8 @@ class LobbyController(Controller):
         limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
         offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
     ) -> GameListing:
-        return await fetch_listing(state.games.reads, listing_query(status, kind, limit, offset))
+        listings: Listings = state.listings
+        return await listings.read(listing_query(status, kind, limit, offset))
 
     @post(
         "/",
@@ -147,7 +149,8 @@ class LobbyController(Controller):
             "Live to the game's host, the holders of its seats and moderators (with their token);"
             " to anyone else only a public game, as its spectators see it (spectator_delay applied)."
         ),
-        dependencies={"principal": Provide(provide_optional_principal)},
+        guards=[guards.bearer_if_sent],
+        dependencies={"principal": Provide(provide_principal_if_sent, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def get_game(
@@ -159,7 +162,8 @@ class LobbyController(Controller):
         "/{game_id:uuid}/seats",
         operation_id="joinGame",
         summary="Take a free seat (with a player token: as that player; without: as a guest)",
-        dependencies={"principal": Provide(provide_optional_principal)},
+        guards=[guards.player_or_guest],
+        dependencies={"principal": Provide(provide_principal_if_sent, sync_to_thread=False)},
         responses=problems(
             JSON_BODY,
             UNKNOWN_GAME,
@@ -177,11 +181,7 @@ class LobbyController(Controller):
         state: State,
         principal: Principal | None,
     ) -> SeatOut:
-        player_id = None
-        if principal is not None:
-            if principal.role != "player":
-                raise ServiceError(403, "forbidden", "Join with a player token, or with none as a guest.")
-            player_id = principal.player_id
+        player_id = principal.player_id if principal is not None else None
         name = data.name
         if name is None:
             if player_id is None:
@@ -205,10 +205,10 @@ class LobbyController(Controller):
             UNAVAILABLE,
         ),
         summary="Start the game (host token; every seat taken)",
-        dependencies={"host": Provide(provide_host)},
+        guards=[guards.host],
         status_code=200,
     )
-    async def start(self, game_id: uuid.UUID, games: GameService, host: Host) -> GameSummary:
+    async def start(self, game_id: uuid.UUID, games: GameService) -> GameSummary:
         return summary(game_id, await games.start(game_id))
 
     @delete(
@@ -223,10 +223,11 @@ class LobbyController(Controller):
             UNAVAILABLE,
         ),
         summary="Leave a seat before the game starts, or concede once it runs",
-        dependencies={"holder": Provide(provide_seat_actor)},
+        guards=[guards.seat_actor],
+        dependencies={"holder": Provide(provide_seat_holder, sync_to_thread=False)},
         status_code=200,
     )
     async def leave(
-        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatActor
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
     ) -> GameSummary:
         return summary(game_id, await games.leave(game_id, seat, holder=holder.principal.occupancy))

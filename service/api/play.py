@@ -13,7 +13,8 @@ from litestar.params import HeaderParameter, QueryParameter
 from domain.viewers import Seat
 from projections.envelopes import EventOut
 from service import bodies
-from service.api.deps import SeatActor, SeatHolder, provide_seat_actor, provide_seat_holder
+from service.api import guards
+from service.api.deps import SeatHolder, provide_seat_holder
 from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, SeatNumber
 from service.api.problems import (
     BEARER,
@@ -31,7 +32,7 @@ from service.games import CommandResult, GameService, SeatViewOut, seat_view
 class PlayController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"holder": Provide(provide_seat_holder)}
+    dependencies = {"holder": Provide(provide_seat_holder, sync_to_thread=False)}
 
     @post(
         "/commands",
@@ -50,7 +51,7 @@ class PlayController(Controller):
         ),
         summary="Send a command for this seat (the game's tagged union)",
         status_code=200,
-        dependencies={"holder": Provide(provide_seat_actor)},
+        guards=[guards.seat_actor],
     )
     async def command(
         self,
@@ -58,7 +59,7 @@ class PlayController(Controller):
         seat: SeatNumber,
         request: Request[Any, Any, Any],
         games: GameService,
-        holder: SeatActor,
+        holder: SeatHolder,
         idempotency_key: Annotated[
             str | None,
             HeaderParameter(
@@ -108,6 +109,7 @@ class PlayController(Controller):
         "/view",
         operation_id="getSeatView",
         summary="What this seat sees now, with its legal commands",
+        guards=[guards.seat_holder],
         responses=problems(SEAT, BEARER, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def view(self, game_id: uuid.UUID, seat: SeatNumber, holder: SeatHolder) -> SeatViewOut:
@@ -117,6 +119,7 @@ class PlayController(Controller):
         "/events",
         operation_id="getSeatEvents",
         summary="Events after a version, as this seat sees them",
+        guards=[guards.seat_holder],
         responses=problems(SEAT, {400: ["invalid_after"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE),
     )
     async def events(

@@ -11,6 +11,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
 
+from service.api import guards
 from service.api.deps import provide_principal
 from service.api.lobby import NAME_PATTERN
 from service.api.params import INT32_MAX, LOWER_BOUND_ZERO
@@ -24,7 +25,6 @@ from service.api.problems import (
     problems,
 )
 from service.auth import Principal
-from service.errors import ServiceError
 from service.games import GameService
 from service.listing import MAX_LIMIT
 from service.players import PlayerGames, PlayerOut, Players, player_transcript
@@ -47,8 +47,7 @@ def _players(state: State) -> Players:
 
 
 def _player_id(principal: Principal) -> uuid.UUID:
-    if principal.role != "player" or principal.player_id is None:
-        raise ServiceError(403, "forbidden", "A player token is required.")
+    assert principal.player_id is not None  # the player guard checked it
     return principal.player_id
 
 
@@ -70,7 +69,8 @@ class PlayersController(Controller):
         "/me",
         operation_id="revokePlayerToken",
         summary="Revoke the caller's player token (every token of this player is refused after)",
-        dependencies={"principal": Provide(provide_principal)},
+        guards=[guards.player],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, UNAVAILABLE),
         status_code=204,
     )
@@ -81,7 +81,8 @@ class PlayersController(Controller):
         "/me/token",
         operation_id="refreshPlayerToken",
         summary="A fresh player token, signed with the newest key (for key rotation)",
-        dependencies={"principal": Provide(provide_principal)},
+        guards=[guards.player],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, {404: ["not_found"]}, UNAVAILABLE),
         status_code=200,
     )
@@ -95,7 +96,8 @@ class PlayersController(Controller):
         "/me/games",
         operation_id="listMyGames",
         summary="The games the caller (player token) holds a seat in, newest first",
-        dependencies={"principal": Provide(provide_principal)},
+        guards=[guards.player],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, UNAVAILABLE),
     )
     async def my_games(
@@ -113,7 +115,8 @@ class PlayersController(Controller):
         summary="The transcript of a seat the caller (player token) held, once the game is over",
         description="The same text as the seat's own transcript, whether or not its seat token "
         "has expired. `seat` picks one of the player's seats (default: its first).",
-        dependencies={"principal": Provide(provide_principal)},
+        guards=[guards.player],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         responses=problems(
             PARAMS,
             BEARER,

@@ -18,6 +18,7 @@ from projections import table as tables
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.numbering import version_for
 from projections.spectator import released_by
+from service.api import guards
 from service.api.deps import SeatHolder, provide_seat_holder
 from service.api.params import INT32_MAX, AfterSeq, SeatNumber
 from service.api.problems import (
@@ -75,7 +76,8 @@ async def spectated(games: GameService, game_id: uuid.UUID) -> tables.Table:
 class PlayerStreamController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"holder": Provide(provide_seat_holder)}
+    guards = [guards.seat_holder]
+    dependencies = {"holder": Provide(provide_seat_holder, sync_to_thread=False)}
 
     @get(
         "/stream",

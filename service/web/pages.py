@@ -4,6 +4,10 @@
 Each page is a server-rendered shell; its script reads the public JSON API with the tokens the
 browser tab holds (``sessionStorage``), so a page can never show more than the API would. Tokens
 never travel in a page's URL: the server never sees them outside an ``Authorization`` header.
+
+How each game looks (its table, its commands in words, its options) is the game's own page,
+``pages/<kind>/`` (outside service/): its script is served as ``/static/games/<kind>.js`` and its
+options fields are included in the create form, for every game of the registry.
 """
 
 from __future__ import annotations
@@ -16,26 +20,26 @@ from litestar import Controller, MediaType, Router, get
 from litestar.contrib.jinja import JinjaTemplateEngine
 from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
-from litestar.response import Template
+from litestar.response import File, Template
 from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
-from domain import registry
+import pages
 from domain.disputes.events import Category
-from service.listing import ListedGame, fetch_listing, listing_query
+from service.listing import ListedGame, Listings, listing_query
 
 HERE = Path(__file__).parent
 STATIC_PATH = "/static"
 WALKTHROUGH = HERE.parents[1] / "docs" / "api.md"
 
-template_config = TemplateConfig(directory=HERE / "templates", engine=JinjaTemplateEngine)
+template_config = TemplateConfig(directory=[HERE / "templates", pages.ROOT], engine=JinjaTemplateEngine)
 
 static_files = create_static_files_router(
     path=STATIC_PATH, directories=[HERE / "static"], include_in_schema=False, name="static"
 )
 
 # Each registered game's title, by kind: the pages name no game themselves.
-KINDS = {kind: decider.about.title if decider.about else kind for kind, decider in registry.games().items()}
+KINDS = {kind: page.title for kind, page in pages.games().items()}
 
 
 # The categories a dispute may have, as the disputes decider lists them.
@@ -43,7 +47,7 @@ CATEGORIES = get_args(Category)
 
 
 def _page(name: str, **context: Any) -> Template:
-    return Template(template_name=name, context={"kinds": KINDS, **context})
+    return Template(template_name=name, context={"kinds": KINDS, "game_pages": pages.games(), **context})
 
 
 class PagesController(Controller):
@@ -51,11 +55,20 @@ class PagesController(Controller):
 
     @get("/", name="home")
     async def home(self, state: State) -> Template:
-        listing = await fetch_listing(state.games.reads, listing_query(None, None, 60, 0))
+        listings: Listings = state.listings
+        listing = await listings.read(listing_query(None, None, 60, 0))
         groups: dict[str, list[ListedGame]] = {"open": [], "running": [], "finished": []}
         for game in listing.games:
             groups[game.status].append(game)
         return _page("home.html", groups=groups, page="home")
+
+    @get(f"{STATIC_PATH}/games/{{script:str}}", name="game-page")
+    async def game_page(self, script: str) -> File:
+        """A game's page script (pages/<kind>/page.js), as ``<kind>.js``."""
+        page = pages.games().get(script.removesuffix(".js")) if script.endswith(".js") else None
+        if page is None:
+            raise NotFoundException(f"No game page {script}.")
+        return File(page.script, content_disposition_type="inline", media_type="text/javascript")
 
     @get("/walkthrough", name="walkthrough", media_type=MediaType.TEXT)
     async def walkthrough(self) -> str:

@@ -41,7 +41,8 @@ async def test_every_page_is_html_with_a_strict_content_security_policy_and_no_i
         assert response.headers["x-content-type-options"] == "nosniff"
         assert response.headers["referrer-policy"] == "no-referrer"
         scripts = re.findall(r"<script\b[^>]*>", response.text)
-        assert scripts and all(re.search(r'\bsrc="/static/[a-z_]+\.js"', tag) for tag in scripts), path
+        served_script = re.compile(r'\bsrc="/static/(games/)?[a-z_]+\.js"')  # a game's page: games/<kind>.js
+        assert scripts and all(served_script.search(tag) for tag in scripts), path
         assert not re.search(r"<[^>]+\son[a-z]+=", response.text), path  # no inline handlers
         for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', response.text):
             served = await http.get(asset)

@@ -194,8 +194,17 @@ const PL = (() => {
     return `Winner as ruled by a moderator: ${names(ruled.winners)} (originally: ${names(original)}).`;
   }
 
+
+  // Each game's page (pages/<kind>/page.js, served as /static/games/<kind>.js) registers how its
+  // views, commands and options look; these pages name no game. Titles come from the server.
+  const pages = {};
+  const registerGame = (kind, page) => { pages[kind] = page; };
+  const game = (kind) => pages[kind] || { table: () => [], mine: null, label: () => null, groupTitles: {}, submitLabels: {} };
+  const gameTitle = (kind) => JSON.parse(document.body.dataset.kinds || "{}")[kind] || kind;
+
+
   return {
     api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, followStream, describeEvent, words, seatName,
-    when, disputeStatus, verdictText, historyText, outcomeText,
+    when, disputeStatus, verdictText, historyText, outcomeText, registerGame, game, gameTitle,
   };
 })();

@@ -10,8 +10,7 @@
   function showKindOptions() {
     for (const fieldset of create.querySelectorAll("fieldset[data-kind]")) fieldset.hidden = fieldset.dataset.kind !== kind.value;
     const players = create.elements.players;
-    players.min = kind.value === "a_risk_cat" ? 3 : 2;
-    players.max = kind.value === "a_risk_cat" ? 8 : 5;
+    ({ min: players.min, max: players.max } = PL.game(kind.value).players);
     if (Number(players.value) < Number(players.min)) players.value = players.min;
     if (Number(players.value) > Number(players.max)) players.value = players.max;
   }
@@ -28,13 +27,7 @@
     event.preventDefault();
     showProblem(notice, null);
     const f = create.elements;
-    const options = { players: Number(f.players.value) };
-    if (kind.value === "exploding_kittens") {
-      options.edition = f.edition.value;
-      options.reaction_window = Number(f.reaction_window.value);
-    } else {
-      options.mode = f.mode.value;
-    }
+    const options = { players: Number(f.players.value), ...PL.game(kind.value).options(f) };
     for (const name of ["seed", "first_seat", "decision_timeout"]) if (f[name].value !== "") options[name] = Number(f[name].value);
     try {
       const game = await api("/games", {

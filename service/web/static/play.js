@@ -21,37 +21,9 @@
   }
   const base = `/games/${gameId}/seats/${seat}`;
 
-  function label(cmd, seats) {
-    const who = (s) => seatName(seats, s);
-    switch (cmd.type) {
-      case "DrawCard": return "Draw a card";
-      case "PlayCard": return `Play ${cmd.card}${cmd.target != null ? ` on ${who(cmd.target)}` : ""}`;
-      case "PlayCombo": return `Combo ${cmd.cards.join(" + ")}${cmd.target != null ? ` on ${who(cmd.target)}` : ""}${cmd.named ? `, naming ${cmd.named}` : ""}`;
-      case "Nope": return "Nope!";
-      case "PassReaction": return "Let it happen";
-      case "Defuse": return cmd.position === 0 ? "on top" : `${cmd.position} from the top`;
-      case "GiveCard": return `Give ${cmd.card}`;
-      case "TakeFromDiscard": return `Take ${cmd.card}`;
-      case "Leave": case "Concede": return "Concede and leave the game";
-      case "DrawToken": return "Draw a token";
-      case "StopAndStack": return `Stop and stack: ${cmd.order.join(", ")} (bottom to top)`;
-      case "StealRuns": return cmd.from_seats.length ? `Steal from ${cmd.from_seats.map(who).join(" and ")}` : "Steal nothing";
-      case "TakeMusicianCats": return "Take every other stack's top Musician Cats";
-      case "SwapMusicianCat": return `Swap the Cat with ${who(cmd.with_seat)}'s top token`;
-      case "KeepMusicianCat": return "Keep the Musician Cat";
-      case "ChooseRobinTellTarget": return `Rob ${who(cmd.seat)}`;
-      case "DealRobinTellToken": return `Deal the token to ${who(cmd.to_seat)}`;
-      case "TakeTokenForLadies": return `Take ${who(cmd.from_seat)}'s top token`;
-      case "DismissLadies": return "Take no more tokens";
-      default: return words(cmd.type);
-    }
+  function label(page, cmd, seats) {
+    return page.label(cmd, (s) => seatName(seats, s)) || words(cmd.type);
   }
-  const GROUP_TITLES = {
-    PlayCard: "Play a card", PlayCombo: "Play a combo", Defuse: "Put the Exploding Kitten back",
-    GiveCard: "Give a card (Favor)", TakeFromDiscard: "Take a card from the discard pile",
-    StopAndStack: "Stop", StealRuns: "Steal", ChooseRobinTellTarget: "Robin Tell: whom to rob",
-    DealRobinTellToken: "Robin Tell: deal the token", TakeTokenForLadies: "The three ladies",
-  };
 
   async function send(cmd) {
     if (busy) return;
@@ -70,45 +42,43 @@
   }
 
   function controls(view) {
+    const page = PL.game(view.kind);
     const legal = (view.view && view.view.legal_commands) || [];
     const groups = new Map();
     for (const cmd of legal) {
       if (!groups.has(cmd.type)) groups.set(cmd.type, []);
       groups.get(cmd.type).push(cmd);
     }
-    const order = [...groups.keys()].sort((a, b) => (["Leave", "Concede"].includes(a)) - (["Leave", "Concede"].includes(b)));
+    const order = [...groups.keys()].sort((a, b) => (a === page.concede) - (b === page.concede));
     const out = [];
     for (const type of order) {
       const cmds = groups.get(type);
-      const danger = type === "Leave" || type === "Concede";
-      if (cmds.length === 1 && !GROUP_TITLES[type]) {
+      const danger = type === page.concede;
+      if (cmds.length === 1 && !page.groupTitles[type]) {
         // Conceding asks for a second click, so a stray key press never ends a game.
         const onclick = danger
           ? (e) => { if (e.target.dataset.armed) send(cmds[0]); else { e.target.dataset.armed = "1"; e.target.textContent = "Really concede? Click again"; } }
           : () => send(cmds[0]);
         out.push(el("div", { class: `command${danger ? " danger" : ""}`, "data-type": type },
-          el("button", { type: "button", "data-type": type, onclick }, label(cmds[0], view.seats))));
+          el("button", { type: "button", "data-type": type, onclick }, label(page, cmds[0], view.seats))));
         continue;
       }
       const id = `choice-${type}`;
-      const select = el("select", { id, name: type }, cmds.map((cmd, i) => el("option", { value: i }, label(cmd, view.seats))));
+      const select = el("select", { id, name: type }, cmds.map((cmd, i) => el("option", { value: i }, label(page, cmd, view.seats))));
       out.push(el("form", { class: "command", "data-type": type, onsubmit: (e) => { e.preventDefault(); send(cmds[Number(select.value)]); } },
-        el("label", { for: id }, GROUP_TITLES[type] || words(type)), " ", select, " ",
-        el("button", { type: "submit", "data-type": type }, type === "Defuse" ? "Put it back" : "Go")));
+        el("label", { for: id }, page.groupTitles[type] || words(type)), " ", select, " ",
+        el("button", { type: "submit", "data-type": type }, page.submitLabels[type] || "Go")));
     }
     if (!out.length) out.push(el("p", { class: "muted" }, view.status === "finished" ? "The game is over." : "Nothing to do: waiting for the other players."));
     return out;
   }
 
-  // The open Nope window, else the pending decision's or the turn's deadline, counted down.
+  // The game's nearest deadline (its page says which), counted down.
   function countdown(view) {
     const node = $("window");
     clearInterval(windowTimer);
-    const pub = view.view.public;
-    const w = pub ? pub.window : null;
-    const deadline = w ? w.deadline : pub ? (pub.pending && pub.pending.deadline) || pub.turn_deadline : view.view.deadline;
+    const { deadline, what } = PL.game(view.kind).countdown(view.view);
     if (!deadline || view.status !== "running") { node.hidden = true; return; }
-    const what = w ? "A Nope window is open" : "Time to decide";
     const tick = () => {
       const left = Math.max(0, deadline - Date.now() / 1000);
       node.textContent = `${what}: ${left.toFixed(0)} s left.`;
@@ -120,12 +90,13 @@
 
   function render(view) {
     current = view;
-    $("game-title").textContent = `· ${view.kind === "exploding_kittens" ? "Exploding Kittens" : "A Risk Cat"} · ${view.status}`;
+    const page = PL.game(view.kind);
+    $("game-title").textContent = `· ${PL.gameTitle(view.kind)} · ${view.status}`;
     const open = view.status === "open";
     $("lobby").hidden = !open;
     $("table").hidden = open;
     $("controls").hidden = open;
-    $("mine").hidden = open || view.kind !== "exploding_kittens";
+    $("mine").hidden = open || !page.mine;
     $("replay-link").hidden = view.status !== "finished";
     if (open) {
       $("lobby-seats").replaceChildren(...view.seats.map((name, s) => el("li", {}, name == null ? `seat ${s}: free` : seatName(view.seats, s))));
@@ -133,10 +104,10 @@
       return;
     }
     $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats));
-    if (view.kind === "exploding_kittens") $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
+    if (page.mine) $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
     $("commands").replaceChildren(...controls(view));
     countdown(view);
-    $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && (view.view.public ? view.view.public.active_seat : view.view.active_seat) === seat ? "Your turn." : "");
+    $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && page.activeSeat(view.view) === seat ? "Your turn." : "");
   }
 
   let refreshing = null;

@@ -9,7 +9,7 @@
 
   function render(snap) {
     snapshot = snap;
-    $("game-title").textContent = `· ${snap.kind === "exploding_kittens" ? "Exploding Kittens" : "A Risk Cat"} · ${snap.seats.map((n, s) => seatName(snap.seats, s)).join(" vs ")}`;
+    $("game-title").textContent = `· ${PL.gameTitle(snap.kind)} · ${snap.seats.map((n, s) => seatName(snap.seats, s)).join(" vs ")}`;
     $("delay").textContent = snap.spectator_delay > 0 ? `live − ${snap.spectator_delay} s` : "live";
     $("table-view").replaceChildren(...Render.table(snap.kind, snap.view, snap.seats));
     const over = snap.status === "finished";

@@ -1,0 +1,71 @@
+"""Who may call each route reads off its declaration: the guards (service/api/guards.py) of every
+operation, as one table. A new route must take its place here."""
+
+from __future__ import annotations
+
+from service.app import create_app
+
+ANYONE: list[str] = []
+WHO_MAY_CALL = {
+    "healthz": ANYONE,
+    "readyz": ANYONE,
+    "metrics": ANYONE,
+    "listGames": ANYONE,
+    "createGame": ANYONE,
+    "createPlayer": ANYONE,
+    "getPlayer": ANYONE,
+    "getSpectatorSnapshot": ANYONE,  # public games only: the game decides, not the caller
+    "streamSpectatorEvents": ANYONE,
+    "getGame": ["bearer_if_sent"],
+    "joinGame": ["player_or_guest"],
+    "startGame": ["host"],
+    "leaveGame": ["seat_actor"],
+    "sendCommand": ["seat_actor"],
+    "getSeatView": ["seat_holder"],
+    "getSeatEvents": ["seat_holder"],
+    "streamSeatEvents": ["seat_holder"],
+    "seatTranscript": ["seat_holder"],
+    "revokePlayerToken": ["player"],
+    "refreshPlayerToken": ["player"],
+    "listMyGames": ["player"],
+    "myGameTranscript": ["player"],
+    "raiseDispute": ["bearer"],  # the seat is checked against the log (a seat it held, too)
+    "replyToDispute": ["bearer"],
+    "listGameDisputes": ["bearer_if_sent"],
+    **{
+        operation: ["moderator"]
+        for operation in (
+            "disputeQueue",
+            "getDispute",
+            "claimDispute",
+            "releaseDispute",
+            "noteDispute",
+            "askSeat",
+            "resolveDispute",
+            "reviewDispute",
+        )
+    },
+    **{
+        operation: ["auditor"]
+        for operation in (
+            "auditGame",
+            "auditLog",
+            "auditState",
+            "auditDiffs",
+            "auditTranscript",
+            "verifyChain",
+            "exportGame",
+        )
+    },
+}
+
+
+def test_every_operation_declares_who_may_call_it() -> None:
+    app = create_app(database_url="postgresql://unused/unused")  # routes only: nothing connects
+    declared = {
+        str(handler.operation_id): [guard.__name__ for guard in handler.resolve_guards()]
+        for route in app.routes
+        for handler in getattr(route, "route_handlers", ())
+        if handler.include_in_schema and handler.operation_id and "OPTIONS" not in handler.http_methods
+    }
+    assert declared == WHO_MAY_CALL
