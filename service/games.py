@@ -48,7 +48,7 @@ from service.errors import ServiceError, not_found
 from service.log import get_logger
 from service.notifications import Notifier
 from service.replica import Reads
-from service.store import ConcurrencyConflict, EventStore, NewEvent, StoredEvent
+from service.store import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent, StoredEvent
 from service.tables import Tables
 
 __all__ = ["CommandResult", "Executed", "GameService", "SeatViewOut", "check_holder", "seat_view"]
@@ -267,6 +267,12 @@ class GameService:
                     return await self._append(game_id, table, events, command_id, fingerprint, actor)
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
+                except InvalidExpectedSeq:
+                    # The cache is ahead of the log (a log restored or moved under us): it was
+                    # never true, so drop it rather than keep it as the newest.
+                    log.warning("cache_ahead_of_log", game_id=str(game_id), cached=table.version)
+                    self.forget(game_id)
+                    table, checked = await self.load(game_id, fresh=True), True
             seen = table.version if viewer is None else version_for(table, viewer)
             raise ServiceError(409, "version_conflict", "The game is too busy; retry.", current_version=seen)
 
@@ -371,6 +377,11 @@ class GameService:
                 ) from exc
             raise
 
+    async def applied(self, game_id: uuid.UUID, seat: int, idempotency_key: str) -> bool:
+        """Whether the seat's command with this key is in the log (its retry gets its result)."""
+        command_id = _seat_command_id(seat, idempotency_key)
+        return command_id is not None and await self.store.command_events(game_id, command_id) is not None
+
     async def command(
         self,
         game_id: uuid.UUID,
@@ -397,7 +408,7 @@ class GameService:
                 game_id,
                 Play(seat=seat, command=command, holder=holder),
                 f"seat:{seat}",
-                command_id=f"seat:{seat}:{idempotency_key}" if idempotency_key else None,
+                command_id=_seat_command_id(seat, idempotency_key),
                 fingerprint=hashlib.sha256(body).hexdigest() if idempotency_key else None,
                 expected_version=expected_version,
                 viewer=Seat(seat),
@@ -514,3 +525,7 @@ class GameService:
             for s in stored
         ]
         return [e for e in envelopes(table, items, viewer, before) if e.seq > after]
+
+
+def _seat_command_id(seat: int, idempotency_key: str | None) -> str | None:
+    return f"seat:{seat}:{idempotency_key}" if idempotency_key else None

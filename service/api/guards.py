@@ -97,7 +97,12 @@ async def seat_holder(connection: Connection, _: BaseRouteHandler) -> None:
 
 async def seat_actor(connection: Connection, handler: BaseRouteHandler) -> None:
     await seat_holder(connection, handler)
-    if int(connection.path_params["seat"]) in connection.state.table.conceded:
+    seat = int(connection.path_params["seat"])
+    if seat in connection.state.table.conceded:
+        # The retry of a command already applied (the concession itself, say) gets its result.
+        key = connection.headers.get("idempotency-key")
+        if key and await _games(connection).applied(_game_id(connection), seat, key):
+            return
         raise ServiceError(403, "seat_conceded", "This seat has conceded: it can read, not act.")
 
 

@@ -134,6 +134,22 @@ async def test_a_conceded_seat_reads_its_view_and_transcript_but_cannot_act(
     assert transcript.status_code == 200 and transcript.text
 
 
+async def test_a_concession_sent_again_with_its_key_gets_its_result_and_another_key_is_refused(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 3, "reaction_window": 0, "seed": 5})
+    seats = [await api.join(created.game_id, f"p{n}") for n in range(3)]
+    await api.start(created.game_id, created.host_token)
+    path = f"/games/{created.game_id}/seats/0/commands"
+    concede = {"type": "Leave"}
+    first = await http.post(path, headers={**bearer(seats[0].token), "Idempotency-Key": "c1"}, json=concede)
+    again = await http.post(path, headers={**bearer(seats[0].token), "Idempotency-Key": "c1"}, json=concede)
+    assert first.status_code == 200 and again.status_code == 200
+    assert again.json()["events"] == first.json()["events"]
+    other = await http.post(path, headers={**bearer(seats[0].token), "Idempotency-Key": "c2"}, json=concede)
+    assert (other.status_code, other.json()["code"]) == (403, "seat_conceded")
+
+
 async def test_a_token_from_before_occupancies_keeps_its_seat_joined_before_them_only(
     api: PlaylogClient, store: EventStore, settings: Settings
 ) -> None:

@@ -114,3 +114,17 @@ async def test_given_a_refusal_confirmed_by_the_log_then_it_stands() -> None:
         await games.start(game_id)
     assert caught.value.code == "seats_not_filled"
     assert len(store.events[game_id]) == 1
+
+
+async def test_given_a_cache_ahead_of_the_log_when_executing_then_the_loop_drops_it_and_decides_again() -> (
+    None
+):
+    store = MemoryEventStore()
+    games = service(store)
+    game_id, _ = await games.create(KIND, OPTIONS, public=True, spectator_delay=0)
+    await games.join(game_id, "alice")
+    # The log lost alice's join (restored from a backup, say) while this instance cached it.
+    del store.events[game_id][-1]
+    seat, table = await games.join(game_id, "bob")
+    assert (seat, table.seats, table.version) == (0, ("bob", None), 2)
+    assert (await games.load(game_id, cached_ok=True)).version == 2
