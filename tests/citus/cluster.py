@@ -78,9 +78,17 @@ def ensure_built() -> Path:
     install = pginstall()
     if (install / "lib" / "citus.so").exists():
         return install
-    tarball = source_tarball()
     pg_config = install / "bin" / "pg_config"
     version = subprocess.run([pg_config, "--version"], capture_output=True, text=True, check=True).stdout
+    try:
+        tarball = source_tarball()
+    except CitusUnavailable:
+        # A checkout away from the source (CI's clone, say) reuses a build made before.
+        built = sorted(cache_dir().glob(f"citus-*-pg{version.split()[-1]}/{BUILT}"))
+        if not built:
+            raise
+        _run(["make", "install", f"PG_CONFIG={pg_config}"], built[-1].parent)
+        return install
     commit = tarball.name.removeprefix("citus-").removesuffix(".tar.gz")
     build = cache_dir() / f"citus-{commit}-pg{version.split()[-1]}"
     build.parent.mkdir(parents=True, exist_ok=True)
