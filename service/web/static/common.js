@@ -203,8 +203,36 @@ const PL = (() => {
   const gameTitle = (kind) => JSON.parse(document.body.dataset.kinds || "{}")[kind] || kind;
 
 
+  // A moderator page: the moderator token, entered once per tab (or handed over in the URL's
+  // fragment), opens it; ``show(token)`` renders the page and ``hide()`` clears it again when the
+  // token is refused, which also forgets the token. Without a token the page shows nothing.
+  function moderatorGate(form, problem, show, hide) {
+    adoptFragmentToken("moderator");
+    async function open(token) {
+      try {
+        await show(token);
+        form.hidden = true;
+      } catch (error) {
+        hide();
+        if (error.status === 401 || error.status === 403) tokens.drop("moderator");
+        showProblem(problem, error);
+        form.hidden = false;
+      }
+    }
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const token = form.elements.token.value.trim();
+      form.elements.token.value = "";
+      tokens.set("moderator", token);
+      showProblem(problem, null);
+      open(token);
+    });
+    const stored = tokens.get("moderator");
+    if (stored) open(stored); else form.hidden = false;
+  }
+
   return {
     api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, followStream, describeEvent, words, seatName,
-    when, disputeStatus, verdictText, historyText, outcomeText, registerGame, game, gameTitle,
+    when, disputeStatus, verdictText, historyText, outcomeText, registerGame, game, gameTitle, moderatorGate,
   };
 })();

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { api, el, tokens, showProblem, seatName, words, when, disputeStatus, verdictText, historyText, describeEvent } = PL;
+  const { api, el, showProblem, seatName, words, when, disputeStatus, verdictText, historyText, describeEvent } = PL;
   const $ = (id) => document.getElementById(id);
   const main = $("main");
   const disputeId = main.dataset.disputeId;
@@ -12,7 +12,6 @@
   const form = $("token-form");
   const problem = $("problem");
   const base = `/moderation/disputes/${disputeId}`;
-  PL.adoptFragmentToken("moderator");
   let token = null;
   let replaying = false;
 
@@ -139,31 +138,11 @@
     if (review && review.dispute_id) location.assign(`/moderate/disputes/${review.dispute_id}`);
   });
 
-  async function open(value) {
+  PL.moderatorGate(form, problem, async (value) => {
     token = value;
-    try {
-      await load();
-      form.hidden = true;
-      $("dispute").hidden = false;
-      // A seat's answer or another moderator's work shows up without a reload.
-      setInterval(() => { if (!document.hidden) load().catch((error) => showProblem(problem, error)); }, 5000);
-    } catch (error) {
-      $("dispute").hidden = true;
-      if (error.status === 401 || error.status === 403) tokens.drop("moderator");
-      showProblem(problem, error);
-      form.hidden = false;
-    }
-  }
-
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const value = form.elements.token.value.trim();
-    form.elements.token.value = "";
-    tokens.set("moderator", value);
-    showProblem(problem, null);
-    open(value);
-  });
-
-  const stored = tokens.get("moderator");
-  if (stored) open(stored); else form.hidden = false;
+    await load();
+    $("dispute").hidden = false;
+    // A seat's answer or another moderator's work shows up without a reload.
+    setInterval(() => { if (!document.hidden) load().catch((error) => showProblem(problem, error)); }, 5000);
+  }, () => { $("dispute").hidden = true; });
 })();

@@ -3,14 +3,13 @@
 "use strict";
 
 (() => {
-  const { api, el, tokens, showProblem, words, disputeStatus, when } = PL;
+  const { api, el, showProblem, words, disputeStatus, when } = PL;
   const $ = (id) => document.getElementById(id);
   const form = $("token-form");
   const problem = $("problem");
   const filters = $("filters");
   const params = new URLSearchParams(location.search);
   const PAGE = 20;
-  PL.adoptFragmentToken("moderator");
 
   for (const name of ["status", "kind", "category"]) {
     if (params.get(name)) filters.elements[name].value = params.get(name);
@@ -50,35 +49,15 @@
     node.hidden = false;
   }
 
-  async function open(value) {
+  PL.moderatorGate(form, problem, async (value) => {
     token = value;
     const query = new URLSearchParams({ limit: String(PAGE) });
     for (const name of ["status", "kind", "category", "cursor"]) if (params.get(name)) query.set(name, params.get(name));
-    try {
-      const page = await api(`/moderation/disputes?${query}`, { token });
-      form.hidden = true;
-      $("queue").hidden = false;
-      $("count").textContent = page.items.length ? `${page.items.length} dispute${page.items.length === 1 ? "" : "s"} on this page, oldest first.` : "No dispute matches.";
-      $("queue-list").replaceChildren(...page.items.map(row));
-      if (params.get("cursor")) pageLink($("first-page"), null);
-      if (page.next) pageLink($("next-page"), page.next);
-    } catch (error) {
-      $("queue").hidden = true;
-      if (error.status === 401 || error.status === 403) tokens.drop("moderator");
-      showProblem(problem, error);
-      form.hidden = false;
-    }
-  }
-
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const value = form.elements.token.value.trim();
-    form.elements.token.value = "";
-    tokens.set("moderator", value);
-    showProblem(problem, null);
-    open(value);
-  });
-
-  const stored = tokens.get("moderator");
-  if (stored) open(stored); else form.hidden = false;
+    const page = await api(`/moderation/disputes?${query}`, { token });
+    $("queue").hidden = false;
+    $("count").textContent = page.items.length ? `${page.items.length} dispute${page.items.length === 1 ? "" : "s"} on this page, oldest first.` : "No dispute matches.";
+    $("queue-list").replaceChildren(...page.items.map(row));
+    if (params.get("cursor")) pageLink($("first-page"), null);
+    if (page.next) pageLink($("next-page"), page.next);
+  }, () => { $("queue").hidden = true; });
 })();
