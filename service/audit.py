@@ -54,15 +54,19 @@ def _moderator(principal: Principal | None) -> bool:
     return principal is not None and principal.role == "moderator"
 
 
-async def log(
-    games: GameService, game_id: uuid.UUID, principal: Principal | None = None
-) -> tuple[list[StoredEvent], list[Step]]:
-    """The game's stored events and their replay step by step, as ``principal`` may read them
-    (404 if there is no such game)."""
+async def _whole(games: GameService, game_id: uuid.UUID) -> tuple[list[StoredEvent], list[Step]]:
     stored = await logged(games, game_id)
     if not stored:
         raise not_found(f"Game {game_id}")
-    steps = replay(_raw(s) for s in stored)
+    return stored, replay(_raw(s) for s in stored)
+
+
+async def log(
+    games: GameService, game_id: uuid.UUID, principal: Principal | None
+) -> tuple[list[StoredEvent], list[Step]]:
+    """The game's stored events and their replay step by step, as ``principal`` may read them
+    (404 if there is no such game)."""
+    stored, steps = await _whole(games, game_id)
     return stored, steps if _moderator(principal) else [_public(step) for step in steps]
 
 
@@ -81,10 +85,8 @@ async def logged(games: GameService, game_id: uuid.UUID) -> list[StoredEvent]:
 async def replayed(games: GameService, game_id: uuid.UUID) -> list[Step]:
     """The game's whole log replayed step by step, nothing cut: for readers that apply their own
     viewer (a seat's transcript) or are moderators (404 if there is no such game)."""
-    stored = await logged(games, game_id)
-    if not stored:
-        raise not_found(f"Game {game_id}")
-    return replay(_raw(s) for s in stored)
+    _, steps = await _whole(games, game_id)
+    return steps
 
 
 async def audited(games: GameService, game_id: uuid.UUID, principal: Principal | None) -> list[Step]:
