@@ -79,7 +79,7 @@ def _public(step: Step) -> Step:
 
 async def logged(games: GameService, game_id: uuid.UUID) -> list[StoredEvent]:
     """The game's whole log, from a replica when it has caught up with the primary's last seq."""
-    return await games.reads.events(game_id, needs=await games.store.current_seq(game_id))
+    return await games.reads.whole_log(game_id)
 
 
 async def replayed(games: GameService, game_id: uuid.UUID) -> list[Step]:
