@@ -169,8 +169,9 @@ async function main() {
     errors: stats.errors.slice(0, 20),
     error_count: stats.errors.length,
   };
-  console.log(`RESULT ${JSON.stringify(result)}`);
-  process.exit(0);
+  // A pipe's write is asynchronous in Node: exit only once the whole line is out (past 64 KiB,
+  // process.exit() would cut it).
+  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`, () => process.exit(0));
 }
 
 main().catch((error) => {
