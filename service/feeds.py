@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 from projections import table as tables
@@ -24,10 +23,11 @@ from service.log import get_logger
 from service.notifications import Listener
 from service.replica import Reads
 from service.tables import Tables
-from service.tasks import log_failure, stop, wait_event
+from service.tasks import log_failure, stop
 
 log = get_logger("playlog.feeds")
 LINGER_SECONDS = 5.0
+TIMER_SECONDS = 15.0
 
 
 class Item:
@@ -50,9 +50,12 @@ class Feed:
         self.table: Table | None = None
         self.known = 0  # the highest seq the primary said the log holds (notification, caller)
         # Encoded SSE messages by (seq, viewer): every stream of a viewer shares one encoding.
-        self.messages: dict[tuple[int, Any], Any] = {}
+        self.messages: dict[tuple[int, Any], bytes | None] = {}
         self.watchers = 0
-        self._changed = asyncio.Event()
+        # One bare future per waiting stream (an Event's wait would add a coroutine to each), and
+        # the instants a timer will wake the feed at, shared by every stream waiting for one.
+        self._waiters: list[asyncio.Future[None]] = []
+        self._timers: set[float] = set()
         self.task: asyncio.Task[None] | None = None
 
     @property
@@ -63,9 +66,6 @@ class Feed:
     def finished(self) -> bool:
         return self.table is not None and self.table.status == "finished"
 
-    def after(self, seq: int) -> list[Item]:
-        return self.items[max(seq, 0) :]
-
     def extend(self, items: list[Item], table: Table) -> None:
         self.items.extend(items)
         self.table = table
@@ -73,18 +73,34 @@ class Feed:
 
     def wake(self) -> None:
         """Wake every stream waiting on this feed."""
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():  # a stream cancelled meanwhile (its client left)
+                waiter.set_result(None)
 
-    async def woken(self) -> None:
-        """Until the next ``wake``."""
-        await self._changed.wait()
+    def woken(self) -> asyncio.Future[None]:
+        """Done at the next ``wake``."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        return waiter
 
-    async def wait_beyond(self, seq: int, timeout: float) -> None:
-        """Until the feed holds more than ``seq`` events, or ``timeout`` passes."""
-        if self.seq > seq:
-            return
-        await wait_event(self._changed, timeout)
+    def forget(self, waiter: asyncio.Future[None]) -> None:
+        """``waiter`` no longer waits (its stream was cancelled)."""
+        if waiter in self._waiters:
+            self._waiters.remove(waiter)
+
+    def wake_at(self, when: float, clock: Callable[[], float]) -> None:
+        """Wake the feed at ``when`` (the clock's time), or a little earlier (a timer lasts at most
+        ``TIMER_SECONDS``: the woken streams arm the next); one timer per instant, however many
+        streams wait for it."""
+        if when not in self._timers:
+            self._timers.add(when)
+            wait = min(max(when - clock(), 0.0), TIMER_SECONDS)
+            asyncio.get_running_loop().call_later(wait, self._timer_fired, when)
+
+    def _timer_fired(self, when: float) -> None:
+        self._timers.discard(when)
+        self.wake()
 
 
 class FeedHub:
@@ -143,9 +159,10 @@ class FeedHub:
         await asyncio.sleep(LINGER_SECONDS)
         return feed.watchers > 0
 
-    @asynccontextmanager
-    async def watch(self, game_id: uuid.UUID, *, needs: int = 0) -> AsyncIterator[Feed]:
-        """The game's feed, which will hold seq ``needs`` (the stream waits for it if need be)."""
+    async def join(self, game_id: uuid.UUID, *, needs: int = 0) -> Feed:
+        """The game's feed, which will hold seq ``needs`` (the stream waits for it if need be),
+        watched until ``leave`` (explicit calls, not a context manager: one generator less in
+        every open stream)."""
         feed = self._feeds.get(game_id)
         if feed is not None and feed.seq < needs:
             feed.known = max(feed.known, needs)
@@ -163,10 +180,11 @@ class FeedHub:
                 self._feeds[game_id] = feed
                 feed.task = asyncio.create_task(self._follow(feed), name=f"feed-{game_id}")
         feed.watchers += 1
-        try:
-            yield feed
-        finally:
-            feed.watchers -= 1
+        return feed
+
+    @staticmethod
+    def leave(feed: Feed) -> None:
+        feed.watchers -= 1
 
     async def close(self) -> None:
         for feed in list(self._feeds.values()):

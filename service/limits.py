@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-import weakref
-from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, TypeVar, cast, get_args
+from typing import Any, cast, get_args
 
 from litestar import Request
 from litestar.middleware.base import DefineMiddleware
@@ -29,8 +27,6 @@ from litestar.stores.memory import MemoryStore
 from litestar.types import Receive, Scope, Send
 
 from service.errors import ServiceError
-
-T = TypeVar("T")
 
 WRITES = frozenset({"createGame", "joinGame", "createPlayer"})  # the unauthenticated writes
 COMMANDS = frozenset({"sendCommand"})
@@ -127,14 +123,15 @@ def window_seconds(rate: str) -> int:
 
 
 class StreamSlots:
-    """At most ``limit`` open streams; a stream gives its slot back however it ends."""
+    """At most ``limit`` open streams. A stream takes a slot before it opens and gives it back
+    however it ends (service/sse.py's response sees to it: no wrapper around every stream)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.open = 0
 
-    def guard(self, stream: AsyncGenerator[T, None]) -> AsyncIterator[T]:
-        """``stream``, counted as open until it ends (503 too_many_streams when none is free)."""
+    def take(self) -> None:
+        """One slot for a stream about to open (503 too_many_streams when none is free)."""
         if self.open >= self.limit:
             raise ServiceError(
                 503,
@@ -143,22 +140,6 @@ class StreamSlots:
                 headers={"Retry-After": "5"},
             )
         self.open += 1
-        released = False
 
-        def release() -> None:
-            nonlocal released
-            if not released:
-                released = True
-                self.open -= 1
-
-        async def counted() -> AsyncGenerator[T, None]:
-            try:
-                async for item in stream:
-                    yield item
-            finally:
-                release()
-                await stream.aclose()
-
-        wrapper = counted()
-        weakref.finalize(wrapper, release)  # a stream never started (client gone) frees its slot too
-        return wrapper
+    def give_back(self) -> None:
+        self.open -= 1

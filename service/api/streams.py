@@ -34,6 +34,7 @@ from service.api.problems import (
 )
 from service.errors import ServiceError
 from service.games import GameService
+from service.sse import EventStream
 from service.streams import event_stream
 
 LastEventId = Annotated[
@@ -102,8 +103,10 @@ class PlayerStreamController(Controller):
         def seat_left(seq: int, event: Any) -> bool:  # the holder's rights end with its seat
             return seq > checked and isinstance(event, tables.SeatLeft) and event.seat == seat
 
+        slots = state.streams
+        slots.take()
         stream = event_stream(state.feeds, game_id, Seat(seat), start, ends=seat_left, needs=checked)
-        return ServerSentEvent(state.streams.guard(stream))
+        return EventStream(stream, on_close=slots.give_back)
 
 
 class SpectatorController(Controller):
@@ -127,10 +130,12 @@ class SpectatorController(Controller):
     ) -> ServerSentEvent:
         table = await spectated(games, game_id)
         start = _resume_from(last_event_id, after)
+        slots = state.streams
+        slots.take()
         stream = event_stream(
             state.feeds, game_id, SPECTATOR, start, delay=table.spectator_delay, needs=table.version
         )
-        return ServerSentEvent(state.streams.guard(stream))
+        return EventStream(stream, on_close=slots.give_back)
 
     @get(
         "/",
