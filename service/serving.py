@@ -9,6 +9,10 @@ file descriptor, for ever; ``limit_concurrency`` refuses work only once headers 
   (``too_many_connections``, ``Retry-After``) and is closed;
 - a connection that has not sent a request's complete headers ``header_timeout`` seconds after
   it opened (or after its previous response) is closed.
+
+It also holds less per connection, which counts with thousands of SSE streams open: uvicorn's
+two ``asyncio.Event``s per connection (flow control, the request's messages) and its queue of
+pipelined requests are each a ``deque`` of 600 bytes even when empty; lists do the same work.
 """
 
 from __future__ import annotations
@@ -48,6 +52,24 @@ def _refusal() -> bytes:
 REFUSAL = _refusal()
 
 
+class ListEvent(asyncio.Event):
+    """``asyncio.Event`` with its waiters in a list (one waiter at most here) instead of a deque:
+    Event only appends, removes and iterates them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._waiters = []  # type: ignore[assignment]
+
+
+class Pipeline(list[Any]):
+    """uvicorn's queue of pipelined requests (``appendleft``, ``pop``), as a list."""
+
+    __slots__ = ()
+
+    def appendleft(self, item: Any) -> None:
+        self.insert(0, item)
+
+
 @functools.cache
 def _settings_from_env() -> Settings:
     return Settings.from_env()
@@ -64,9 +86,12 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         self.max_connections = settings.max_connections
         self.header_timeout = settings.header_timeout
         self.header_timer: asyncio.TimerHandle | None = None
+        self.pipeline = Pipeline()  # type: ignore[assignment]
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.flow._is_writable_event = writable = ListEvent()
+        writable.set()
         if len(self.connections) > self.max_connections:
             transport.write(REFUSAL)
             transport.close()
@@ -79,7 +104,10 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._disarm()
+        previous = self.cycle
         super().on_headers_complete()
+        if self.cycle is not previous:  # a new request, whose body has not been read yet
+            self.cycle.message_event = ListEvent()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
