@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 from projections import table as tables
@@ -24,10 +23,10 @@ from service.notifications import Listener
 from service.replica import Reads
 from service.tables import Tables
 from service.tasks import log_failure, stop
+from service.wakeups import Wakeups
 
 log = get_logger("playlog.feeds")
 LINGER_SECONDS = 5.0
-TIMER_SECONDS = 15.0
 
 
 class Item:
@@ -52,10 +51,7 @@ class Feed:
         # Encoded SSE messages by (seq, viewer): every stream of a viewer shares one encoding.
         self.messages: dict[tuple[int, Any], bytes | None] = {}
         self.watchers = 0
-        # One bare future per waiting stream (an Event's wait would add a coroutine to each), and
-        # the instants a timer will wake the feed at, shared by every stream waiting for one.
-        self._waiters: list[asyncio.Future[None]] = []
-        self._timers: set[float] = set()
+        self.wakeups = Wakeups()  # of the streams waiting on this feed
         self.task: asyncio.Task[None] | None = None
 
     @property
@@ -69,38 +65,7 @@ class Feed:
     def extend(self, items: list[Item], table: Table) -> None:
         self.items.extend(items)
         self.table = table
-        self.wake()
-
-    def wake(self) -> None:
-        """Wake every stream waiting on this feed."""
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():  # a stream cancelled meanwhile (its client left)
-                waiter.set_result(None)
-
-    def woken(self) -> asyncio.Future[None]:
-        """Done at the next ``wake``."""
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        return waiter
-
-    def forget(self, waiter: asyncio.Future[None]) -> None:
-        """``waiter`` no longer waits (its stream was cancelled)."""
-        if waiter in self._waiters:
-            self._waiters.remove(waiter)
-
-    def wake_at(self, when: float, clock: Callable[[], float]) -> None:
-        """Wake the feed at ``when`` (the clock's time), or a little earlier (a timer lasts at most
-        ``TIMER_SECONDS``: the woken streams arm the next); one timer per instant, however many
-        streams wait for it."""
-        if when not in self._timers:
-            self._timers.add(when)
-            wait = min(max(when - clock(), 0.0), TIMER_SECONDS)
-            asyncio.get_running_loop().call_later(wait, self._timer_fired, when)
-
-    def _timer_fired(self, when: float) -> None:
-        self._timers.discard(when)
-        self.wake()
+        self.wakeups.arrived(items[0].recorded_at)
 
 
 class FeedHub:
@@ -120,7 +85,7 @@ class FeedHub:
         """The process is shutting down: every stream ends now, with a last comment."""
         self.drained.set()
         for feed in self._feeds.values():
-            feed.wake()
+            feed.wakeups.all()
 
     def _notified(self, game_id: uuid.UUID, seq: int) -> None:
         feed = self._feeds.get(game_id)

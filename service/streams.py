@@ -24,12 +24,14 @@ from projections.spectator import release_at
 from service.feeds import Feed, FeedHub, Item
 
 KEEPALIVE_SECONDS = 15.0
+KEEPALIVE_GRAIN = 0.25  # seconds a keep-alive may come late, so that streams share its timer
 # The last message of a stream the server closes on shutdown; the client reconnects, with its
 # Last-Event-ID, to another instance or to this one once restarted.
 SHUTDOWN_COMMENT = "server shutting down: reconnect with Last-Event-ID"
 SHUTDOWN = f": {SHUTDOWN_COMMENT}\r\n\r\n".encode()
 KEEPALIVE = b": keep-alive\r\n\r\n"
 _encoder = msgspec.json.Encoder()
+_UNSEEN = object()
 
 
 def _encoded(seq: int, type_: str, data: bytes) -> bytes:
@@ -41,8 +43,9 @@ def _message(feed: Feed, item: Item, number: int, viewer: Viewer) -> bytes | Non
     """The SSE message of one event for one viewer (its ``number`` for that viewer), encoded once
     per feed and viewer: every stream of that feed and viewer sends the same bytes."""
     key = (item.seq, viewer)
-    if key in feed.messages:
-        return feed.messages[key]
+    cached = feed.messages.get(key, _UNSEEN)
+    if cached is not _UNSEEN:
+        return cached  # type: ignore[return-value]
     decider = feed.table.decider if feed.table is not None else None
     out = envelope(decider, number, item.recorded_at, item.event, viewer)
     message = None
@@ -52,15 +55,14 @@ def _message(feed: Feed, item: Item, number: int, viewer: Viewer) -> bytes | Non
     return message
 
 
-async def _until(hub: FeedHub, feed: Feed, due: float, clock: Callable[[], float]) -> None:
-    """Until ``due`` (the clock's time) or the process drains."""
-    while due > clock() and not hub.draining:
-        feed.wake_at(due, clock)
-        waiter = feed.woken()
+async def _until(hub: FeedHub, feed: Feed, due: float) -> None:
+    """Until ``due`` (time.time()) or the process drains."""
+    while due > time.time() and not hub.draining:
+        waiter = feed.wakeups.at(due)
         try:
             await waiter
         except BaseException:  # cancelled (the client left): not kept until the next wake-up
-            feed.forget(waiter)
+            feed.wakeups.forget(waiter)
             raise
 
 
@@ -71,7 +73,6 @@ async def event_stream(
     after: int,
     *,
     delay: float = 0.0,
-    clock: Callable[[], float] = time.time,
     ends: Callable[[int, Any], bool] | None = None,
     needs: int = 0,
 ) -> AsyncGenerator[bytes, None]:
@@ -80,17 +81,19 @@ async def event_stream(
     holds. ``needs``: a seq the caller knows the log holds (read from the primary), which the
     feed must reach."""
     feed = await hub.join(game_id, needs=needs)
+    items = feed.items  # extended in place
     try:
         cursor = 0  # the log seq read up to
         number = 0  # how many of those events the viewer may see
-        quiet_since = clock()
+        quiet_since = time.time()
         while True:
             # The messages due now go out as one chunk: one write per stream and wake-up, not
             # one per event (a command appends 2-3 events at once).
             batch: list[bytes] = []
             ended = False
-            while cursor < feed.seq:
-                item = feed.items[cursor]
+            now = time.time()
+            while cursor < len(items):
+                item = items[cursor]
                 cursor = item.seq
                 if ends is not None and ends(item.seq, item.event):
                     ended = True
@@ -101,41 +104,44 @@ async def event_stream(
                 if number <= after:
                     continue
                 due = release_at(item.recorded_at, delay)
-                if due > clock():
+                if due > now:
                     if batch:
                         yield b"".join(batch)
                         batch = []
-                    await _until(hub, feed, due, clock)
-                    if due > clock():  # the process shuts down before this event is due
+                    await _until(hub, feed, due)
+                    now = time.time()
+                    if due > now:  # the process shuts down before this event is due
                         break
                 message = _message(feed, item, number, viewer)
                 if message is not None:
-                    quiet_since = clock()
+                    quiet_since = now
                     batch.append(message)
             if batch:
                 yield b"".join(batch)
             if ended:
                 return
-            if feed.finished and cursor >= feed.seq:
+            if feed.finished and cursor >= len(items):
                 return
             if hub.draining:
                 yield SHUTDOWN
                 return
+            if cursor < len(items):  # more arrived while the batch was sent
+                continue
             # Keep-alives are timed from the last message this viewer got, so events it may not
             # see change nothing in what it receives, timing included.
             keepalive = quiet_since + KEEPALIVE_SECONDS
-            if clock() >= keepalive:
-                quiet_since = clock()
+            if time.time() >= keepalive:
+                quiet_since = time.time()
                 yield KEEPALIVE
                 continue
-            # Until the next event or the keep-alive; the instant is rounded up to the second so
-            # that the streams of a feed share a few timers rather than one each.
-            feed.wake_at(math.ceil(keepalive), clock)
-            waiter = feed.woken()  # awaited here: a helper coroutine would wait in every stream
+            # Until the next event is released or the keep-alive is due; the instant is rounded
+            # up (to KEEPALIVE_GRAIN) so that the streams of a feed share a few timers, not one each.
+            feed.wakeups.keepalive_at(math.ceil(keepalive / KEEPALIVE_GRAIN) * KEEPALIVE_GRAIN)
+            waiter = feed.wakeups.idle(delay)  # awaited here: a helper would be a frame more
             try:
                 await waiter
             except BaseException:  # cancelled (the client left): not kept until the next wake-up
-                feed.forget(waiter)
+                feed.wakeups.forget(waiter)
                 raise
     finally:
         hub.leave(feed)
