@@ -5,8 +5,10 @@ document); only its ASGI side differs. Litestar's wraps the stream in an iterato
 step hops to a worker thread and keeps, for the stream's life, the exception that ends the hop
 (traceback and frames); its streaming response then runs an anyio task group per stream (a
 second task, two cancel scopes, task states) to notice the client leaving. Here the stream's
-chunks (already encoded SSE bytes) are sent from the request's own task, and one small task
-waits for the disconnect and cancels it. The stream's generator is closed, and ``on_close``
+chunks (already encoded SSE bytes) are sent from the request's own task. Under our server
+(service/serving.py) they go straight to the connection, and the server cancels the stream when
+its client goes; under any other, through the middlewares, with one small task waiting for the
+disconnect. The stream's generator is closed, and ``on_close``
 called once, however it ends, even if the response is dropped unsent.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncGenerator, Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from litestar.response import ServerSentEvent
 from litestar.response.base import ASGIResponse
@@ -79,8 +81,20 @@ class EventStream(ServerSentEvent):
             self.on_close()
 
 
+class StreamServer(Protocol):
+    """What the server (service/serving.py) offers a stream, under ``SERVER_KEY`` in the scope."""
+
+    def open_stream(self, on_lost: Callable[[], None]) -> Send:
+        """The response's own send, and ``on_lost`` called when the client goes (now if gone)."""
+
+    def close_stream(self) -> None: ...
+
+
+SERVER_KEY = "playlog.stream_server"
+
+
 class EventStreamBody(ASGIResponse):
-    __slots__ = ("chunks", "on_close")
+    __slots__ = ("chunks", "gone", "on_close", "task")
 
     _should_set_content_length = False
 
@@ -94,6 +108,8 @@ class EventStreamBody(ASGIResponse):
         super().__init__(**kwargs)
         self.chunks = chunks
         self.on_close = on_close
+        self.gone = False
+        self.task: asyncio.Task[Any] | None = None
 
     def _closed(self) -> None:
         on_close, self.on_close = self.on_close, None
@@ -103,46 +119,60 @@ class EventStreamBody(ASGIResponse):
     def __del__(self) -> None:  # never called (an error before the response was sent)
         self._closed()
 
-    async def send_body(self, send: Send, receive: Receive) -> None:
-        await send_until_gone(self.chunks, send, receive)
+    def _lost(self) -> None:
+        self.gone = True
+        if self.task is not None:
+            self.task.cancel()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.task = task = asyncio.current_task()
+        assert task is not None
+        server: StreamServer | None = scope.get(SERVER_KEY)  # type: ignore[assignment]
         try:
-            await self.start_response(send=send)
-            self.headers.headers.clear()  # sent: not kept for the stream's life
-            if self.is_head_response:
-                await send(_END)  # type: ignore[arg-type]
-            else:
-                await self.send_body(send=send, receive=receive)
-        finally:
-            await self.chunks.aclose()
-            self._closed()
+            try:
+                await self.start_response(send=send)
+                self.headers.headers.clear()  # sent: not kept for the stream's life
+                if not self.is_head_response:
+                    if server is not None:
+                        await self._send_direct(server)
+                    else:
+                        await self._send_watching(send, receive)
+                if not self.gone:  # through the middlewares: they time the response to its end
+                    await send(_END)  # type: ignore[arg-type]
+            finally:
+                self.task = None  # from now on, the client leaving cancels nothing
+                await self.chunks.aclose()
+                self._closed()
+        except asyncio.CancelledError:
+            # Ours (the client left): the response simply ends. Anyone else's: it goes on.
+            if not self.gone or task.uncancel() > 0:
+                raise
         await self.after_response()
 
-
-async def send_until_gone(chunks: AsyncGenerator[bytes, None], send: Send, receive: Receive) -> None:
-    """Send every chunk as a body part, then the end of the body; stop (without an error) when
-    the client disconnects, and close ``chunks`` either way."""
-    task = asyncio.current_task()
-    assert task is not None
-    watcher = asyncio.get_running_loop().create_task(_cancel_on_disconnect(receive, task))
-    try:
+    async def _send_direct(self, server: StreamServer) -> None:
+        """Body parts straight to the connection: the middlewares' send wrappers act on the
+        response's start and end only, and would cost a call each per part and stream. The
+        server calls ``_lost`` when the client goes: no task waits for it."""
+        send = server.open_stream(self._lost)
         try:
-            async for chunk in chunks:
+            async for chunk in self.chunks:
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 del chunk  # not kept while the stream waits for the next
-            await send(_END)  # type: ignore[arg-type]
+        finally:
+            server.close_stream()
+
+    async def _send_watching(self, send: Send, receive: Receive) -> None:
+        """Any other server: through the middlewares, with a small task waiting for the
+        disconnect (``receive``)."""
+        watcher = asyncio.get_running_loop().create_task(self._watch(receive))
+        try:
+            async for chunk in self.chunks:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                del chunk
         finally:
             watcher.cancel()
-            await chunks.aclose()
-    except asyncio.CancelledError:
-        # Ours (the client left): the response simply ends. Anyone else's: it goes on.
-        ours = watcher.done() and not watcher.cancelled() and watcher.exception() is None
-        if not ours or task.uncancel() > 0:
-            raise
 
-
-async def _cancel_on_disconnect(receive: Receive, task: asyncio.Task[Any]) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    task.cancel()
+    async def _watch(self, receive: Receive) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        self._lost()
