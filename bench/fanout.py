@@ -43,7 +43,9 @@ from bench._common import (
     own_cpu_seconds,
     percentile,
     print_table,
+    profile,
     start_postgres,
+    summarize_profile,
     tree_cpu_seconds,
 )
 
@@ -197,7 +199,13 @@ def start_readers(port: int, game_ids: list[str], spectators: int, delay: float,
 
 
 async def bench(
-    service: Service, games: int, spectators: int, seconds: float, delay: float, readers: int
+    service: Service,
+    games: int,
+    spectators: int,
+    seconds: float,
+    delay: float,
+    readers: int,
+    profile_path: str | None = None,
 ) -> None:
     setup = Connection(service.port)
     rows = [await new_game(setup, delay) for _ in range(games)]
@@ -224,6 +232,7 @@ async def bench(
         "drivers": own_cpu_seconds(),
     }
     started = time.perf_counter()
+    spy = profile(service.pid, profile_path, 0, seconds) if profile_path else None
     drivers = [
         asyncio.create_task(
             play(players[i % len(players)], game, stop, interval, random.Random(rng.random()))
@@ -250,6 +259,11 @@ async def bench(
         lateness += [late for arrived, late in samples if arrived >= measured_from]
     for conn in players:
         await conn.close()
+    if spy is not None and profile_path:
+        spy.wait()
+        print(f"py-spy of the service while played ({profile_path}), inclusive share:")
+        for frame, share in summarize_profile(profile_path, top=40):
+            print(f"  {share * 100:5.1f}%  {frame}")
 
     per_stream = (rss_open - rss_before) * 1024 / spectators
     p99 = percentile(lateness, 99) * 1000
@@ -286,6 +300,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=2.0, help="spectator_delay of the games (s)")
     parser.add_argument("--readers", type=int, default=2, help="stream reader processes")
     parser.add_argument("--url", help="PostgreSQL admin URL (default: the embedded server)")
+    parser.add_argument("--profile", help="py-spy the service while games are played (raw output path)")
     parser.add_argument("--reader", help=argparse.SUPPRESS)  # internal: a reader process's game ids
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -308,7 +323,17 @@ def main() -> None:
            "PLAYLOG_HEADER_TIMEOUT": "60"}  # fmt: skip
     try:
         with tempfile.TemporaryDirectory() as tmp, Service(url, data_dir=Path(tmp), env=env) as service:
-            asyncio.run(bench(service, args.games, args.spectators, args.seconds, args.delay, args.readers))
+            asyncio.run(
+                bench(
+                    service,
+                    args.games,
+                    args.spectators,
+                    args.seconds,
+                    args.delay,
+                    args.readers,
+                    args.profile,
+                )
+            )
     finally:
         drop_database(admin, name)
 
