@@ -181,15 +181,21 @@ async def measure(url: str, games: int, budget: int) -> None:
     for name, (calls, ms) in sorted(after[2].items()):
         was_calls, was_ms = before[2].get(name, [0.0, 0.0])
         if calls > was_calls:
-            rows.append([f"  {name}: calls, self ms", f"{(calls - was_calls) / n:.2f}, {(ms - was_ms) / n:.3f}"])
+            rows.append(
+                [f"  {name}: calls, self ms", f"{(calls - was_calls) / n:.2f}, {(ms - was_ms) / n:.3f}"]
+            )
     print(f"playlog bench/wal.py  ({common.machine()})")
     common.print_table(
-        f"What PostgreSQL writes per command ({games} drivers x {budget} commands)", ["figure", "per command"], rows
+        f"What PostgreSQL writes per command ({games} drivers x {budget} commands)",
+        ["figure", "per command"],
+        rows,
     )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=10, help="concurrent drivers (default 10)")
     parser.add_argument("--commands", type=int, default=60, help="commands per driver (default 60)")
     args = parser.parse_args()

@@ -2,10 +2,10 @@
 dispute queue, game by game.
 
 No global order
-    A global cursor over the whole log (``(tx_id, position)``) does not survive sharding: each
-    node has its own transaction ids and identity ranges, and a shard move rewrites both. Read
-    models need only each game's order, and each game already says how far it is: ``streams.seq``
-    (committed with the events, in the same transaction) and the read model's own
+    A global cursor over the whole log (``(tx_id, position)`` until migration 0007) does not
+    survive sharding: each node has its own transaction ids and identity ranges, and a shard move
+    rewrites both. Read models need only each game's order, and each game already says how far it
+    is: ``streams.seq`` (committed with the events, in the same transaction) and the read model's own
     ``lobby_games.version`` (the seq of the last event folded, written in the same transaction as
     the statistics that event changed). A game is *behind* while ``streams.seq > version``.
 
