@@ -6,7 +6,7 @@ import uuid
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request
 from litestar.di import Provide
 from litestar.params import HeaderParameter, QueryParameter
 
@@ -26,6 +26,7 @@ from service.api.problems import (
     UNKNOWN_GAME,
     problems,
 )
+from service.api.routes import get, post
 from service.games import CommandResult, GameService, SeatViewOut, seat_view
 
 
