@@ -91,14 +91,14 @@ async def seat_holder(connection: Connection, _: BaseRouteHandler) -> None:
     ended = await games.ended_at(game_id, table)
     if ended is not None and ended + _settings(connection).seat_token_after_game <= time.time():
         raise expired("seat")
-    connection.state.principal = principal
-    connection.state.table = table
+    state = connection.scope["state"]  # what ``connection.state`` wraps, without the wrapper
+    state["principal"], state["table"] = principal, table
 
 
 async def seat_actor(connection: Connection, handler: BaseRouteHandler) -> None:
     await seat_holder(connection, handler)
     seat = int(connection.path_params["seat"])
-    if seat in connection.state.table.conceded:
+    if seat in connection.scope["state"]["table"].conceded:
         # The retry of a command already applied (the concession itself, say) gets its result.
         key = connection.headers.get("idempotency-key")
         if key and await _games(connection).applied(_game_id(connection), seat, key):

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
-from litestar import Controller, Request
-from litestar.di import Provide
+from litestar import Controller
 from litestar.params import HeaderParameter, QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
 from service import bodies
 from service.api import guards
-from service.api.deps import SeatHolder, provide_seat_holder
+from service.api.deps import AnyRequest, games_of, seat_holder
 from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, SeatNumber
 from service.api.problems import (
     BEARER,
@@ -27,13 +26,12 @@ from service.api.problems import (
     problems,
 )
 from service.api.routes import get, post
-from service.games import CommandResult, GameService, SeatViewOut, seat_view
+from service.games import CommandResult, SeatViewOut, seat_view
 
 
 class PlayController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"holder": Provide(provide_seat_holder, sync_to_thread=False)}
 
     @post(
         "/commands",
@@ -58,9 +56,7 @@ class PlayController(Controller):
         self,
         game_id: uuid.UUID,
         seat: SeatNumber,
-        request: Request[Any, Any, Any],
-        games: GameService,
-        holder: SeatHolder,
+        request: AnyRequest,
         idempotency_key: Annotated[
             str | None,
             HeaderParameter(
@@ -93,13 +89,14 @@ class PlayController(Controller):
     ) -> CommandResult:
         bodies.check_media_type(request.headers.get("content-type"))
         body = await request.body()
+        games = games_of(request)
         result = await games.command(
             game_id,
             seat,
             body,
             idempotency_key=idempotency_key,
             expected_version=expected_version,
-            holder=holder.principal.occupancy,
+            holder=seat_holder(request).principal.occupancy,
         )
         if view:  # saves the client the view request it would send next
             table = await games.load(game_id, cached_ok=True)
@@ -113,8 +110,8 @@ class PlayController(Controller):
         guards=[guards.seat_holder],
         responses=problems(SEAT, BEARER, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def view(self, game_id: uuid.UUID, seat: SeatNumber, holder: SeatHolder) -> SeatViewOut:
-        return seat_view(game_id, holder.table, seat)
+    async def view(self, game_id: uuid.UUID, seat: SeatNumber, request: AnyRequest) -> SeatViewOut:
+        return seat_view(game_id, seat_holder(request).table, seat)
 
     @get(
         "/events",
@@ -127,8 +124,7 @@ class PlayController(Controller):
         self,
         game_id: uuid.UUID,
         seat: SeatNumber,
-        games: GameService,
-        holder: SeatHolder,
+        request: AnyRequest,
         after: AfterSeq = 0,
     ) -> list[EventOut]:
-        return await games.events_for(game_id, Seat(seat), after)
+        return await games_of(request).events_for(game_id, Seat(seat), after)
