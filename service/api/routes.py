@@ -16,7 +16,7 @@ from litestar.handlers.http_handlers import HTTPRouteHandler
 
 async def _authorize(handler: HTTPRouteHandler, connection: ASGIConnection[Any, Any, Any, Any]) -> None:
     for guard in handler.resolve_guards():
-        await guard(connection, handler)
+        await guard(connection, handler)  # type: ignore[misc]  # as Litestar does: resolved guards are async
 
 
 class get(litestar.get):
