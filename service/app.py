@@ -39,6 +39,7 @@ from service.pool import create_pool
 from service.projector import Projector
 from service.replica import Reads
 from service.request_context import bind_request_context, echo_request_id, instance_header
+from service.responses import AppResponse
 from service.scheduler import Scheduler
 from service.shutdown import on_shutdown_signal
 from service.store import EventStore
@@ -146,6 +147,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             render_plugins=[CompletedJsonRenderPlugin()],
         ),
         request_class=JsonRequest,
+        response_class=AppResponse,
         request_max_body_size=settings.max_body_bytes,
         before_request=bind_request_context,
         after_request=echo_request_id,
