@@ -40,9 +40,9 @@ def parse_rate(text: str) -> tuple[DurationUnit, int] | None:
     return (cast(DurationUnit, unit), int(count)) if int(count) > 0 else None
 
 
-def _operation(scope: Scope) -> str | None:
+def _operation(scope: Scope) -> str:
     operation = getattr(scope.get("route_handler"), "operation_id", None)
-    return operation if isinstance(operation, str) else None
+    return operation if isinstance(operation, str) else ""
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -99,19 +99,13 @@ class Windows:
         return True, window[1], window[0]
 
 
-class RateLimit:
-    """ASGI middleware: ``operations`` limited per identity, with the ``RateLimit-*`` headers and
-    the 429 of Litestar's ``RateLimitMiddleware``, which builds a Request, takes a lock and
-    stores a JSON document of every request's timestamp for each request it counts."""
+class Limit:
+    """One rate: its windows, how a request's identity is told, and its ``RateLimit-*`` headers."""
 
-    def __init__(
-        self, app: ASGIApp, *, windows: Windows, operations: frozenset[str], identify: Callable[[Scope], str]
-    ) -> None:
-        self.app = app
-        self.windows = windows  # one for the app: Litestar builds a middleware stack per route
-        self.operations = operations
+    def __init__(self, rate: tuple[DurationUnit, int], identify: Callable[[Scope], str]) -> None:
+        self.windows = Windows(rate[1], DURATION_VALUES[rate[0]])
         self.identify = identify
-        self.policy = f"{windows.limit}; w={windows.seconds}"
+        self.policy = f"{rate[1]}; w={DURATION_VALUES[rate[0]]}"
 
     def headers(self, count: int, reset: int) -> dict[str, str]:
         return {
@@ -121,17 +115,28 @@ class RateLimit:
             "RateLimit-Reset": str(reset - int(time())),
         }
 
+
+class RateLimits:
+    """ASGI middleware: each operation limited by its rate (one layer for all), with the
+    ``RateLimit-*`` headers and the 429 of Litestar's ``RateLimitMiddleware``, which builds a
+    Request, takes a lock and stores a JSON document of timestamps for each request it counts."""
+
+    def __init__(self, app: ASGIApp, *, limits: dict[str, Limit]) -> None:
+        self.app = app
+        self.limits = limits  # by operation id; one for the app: Litestar builds a stack per route
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if _operation(scope) not in self.operations:
+        limit = self.limits.get(_operation(scope))
+        if limit is None:
             await self.app(scope, receive, send)
             return
-        counted, count, reset = self.windows.take(self.identify(scope), int(time()))
+        counted, count, reset = limit.windows.take(limit.identify(scope), int(time()))
         if not counted:  # service/errors.py adds Retry-After from RateLimit-Reset
-            raise TooManyRequestsException(headers=self.headers(count, reset))
+            raise TooManyRequestsException(headers=limit.headers(count, reset))
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                extra = [(k.lower().encode(), v.encode()) for k, v in self.headers(count, reset).items()]
+                extra = [(k.lower().encode(), v.encode()) for k, v in limit.headers(count, reset).items()]
                 message["headers"] = [*message.get("headers", ()), *extra]
             await send(message)
 
@@ -139,16 +144,14 @@ class RateLimit:
 
 
 def rate_limits(writes: str, commands: str) -> list[DefineMiddleware]:
-    """The rate-limit middlewares for the configured rates (none for a rate that is off)."""
-    middleware = []
+    """The rate-limit layer for the configured rates (none when every rate is off)."""
+    limits: dict[str, Limit] = {}
     for rate, operations, identify in ((writes, WRITES, _client), (commands, COMMANDS, _seat_token)):
         parsed = parse_rate(rate)
         if parsed is not None:
-            windows = Windows(parsed[1], DURATION_VALUES[parsed[0]])
-            middleware.append(
-                DefineMiddleware(RateLimit, windows=windows, operations=operations, identify=identify)
-            )
-    return middleware
+            limit = Limit(parsed, identify)
+            limits.update(dict.fromkeys(operations, limit))
+    return [DefineMiddleware(RateLimits, limits=limits)] if limits else []
 
 
 def window_seconds(rate: str) -> int:
