@@ -21,6 +21,7 @@ from litestar.middleware.rate_limit import DURATION_VALUES, DurationUnit
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.errors import ServiceError
+from service.headers import header
 
 T = TypeVar("T")
 
@@ -45,13 +46,6 @@ def _operation(scope: Scope) -> str:
     return operation if isinstance(operation, str) else ""
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope["headers"]:
-        if key.lower() == name:
-            return value.decode("latin-1")
-    return None
-
-
 def _address(scope: Scope) -> str:
     client = scope.get("client")
     return client[0] if client else "127.0.0.1"  # as Litestar's get_remote_address
@@ -62,7 +56,7 @@ def _client(scope: Scope) -> str:
 
 
 def _seat_token(scope: Scope) -> str:
-    token = _header(scope, b"authorization")
+    token = header(scope, b"authorization")
     if not token:  # refused with 401 anyway; counted against its address meanwhile
         return f"commands:{_address(scope)}"
     return "commands:" + hashlib.blake2b(token.encode(), digest_size=16).hexdigest()
@@ -106,6 +100,7 @@ class Limit:
         self.windows = Windows(rate[1], DURATION_VALUES[rate[0]])
         self.identify = identify
         self.policy = f"{rate[1]}; w={DURATION_VALUES[rate[0]]}"
+        self.raw = [(b"ratelimit-policy", self.policy.encode()), (b"ratelimit-limit", b"%d" % rate[1])]
 
     def headers(self, count: int, reset: int) -> dict[str, str]:
         return {
@@ -114,6 +109,15 @@ class Limit:
             "RateLimit-Remaining": str(max(0, self.windows.limit - count)),
             "RateLimit-Reset": str(reset - int(time())),
         }
+
+    def raw_headers(self, count: int, reset: int) -> list[tuple[bytes, bytes]]:
+        """``headers``, as a response's start message carries them."""
+        remaining = max(0, self.windows.limit - count)
+        return [
+            *self.raw,
+            (b"ratelimit-remaining", b"%d" % remaining),
+            (b"ratelimit-reset", b"%d" % (reset - int(time()))),
+        ]
 
 
 class RateLimits:
@@ -136,8 +140,7 @@ class RateLimits:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                extra = [(k.lower().encode(), v.encode()) for k, v in limit.headers(count, reset).items()]
-                message["headers"] = [*message.get("headers", ()), *extra]
+                message["headers"] = [*message.get("headers", ()), *limit.raw_headers(count, reset)]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -15,6 +15,8 @@ from typing import Any
 from litestar import Response
 from litestar.types import Scope
 
+from service.headers import header
+
 REQUEST_ID_HEADER = "X-Request-ID"
 _REQUEST_ID = REQUEST_ID_HEADER.lower().encode()
 
@@ -22,15 +24,10 @@ _request_context: ContextVar[dict[str, Any] | None] = ContextVar("playlog_reques
 
 
 def bind_request_context(scope: Scope) -> None:
-    """The request's fields, from its routed scope (ASGI header names are lower case)."""
-    request_id = None
-    for name, value in scope["headers"]:
-        if name == _REQUEST_ID:
-            request_id = value
-            break
+    """The request's fields, from its routed scope."""
     context: dict[str, Any] = {
-        # 32 random hex digits, as a uuid4's (os.urandom: a fraction of uuid4's calls)
-        "request_id": request_id.decode("latin-1")[:64] if request_id else os.urandom(16).hex()
+        # else 32 random hex digits, as a uuid4's (os.urandom: a fraction of uuid4's calls)
+        "request_id": (header(scope, _REQUEST_ID) or os.urandom(16).hex())[:64]
     }
     params = scope.get("path_params") or {}
     if "game_id" in params:

@@ -27,6 +27,7 @@ from service.api.problems import (
 )
 from service.api.routes import get, post
 from service.games import CommandResult, SeatViewOut, seat_view
+from service.headers import header
 
 
 class PlayController(Controller):
@@ -87,7 +88,7 @@ class PlayController(Controller):
             ),
         ] = False,
     ) -> CommandResult:
-        bodies.check_media_type(request.headers.get("content-type"))
+        bodies.check_media_type(header(request.scope, b"content-type"))
         body = await request.body()
         games = games_of(request)
         result = await games.command(
