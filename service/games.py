@@ -107,9 +107,27 @@ def _holds(table: Table, seat: int, occupancy: str | None) -> bool:
     return 0 <= seat < len(table.occupancies) and table.occupancies[seat] == occupancy
 
 
+# (kind, event class) -> (tag, schema version written today): both fixed for the process's life.
+_event_types: dict[tuple[str, type], tuple[str, int]] = {}
+
+
 def _new_event(kind: str, event: Any) -> NewEvent:
-    tag = tables.event_tag(event)
-    return NewEvent(type=tag, data=_encoder.encode(event), schema_version=tables.schema_version(kind, tag))
+    known = _event_types.get((kind, type(event)))
+    if known is None:
+        tag = tables.event_tag(event)
+        known = _event_types[(kind, type(event))] = (tag, tables.schema_version(kind, tag))
+    return NewEvent(type=known[0], data=_encoder.encode(event), schema_version=known[1])
+
+
+# (kind, outcome) -> the commands counter's child: ``labels()`` checks and sorts its labels each time.
+_command_counters: dict[tuple[str, str], Any] = {}
+
+
+def _count_command(kind: str, outcome: str) -> None:
+    counter = _command_counters.get((kind, outcome))
+    if counter is None:
+        counter = _command_counters[(kind, outcome)] = metrics.COMMANDS.labels(kind=kind, outcome=outcome)
+    counter.inc()
 
 
 def _key_reused() -> ServiceError:
@@ -425,7 +443,7 @@ class GameService:
             outcome = "invalid_body"
             raise
         finally:
-            metrics.COMMANDS.labels(kind=kind, outcome=outcome).inc()
+            _count_command(kind, outcome)
             log.info(
                 "command",
                 game_id=str(game_id),
