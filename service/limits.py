@@ -13,7 +13,7 @@ import hashlib
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from time import time
-from typing import TypeVar, cast, get_args
+from typing import Literal, TypeVar, cast, get_args
 
 from litestar.exceptions import TooManyRequestsException
 from litestar.middleware.base import DefineMiddleware
@@ -128,9 +128,12 @@ class RateLimits:
     def __init__(self, app: ASGIApp, *, limits: dict[str, Limit]) -> None:
         self.app = app
         self.limits = limits  # by operation id; one for the app: Litestar builds a stack per route
+        self.limit: Limit | Literal[False] | None = False  # this route's, once its first request told
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        limit = self.limits.get(_operation(scope))
+        limit = self.limit
+        if limit is False:  # Litestar builds this layer for one route handler: one operation
+            limit = self.limit = self.limits.get(_operation(scope))
         if limit is None:
             await self.app(scope, receive, send)
             return
