@@ -409,16 +409,20 @@ class GameService:
         idempotency_key: str | None = None,
         expected_version: int | None = None,
         holder: str | None = None,
+        checked: Table | None = None,
     ) -> CommandResult:
         """Decode, decide and append one seat's command; one canonical log line whatever happens.
 
         ``holder``: the occupancy id the caller's token names; the command is refused unless it
-        still holds the seat in the very table the command is decided on.
+        still holds the seat in the very table the command is decided on. ``checked``: a table
+        of the game the caller already holds (its guard's), read only for the game's kind.
         """
         started = time.perf_counter()
         outcome, command_type, kind = "error", "?", "?"
         try:
-            decider = (await self.load(game_id, cached_ok=True)).decider  # only the kind is needed
+            # Only the kind is needed (it never changes): any table of the game will do.
+            table = checked if checked is not None else await self.load(game_id, cached_ok=True)
+            decider = table.decider
             kind = decider.kind
             command = self.decode_command(decider, body)
             command_type = type(command).__name__

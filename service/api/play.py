@@ -90,14 +90,15 @@ class PlayController(Controller):
     ) -> CommandResult:
         bodies.check_media_type(header(request.scope, b"content-type"))
         body = await request.body()
-        games = games_of(request)
+        games, holder = games_of(request), seat_holder(request)
         result = await games.command(
             game_id,
             seat,
             body,
             idempotency_key=idempotency_key,
             expected_version=expected_version,
-            holder=seat_holder(request).principal.occupancy,
+            holder=holder.principal.occupancy,
+            checked=holder.table,
         )
         if view:  # saves the client the view request it would send next
             table = await games.load(game_id, cached_ok=True)
