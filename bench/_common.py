@@ -106,8 +106,7 @@ def pg_settings(url: str) -> dict[str, str]:
 
 PGBENCH_TABLE = """
 CREATE TABLE IF NOT EXISTS pgbench_events (
-    position       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    tx_id          xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    position       bigint GENERATED ALWAYS AS IDENTITY,
     game_id        uuid NOT NULL,
     seq            integer NOT NULL,
     type           text NOT NULL,
@@ -118,13 +117,15 @@ CREATE TABLE IF NOT EXISTS pgbench_events (
     recorded_at    timestamptz NOT NULL DEFAULT now(),
     prev_hash      bytea NOT NULL,
     hash           bytea NOT NULL,
-    CONSTRAINT pgbench_events_game_seq UNIQUE (game_id, seq)
+    CONSTRAINT pgbench_events_pkey PRIMARY KEY (game_id, seq)
 );
-CREATE INDEX IF NOT EXISTS pgbench_events_tx_position ON pgbench_events (tx_id, position);
+CREATE INDEX IF NOT EXISTS pgbench_events_dispute_raised ON pgbench_events ((data->>'dispute_id'))
+    WHERE type = 'dispute.raised';
 """
 
 # One comparable event row per transaction: a ~300-byte jsonb body, metadata, two 32-byte hashes,
-# the same indexes as ``events``; a random game id and seq per row (no conflicts between clients).
+# the same indexes as ``events`` (its key since 0006, no cursor index since 0007); a random game
+# id and seq per row (no conflicts between clients).
 PGBENCH_SCRIPT = r"""
 \set seq random(1, 2000000000)
 INSERT INTO pgbench_events (game_id, seq, type, data, metadata, command_id, prev_hash, hash)

@@ -154,7 +154,7 @@ async def read_only(store: EventStore, batch_size: int) -> tuple[int, float]:
     cursor, total = START, 0
     while batch := await store.read_all(cursor, batch_size):
         total += len(batch)
-        cursor = Cursor(batch[-1].tx_id, batch[-1].position)
+        cursor = Cursor.after(batch[-1])
     return total, time.perf_counter() - started
 
 

@@ -12,7 +12,6 @@ from litestar.openapi import OpenAPIConfig
 from litestar.plugins.prometheus import PrometheusConfig
 
 from service import log as logs
-from service import metrics
 from service.api.audit import AuditController, ExportController, SeatTranscriptController
 from service.api.deps import provide_games
 from service.api.disputes import GameDisputesController, ModerationController
@@ -25,12 +24,12 @@ from service.api.streams import PlayerStreamController, SpectatorController
 from service.bodies import JsonRequest
 from service.config import Settings
 from service.disputes import Disputes
+from service.edge import edge
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
 from service.limits import StreamSlots, rate_limits
 from service.listing import Listings
-from service.methods import options_middleware
 from service.moderators import Moderators
 from service.notifications import Listener, Notifier
 from service.openapi import CompletedJsonRenderPlugin
@@ -38,13 +37,13 @@ from service.players import Players
 from service.pool import create_pool
 from service.projector import Projector
 from service.replica import Reads
-from service.request_context import bind_request_context, echo_request_id, instance_header
+from service.request_context import echo_request_id
+from service.responses import AppResponse
 from service.scheduler import Scheduler
 from service.shutdown import on_shutdown_signal
 from service.store import EventStore
 from service.tables import Tables
 from service.web.pages import pages_router, template_config
-from service.web.security import security_headers
 
 VERSION = "0.1.0"
 
@@ -108,9 +107,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             if replica is not None:
                 await replica.db.close()
 
-    prometheus = PrometheusConfig(
-        app_name="playlog", group_path=True, middleware_class=metrics.LeanPrometheusMiddleware
-    )
+    prometheus = PrometheusConfig(app_name="playlog", group_path=True)
     return Litestar(
         route_handlers=[
             HealthController,
@@ -132,11 +129,10 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         lifespan=[lifespan],
         plugins=[problem_details_plugin()],
         exception_handlers=EXCEPTION_HANDLERS,
+        # One edge layer (log context, metrics, OPTIONS, security and instance headers), then the
+        # rate limits: the 429 they raise is answered outside both, as Litestar's own was.
         middleware=[
-            instance_header(settings.instance_id),
-            security_headers,
-            prometheus.middleware,
-            options_middleware,
+            edge(settings.instance_id, prometheus),
             *rate_limits(settings.rate_limit_writes, settings.rate_limit_commands),
         ],
         openapi_config=OpenAPIConfig(
@@ -146,8 +142,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             render_plugins=[CompletedJsonRenderPlugin()],
         ),
         request_class=JsonRequest,
+        response_class=AppResponse,
         request_max_body_size=settings.max_body_bytes,
-        before_request=bind_request_context,
         after_request=echo_request_id,
         state=State({"streams": StreamSlots(settings.max_streams)}),
     )

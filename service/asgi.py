@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from litestar import Litestar
 
+from service import collector
 from service.app import create_app
 from service.config import Settings
 
 
 def app() -> Litestar:
-    return create_app(Settings.from_env())
+    served = create_app(Settings.from_env())
+    # A served process only (tests build apps in their own process): start-up is over once the
+    # lifespan's hooks run, and what it made is frozen out of later collections.
+    served.on_startup.append(collector.settle)
+    return served

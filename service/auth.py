@@ -18,8 +18,7 @@ import hashlib
 import re
 import time
 import uuid
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import jwt
@@ -45,11 +44,26 @@ class Principal:
     token_id: str = ""
 
 
+VERIFIED_CACHE_SIZE = 16384
+
+
 @dataclass(frozen=True)
 class Keyring:
-    """Signing keys as ``(kid, secret)``, newest first: the first signs, all of them verify."""
+    """Signing keys as ``(kid, secret)``, newest first: the first signs, all of them verify.
+
+    ``verified`` remembers the tokens these keys verified (or signed) with their principal and
+    expiry: every request of a seat repeats its token, and PyJWT's checks cost hundreds of calls.
+    """
 
     keys: tuple[tuple[str, str], ...]
+    verified: dict[str, tuple[Principal, float]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
+
+    def remember(self, token: str, principal: Principal, expires: float) -> None:
+        if len(self.verified) >= VERIFIED_CACHE_SIZE:
+            del self.verified[next(iter(self.verified))]  # the oldest (dicts keep their order)
+        self.verified[token] = (principal, expires)
 
     @classmethod
     def parse(cls, value: str) -> Keyring:
@@ -105,12 +119,17 @@ def issue(keys: Keyring, principal: Principal, lifetime: float, *, now: float | 
     if principal.player_id is not None:
         claims["sub"] = str(principal.player_id)
     kid, secret = keys.signing
-    return jwt.encode(claims, secret, algorithm=ALGORITHM, headers={"kid": kid})
+    token = jwt.encode(claims, secret, algorithm=ALGORITHM, headers={"kid": kid})
+    if now is None and principal.role in ROLES:  # what verifying it would find (a token dated
+        keys.remember(token, _principal(claims), float(claims["exp"]))  # ahead is left to PyJWT)
+    return token
 
 
-@lru_cache(maxsize=16384)
 def _decode(encoded: str, keys: Keyring) -> tuple[Principal, float]:
-    """A verified token's principal and expiry; cached, as every request of a seat repeats it."""
+    """A verified token's principal and expiry; remembered, as every request of a seat repeats it."""
+    known = keys.verified.get(encoded)
+    if known is not None:
+        return known
     kid = jwt.get_unverified_header(encoded).get("kid")
     # Tokens from before key rotation carry no kid: any key still listed may verify them.
     candidates = [s for k, s in keys.keys] if kid is None else [keys.secret(str(kid))]
@@ -127,13 +146,19 @@ def _decode(encoded: str, keys: Keyring) -> tuple[Principal, float]:
             continue
     if claims is None:
         raise ValueError("no key verifies this token")
+    if claims["role"] not in ROLES:
+        raise ValueError(claims["role"])
+    principal, expires = _principal(claims), float(claims["exp"])
+    keys.remember(encoded, principal, expires)
+    return principal, expires
+
+
+def _principal(claims: dict[str, Any]) -> Principal:
     role = claims["role"]
-    if role not in ROLES:
-        raise ValueError(role)
     game = claims.get("game_id")
     seat = claims.get("seat")
     sub = claims.get("sub")
-    principal = Principal(
+    return Principal(
         role=role,
         game_id=uuid.UUID(game) if game else None,
         seat=int(seat) if seat is not None else None,
@@ -143,7 +168,6 @@ def _decode(encoded: str, keys: Keyring) -> tuple[Principal, float]:
         issued_at=float(claims.get("iat", 0)),
         token_id=str(claims.get("jti", "")),
     )
-    return principal, float(claims["exp"])
 
 
 def read_bearer(authorization: str | None, keys: Keyring) -> Principal:

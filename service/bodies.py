@@ -7,11 +7,16 @@ RecursionError (a 500). Nesting is measured first, skipping strings, and refused
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
+from litestar.exceptions import InternalServerException
+from litestar.exceptions.http_exceptions import RequestEntityTooLarge
+from litestar.types import Empty
 
 from service.errors import ServiceError
 
@@ -92,19 +97,64 @@ def _takes_integers(info: msgspec.inspect.Type) -> bool:
     return isinstance(info, msgspec.inspect.IntType)
 
 
+@functools.cache
+def _integer_fields(body_type: type[msgspec.Struct]) -> tuple[str, ...]:
+    """The names (as sent) of ``body_type``'s fields that take integers (inspected once a type)."""
+    return tuple(
+        field.encode_name
+        for field in msgspec.structs.fields(body_type)
+        if _takes_integers(msgspec.inspect.type_info(field.type))
+    )
+
+
 def integers_as_ints(body_type: type[msgspec.Struct], value: Any) -> Any:
     """``value`` with the integral floats of ``body_type``'s integer fields (and lists of them) as
     ints: JSON Schema's ``integer`` is a number without a fraction, ``2.0`` included."""
     if not isinstance(value, dict):
         return value
-    for field in msgspec.structs.fields(body_type):
-        if field.encode_name in value and _takes_integers(msgspec.inspect.type_info(field.type)):
-            value[field.encode_name] = _integral(value[field.encode_name])
+    for name in _integer_fields(body_type):
+        if name in value:
+            value[name] = _integral(value[name])
     return value
 
 
 class JsonRequest(Request[Any, Any, Any]):
     """Litestar's request, its ``data`` bodies decoded by the shared decoder above."""
+
+    async def body(self) -> bytes:
+        """Litestar's ``body()``: the same size limit, refusals and caching (in the connection's
+        state, for any other reader of the request), read without its chunk generator, whose
+        steps cost more than the rest of reading a small body."""
+        if self._body is Empty:
+            state = self._connection_state
+            if state.body is Empty:
+                state.body = await self._read_body()
+            self._body = state.body
+        return self._body
+
+    async def _read_body(self) -> bytes:
+        if not self.is_connected:
+            raise InternalServerException("stream consumed")
+        limit = self.route_handler.resolve_request_max_body_size() or math.inf
+        announced = self.content_length
+        if announced is not None and announced > limit:  # refused before reading anything
+            raise RequestEntityTooLarge
+        chunks: list[bytes] = []
+        received = 0
+        while event := await self.receive():
+            if event["type"] == "http.request":
+                chunk = event["body"]
+                if chunk:
+                    received += len(chunk)
+                    if received > limit:
+                        raise RequestEntityTooLarge
+                    chunks.append(chunk)
+                if not event.get("more_body", False):
+                    break
+            if event["type"] == "http.disconnect":
+                raise InternalServerException("client disconnected prematurely")
+        self.is_connected = False
+        return b"".join(chunks)
 
     async def json(self) -> Any:
         check_media_type(self.headers.get("content-type"))

@@ -107,9 +107,27 @@ def _holds(table: Table, seat: int, occupancy: str | None) -> bool:
     return 0 <= seat < len(table.occupancies) and table.occupancies[seat] == occupancy
 
 
+# (kind, event class) -> (tag, schema version written today): both fixed for the process's life.
+_event_types: dict[tuple[str, type], tuple[str, int]] = {}
+
+
 def _new_event(kind: str, event: Any) -> NewEvent:
-    tag = tables.event_tag(event)
-    return NewEvent(type=tag, data=_encoder.encode(event), schema_version=tables.schema_version(kind, tag))
+    known = _event_types.get((kind, type(event)))
+    if known is None:
+        tag = tables.event_tag(event)
+        known = _event_types[(kind, type(event))] = (tag, tables.schema_version(kind, tag))
+    return NewEvent(type=known[0], data=_encoder.encode(event), schema_version=known[1])
+
+
+# (kind, outcome) -> the commands counter's child: ``labels()`` checks and sorts its labels each time.
+_command_counters: dict[tuple[str, str], Any] = {}
+
+
+def _count_command(kind: str, outcome: str) -> None:
+    counter = _command_counters.get((kind, outcome))
+    if counter is None:
+        counter = _command_counters[(kind, outcome)] = metrics.COMMANDS.labels(kind=kind, outcome=outcome)
+    counter.inc()
 
 
 def _key_reused() -> ServiceError:
@@ -391,16 +409,20 @@ class GameService:
         idempotency_key: str | None = None,
         expected_version: int | None = None,
         holder: str | None = None,
+        checked: Table | None = None,
     ) -> CommandResult:
         """Decode, decide and append one seat's command; one canonical log line whatever happens.
 
         ``holder``: the occupancy id the caller's token names; the command is refused unless it
-        still holds the seat in the very table the command is decided on.
+        still holds the seat in the very table the command is decided on. ``checked``: a table
+        of the game the caller already holds (its guard's), read only for the game's kind.
         """
         started = time.perf_counter()
         outcome, command_type, kind = "error", "?", "?"
         try:
-            decider = (await self.load(game_id, cached_ok=True)).decider  # only the kind is needed
+            # Only the kind is needed (it never changes): any table of the game will do.
+            table = checked if checked is not None else await self.load(game_id, cached_ok=True)
+            decider = table.decider
             kind = decider.kind
             command = self.decode_command(decider, body)
             command_type = type(command).__name__
@@ -425,7 +447,7 @@ class GameService:
             outcome = "invalid_body"
             raise
         finally:
-            metrics.COMMANDS.labels(kind=kind, outcome=outcome).inc()
+            _count_command(kind, outcome)
             log.info(
                 "command",
                 game_id=str(game_id),

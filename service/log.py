@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import MutableMapping
+from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 import structlog
@@ -21,6 +24,21 @@ _line_encoder = msgspec.json.Encoder(enc_hook=repr)
 
 def _json_line(event: object, **_: object) -> bytes:
     return _line_encoder.encode(event)
+
+
+_LEVEL_NAMES = {"warn": "warning", "exception": "error"}  # as structlog's add_log_level names them
+
+
+def _fields(logger: Any, method: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """The request's fields, the level and the UTC time of a line, in one processor: what
+    structlog's add_log_level, TimeStamper(fmt="iso", utc=True) and format_exc_info add, at a
+    third of the calls (a line per command is hot)."""
+    event = merge_request_context(logger, method, event)
+    event["level"] = _LEVEL_NAMES.get(method, method)
+    event["timestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    if "exc_info" in event:
+        return structlog.processors.format_exc_info(logger, method, event)
+    return event
 
 
 def configure(fmt: str = "auto", level: int = logging.INFO) -> None:
@@ -41,13 +59,7 @@ def configure(fmt: str = "auto", level: int = logging.INFO) -> None:
         renderer = structlog.processors.JSONRenderer(serializer=_json_line)
         factory = structlog.BytesLoggerFactory(file=binary)
     structlog.configure(
-        processors=[
-            merge_request_context,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
+        processors=[_fields, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         # One write per line (PrintLogger writes the newline apart), so the lines of several
         # worker processes sharing stderr never run into each other.

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from litestar.enums import ScopeType
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusMiddleware
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import Receive, Scope, Send
 from prometheus_client import Counter, Histogram
 
 COMMANDS = Counter(
@@ -29,57 +27,49 @@ DISPUTE_RESOLUTION_SECONDS = Histogram(
 )
 
 
-class LeanPrometheusMiddleware(PrometheusMiddleware):
-    """Litestar's request metrics (same names, labels and values) at a fraction of the cost.
+class RequestMetrics(PrometheusMiddleware):
+    """Litestar's request metrics (same names, labels and values) at a fraction of the cost, for
+    the edge layer (service/edge.py) to record; Litestar's middleware serves only as their registry.
 
     The plugin's middleware builds a ``Request``, a label dict and four labelled children (each
     a locked dict look-up) on every request; here the labels come from the scope and each
     label set's children are looked up once and kept.
     """
 
-    def __init__(self, app: ASGIApp, config: PrometheusConfig) -> None:
-        super().__init__(app, config)
+    def __init__(self, config: PrometheusConfig) -> None:
+        super().__init__(_unused, config)
         self._in_progress: dict[tuple[str, str], Any] = {}
         self._done: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     def _labels(self, method: str, path: str, status: int) -> dict[str, str | int | float]:
         return {"method": method, "path": path, "status_code": status, "app_name": self._config.app_name}
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        method = scope["method"] if scope["type"] == ScopeType.HTTP else scope["type"]
-        path = scope.get("path_template") or scope["path"]
+    def started(self, method: str, path: str) -> Any:
+        """Count a request in progress; the gauge returned is decremented by ``finished``."""
         key = (method, path)
         gauge = self._in_progress.get(key)
         if gauge is None:
             labels = self._labels(method, path, 200)
             gauge = self._in_progress[key] = self.requests_in_progress(labels).labels(*labels.values())
-        status = 200
-        started = time.perf_counter()
-        duration = 0.0
-
-        async def timed_send(message: Message) -> None:
-            nonlocal status, duration
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            elif message["type"] == "http.response.body":
-                duration = time.perf_counter() - started
-            await send(message)
-
         gauge.inc()
-        try:
-            await self.app(scope, receive, timed_send)
-        finally:
-            gauge.dec()
-            done = self._done.get((method, path, status))
-            if done is None:
-                labels = self._labels(method, path, status)
-                values = [*labels.values()]
-                done = self._done[(method, path, status)] = (
-                    self.request_count(labels).labels(*values),
-                    self.request_time(labels).labels(*values),
-                )
-            if status >= HTTP_500_INTERNAL_SERVER_ERROR:
-                labels = self._labels(method, path, status)
-                self.requests_error_count(labels).labels(*labels.values()).inc()
-            done[0].inc()
-            done[1].observe(duration)
+        return gauge
+
+    def finished(self, gauge: Any, method: str, path: str, status: int, duration: float) -> None:
+        gauge.dec()
+        done = self._done.get((method, path, status))
+        if done is None:
+            labels = self._labels(method, path, status)
+            values = [*labels.values()]
+            done = self._done[(method, path, status)] = (
+                self.request_count(labels).labels(*values),
+                self.request_time(labels).labels(*values),
+            )
+        if status >= HTTP_500_INTERNAL_SERVER_ERROR:
+            labels = self._labels(method, path, status)
+            self.requests_error_count(labels).labels(*labels.values()).inc()
+        done[0].inc()
+        done[1].observe(duration)
+
+
+async def _unused(scope: Scope, receive: Receive, send: Send) -> None:
+    raise AssertionError("RequestMetrics records; it is not called as middleware")

@@ -8,20 +8,14 @@ Appends
     chains every event's hash to the previous one. Nothing here uses ``ON CONFLICT DO NOTHING``
     on events: a conflict must surface.
 
-Reading the whole log without skipping late commits
-    Positions come from an identity sequence, handed out when a row is inserted, but
-    transactions commit in any order. A subscriber that remembers "the last position I saw" and
-    asks for ``position > last`` skips for good every row whose transaction commits after a
-    higher position was already visible. Serialising all writers behind one lock avoids that at
-    the cost of all concurrency. Instead each row records the id of the transaction that wrote it
-    (``tx_id xid8 DEFAULT pg_current_xact_id()``), and ``read_all`` only returns rows whose
-    ``tx_id`` is below ``pg_snapshot_xmin(pg_current_snapshot())``: every transaction below that
-    horizon has finished, so no row can ever appear behind the cursor ``(tx_id, position)``.
-    A transaction still open holds the horizon back and delays (never loses) what follows it;
-    the pool (service/pool.py) sets ``idle_in_transaction_session_timeout`` so a stuck client
-    cannot hold it long.
-    This order is one database's: it does not survive sharding (Citus nodes have their own
-    transaction ids and identities), so the read-model projector follows each game instead
+Reading the whole log
+    ``read_all`` pages through every game's events in key order, ``(game_id, seq)``: the
+    primary key serves it, so appends maintain no index for it, and the order is the same on one
+    node and on Citus shards. It is no subscription: a batch sees what had committed when it ran,
+    so an event appended later to a game the cursor has already passed is not read again. Within a
+    game it never shows a gap (appends to a game are serialised by its ``streams`` row, each
+    committed before the next takes the lock). Readers that must follow new events follow games,
+    ``streams.seq`` against their own per-game version, as the read-model projector does
     (service/projector.py); ``read_all`` serves benches and tools.
 
 Tamper evidence
@@ -79,7 +73,6 @@ class StoredEvent(msgspec.Struct, frozen=True):
     recorded_at: datetime
     prev_hash: bytes
     hash: bytes
-    tx_id: int = 0
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -94,10 +87,14 @@ class AppendResult(msgspec.Struct, frozen=True):
 
 
 class Cursor(msgspec.Struct, frozen=True):
-    """Where a subscriber of ``read_all`` stands: after (tx_id, position)."""
+    """Where a reader of ``read_all`` stands: after ``seq`` of ``game_id``, in key order."""
 
-    tx_id: int = 0
-    position: int = 0
+    game_id: uuid.UUID = uuid.UUID(int=0)
+    seq: int = 0
+
+    @classmethod
+    def after(cls, event: StoredEvent) -> Cursor:
+        return cls(event.game_id, event.seq)
 
 
 START = Cursor()
@@ -118,7 +115,7 @@ _encoder = msgspec.json.Encoder()
 _EVENT_COLUMNS = "position, game_id, seq, type, schema_version, data, metadata, recorded_at, prev_hash, hash"
 
 
-def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None, tx_id: int = 0) -> StoredEvent:
+def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None) -> StoredEvent:
     return StoredEvent(
         row[0],
         game_id if game_id is not None else row[1],
@@ -130,7 +127,6 @@ def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None, tx_id: int = 
         row[7],
         row[8],
         row[9],
-        tx_id,
     )
 
 
@@ -282,17 +278,16 @@ class EventStore:
         return [(row[0], row[1], row[2]) for row in rows]
 
     async def read_all(self, after: Cursor = START, limit: int = 1000) -> list[StoredEvent]:
-        """Events of every game after the cursor, never skipping a late commit (see above)."""
+        """Up to ``limit`` events of every game after the cursor, in ``(game_id, seq)`` order
+        (see above); ``Cursor.after(batch[-1])`` continues."""
         rows = await self.db.fetch(
-            f"SELECT {_EVENT_COLUMNS}, tx_id::text::bigint FROM events"
-            " WHERE (tx_id, position) > ($1::text::xid8, $2)"
-            " AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
-            " ORDER BY events.tx_id, events.position LIMIT $3",
-            str(after.tx_id),
-            after.position,
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE (game_id, seq) > ($1, $2)"
+            " ORDER BY game_id, seq LIMIT $3",
+            after.game_id,
+            after.seq,
             limit,
         )
-        return [_stored(row, tx_id=row[10]) for row in rows]
+        return [_stored(row) for row in rows]
 
     async def verify(self, game_id: uuid.UUID) -> ChainReport:
         """Recompute the hash chain of one game and report the first seq that breaks it."""

@@ -10,7 +10,7 @@ import uuid
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, MediaType, get
+from litestar import Controller, MediaType
 from litestar.di import Provide
 from litestar.params import QueryParameter
 from litestar.response import Stream
@@ -24,6 +24,7 @@ from service.api import guards
 from service.api.deps import SeatHolder, provide_principal_if_sent, provide_seat_holder
 from service.api.params import INT32_MAX, SeatNumber
 from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
+from service.api.routes import get
 from service.audit import ChainReport
 from service.auth import Principal
 from service.errors import ServiceError

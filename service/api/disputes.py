@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get, post
+from litestar import Controller
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import HeaderParameter, QueryParameter
@@ -45,6 +45,7 @@ from service.api.problems import (
     Codes,
     problems,
 )
+from service.api.routes import get, post
 from service.audit import ChainReport, replayed
 from service.auth import Principal
 from service.disputes import DisputeQueue, Disputes, moderator_name

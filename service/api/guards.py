@@ -35,6 +35,7 @@ from service.auth import Principal, read_bearer
 from service.config import Settings
 from service.errors import ServiceError
 from service.games import GameService
+from service.headers import header
 
 Connection = ASGIConnection[Any, Any, Any, Any]
 
@@ -60,7 +61,7 @@ def _game_id(connection: Connection) -> uuid.UUID:
 
 async def _verified(connection: Connection) -> Principal:
     """The caller's principal: signature, expiry, and for moderators and players revocation."""
-    principal = read_bearer(connection.headers.get("authorization"), connection.app.state.keyring)
+    principal = read_bearer(header(connection.scope, b"authorization"), connection.app.state.keyring)
     if principal.role == "moderator":
         await connection.app.state.moderators.check(principal)
     elif principal.role == "player":
@@ -70,14 +71,14 @@ async def _verified(connection: Connection) -> Principal:
 
 
 async def _sent(connection: Connection) -> Principal | None:
-    if not connection.headers.get("authorization"):
+    if not header(connection.scope, b"authorization"):
         connection.state.principal = None
         return None
     return await _verified(connection)
 
 
 async def seat_holder(connection: Connection, _: BaseRouteHandler) -> None:
-    principal = read_bearer(connection.headers.get("authorization"), connection.app.state.keyring)
+    principal = read_bearer(header(connection.scope, b"authorization"), connection.app.state.keyring)
     game_id, seat = _game_id(connection), int(connection.path_params["seat"])
     if principal.role != "seat" or principal.game_id != game_id or principal.seat is None:
         raise ServiceError(403, "forbidden", "This token does not act for a seat of this game.")
@@ -91,23 +92,23 @@ async def seat_holder(connection: Connection, _: BaseRouteHandler) -> None:
     ended = await games.ended_at(game_id, table)
     if ended is not None and ended + _settings(connection).seat_token_after_game <= time.time():
         raise expired("seat")
-    connection.state.principal = principal
-    connection.state.table = table
+    state = connection.scope["state"]  # what ``connection.state`` wraps, without the wrapper
+    state["principal"], state["table"] = principal, table
 
 
 async def seat_actor(connection: Connection, handler: BaseRouteHandler) -> None:
     await seat_holder(connection, handler)
     seat = int(connection.path_params["seat"])
-    if seat in connection.state.table.conceded:
+    if seat in connection.scope["state"]["table"].conceded:
         # The retry of a command already applied (the concession itself, say) gets its result.
-        key = connection.headers.get("idempotency-key")
+        key = header(connection.scope, b"idempotency-key")
         if key and await _games(connection).applied(_game_id(connection), seat, key):
             return
         raise ServiceError(403, "seat_conceded", "This seat has conceded: it can read, not act.")
 
 
 async def host(connection: Connection, _: BaseRouteHandler) -> None:
-    principal = read_bearer(connection.headers.get("authorization"), connection.app.state.keyring)
+    principal = read_bearer(header(connection.scope, b"authorization"), connection.app.state.keyring)
     game_id = _game_id(connection)
     if principal.role != "host" or principal.game_id != game_id:
         raise ServiceError(403, "forbidden", "Only the game's creator (host token) can do this.")

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 
 import msgspec
-from litestar import Controller, get
+from litestar import Controller
 
 from service.api.problems import UNAVAILABLE, problems
+from service.api.routes import get
 from service.database import UNAVAILABLE_ERRORS, DatabaseUnavailable
 from service.games import GameService
 

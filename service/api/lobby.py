@@ -6,7 +6,7 @@ import uuid
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, delete, get, post
+from litestar import Controller
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
@@ -32,6 +32,7 @@ from service.api.problems import (
     UNKNOWN_GAME,
     problems,
 )
+from service.api.routes import delete, get, post
 from service.auth import Principal
 from service.config import Settings
 from service.errors import ServiceError

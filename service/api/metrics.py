@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 
-from litestar import Controller, MediaType, Response, get
+from litestar import Controller, MediaType, Response
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
 
 from service.api.problems import problems
+from service.api.routes import get
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
-from litestar import Controller, Request, get, post
-from litestar.di import Provide
+from litestar import Controller
 from litestar.params import HeaderParameter, QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
 from service import bodies
 from service.api import guards
-from service.api.deps import SeatHolder, provide_seat_holder
+from service.api.deps import AnyRequest, games_of, seat_holder
 from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, SeatNumber
 from service.api.problems import (
     BEARER,
@@ -26,13 +25,14 @@ from service.api.problems import (
     UNKNOWN_GAME,
     problems,
 )
-from service.games import CommandResult, GameService, SeatViewOut, seat_view
+from service.api.routes import get, post
+from service.games import CommandResult, SeatViewOut, seat_view
+from service.headers import header
 
 
 class PlayController(Controller):
     path = "/games/{game_id:uuid}/seats/{seat:int}"
     tags = ["play"]
-    dependencies = {"holder": Provide(provide_seat_holder, sync_to_thread=False)}
 
     @post(
         "/commands",
@@ -57,9 +57,7 @@ class PlayController(Controller):
         self,
         game_id: uuid.UUID,
         seat: SeatNumber,
-        request: Request[Any, Any, Any],
-        games: GameService,
-        holder: SeatHolder,
+        request: AnyRequest,
         idempotency_key: Annotated[
             str | None,
             HeaderParameter(
@@ -90,8 +88,9 @@ class PlayController(Controller):
             ),
         ] = False,
     ) -> CommandResult:
-        bodies.check_media_type(request.headers.get("content-type"))
+        bodies.check_media_type(header(request.scope, b"content-type"))
         body = await request.body()
+        games, holder = games_of(request), seat_holder(request)
         result = await games.command(
             game_id,
             seat,
@@ -99,6 +98,7 @@ class PlayController(Controller):
             idempotency_key=idempotency_key,
             expected_version=expected_version,
             holder=holder.principal.occupancy,
+            checked=holder.table,
         )
         if view:  # saves the client the view request it would send next
             table = await games.load(game_id, cached_ok=True)
@@ -112,8 +112,8 @@ class PlayController(Controller):
         guards=[guards.seat_holder],
         responses=problems(SEAT, BEARER, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def view(self, game_id: uuid.UUID, seat: SeatNumber, holder: SeatHolder) -> SeatViewOut:
-        return seat_view(game_id, holder.table, seat)
+    async def view(self, game_id: uuid.UUID, seat: SeatNumber, request: AnyRequest) -> SeatViewOut:
+        return seat_view(game_id, seat_holder(request).table, seat)
 
     @get(
         "/events",
@@ -126,8 +126,7 @@ class PlayController(Controller):
         self,
         game_id: uuid.UUID,
         seat: SeatNumber,
-        games: GameService,
-        holder: SeatHolder,
+        request: AnyRequest,
         after: AfterSeq = 0,
     ) -> list[EventOut]:
-        return await games.events_for(game_id, Seat(seat), after)
+        return await games_of(request).events_for(game_id, Seat(seat), after)

@@ -6,7 +6,7 @@ import uuid
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, MediaType, delete, get, post
+from litestar import Controller, MediaType
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
@@ -24,6 +24,7 @@ from service.api.problems import (
     UNKNOWN_GAME,
     problems,
 )
+from service.api.routes import delete, get, post
 from service.auth import Principal
 from service.games import GameService
 from service.listing import MAX_LIMIT

@@ -19,14 +19,11 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from litestar.middleware.rate_limit import CacheObject, RateLimitConfig
-from litestar.stores.memory import MemoryStore
 from litestar.testing import AsyncTestClient
-from litestar.types import Receive, Scope, Send
 
 from service.app import create_app
 from service.config import Settings
-from service.limits import SweepingRateLimitMiddleware, parse_rate
+from service.limits import SWEEP_SECONDS, Windows, parse_rate
 from service.serving import uvicorn_options
 from tests.conftest import free_port, live_server
 
@@ -66,17 +63,20 @@ def test_limits_come_from_the_environment() -> None:
     assert (settings.header_timeout, settings.keepalive_timeout) == (2.5, 4)
 
 
-async def test_expired_rate_counters_are_swept_from_memory() -> None:
-    store = MemoryStore()
-    await store.set("RateLimitMiddleware::commands:gone", b"{}", expires_in=-1)  # a finished game's seat
-    middleware = SweepingRateLimitMiddleware(app=_no_app, config=RateLimitConfig(rate_limit=("second", 5)))
-    await middleware.set_cached_history("RateLimitMiddleware::commands:live", CacheObject([], 0), store)
-    assert not await store.exists("RateLimitMiddleware::commands:gone")
-    assert await store.exists("RateLimitMiddleware::commands:live")
+def test_a_full_window_refuses_until_it_resets() -> None:
+    windows = Windows(limit=2, seconds=60)
+    assert windows.take("seat", now=1000) == (True, 1, 1060)
+    assert windows.take("seat", now=1001) == (True, 2, 1060)
+    assert windows.take("seat", now=1059) == (False, 2, 1060)
+    assert windows.take("other", now=1059) == (True, 1, 1119)  # another identity, another budget
+    assert windows.take("seat", now=1060) == (True, 1, 1120)  # a new window
 
 
-async def _no_app(scope: Scope, receive: Receive, send: Send) -> None:
-    raise AssertionError("not called")
+def test_expired_rate_counters_are_swept_from_memory() -> None:
+    windows = Windows(limit=5, seconds=1)
+    windows.take("commands:gone", now=SWEEP_SECONDS)  # a finished game's seat
+    windows.take("commands:live", now=2 * SWEEP_SECONDS)
+    assert set(windows.open) == {"commands:live"}
 
 
 async def test_unauthenticated_writes_are_rate_limited_per_client(settings: Settings) -> None:

@@ -149,73 +149,61 @@ async def _drain(store: EventStore, cursor: Cursor) -> tuple[list[StoredEvent], 
     seen: list[StoredEvent] = []
     while batch := await store.read_all(cursor, limit=7):
         seen.extend(batch)
-        cursor = Cursor(batch[-1].tx_id, batch[-1].position)
+        cursor = Cursor.after(batch[-1])
     return seen, cursor
 
 
-async def test_read_all_never_skips_a_transaction_that_commits_late(
-    store: EventStore, pool: asyncpg.Pool
-) -> None:
-    early = uuid.uuid4()
-    await store.append(early, 0, [event(0)])
+async def test_read_all_pages_through_every_game_in_key_order(store: EventStore) -> None:
+    games = [uuid.uuid4() for _ in range(6)]
+    for n, game in enumerate(games):
+        await store.append(game, 0, [event(seq) for seq in range(n + 1)])
     seen, cursor = await _drain(store, START)
-    assert len(seen) == 1
-
-    # Hold a transaction open with an event at a lower position ...
-    slow = await pool.acquire()
-    tx = slow.transaction()
-    await tx.start()
-    late_game = uuid.uuid4()
-    await slow.fetch(
-        "SELECT * FROM playlog_append($1, 0, NULL, NULL, $2, $3, $4, '{}')",
-        late_game,
-        ["Late"],
-        [1],
-        ['{"type": "Late"}'],
-    )
-    # ... while later transactions commit higher positions.
-    others = [uuid.uuid4() for _ in range(5)]
-    for game in others:
-        await store.append(game, 0, [event(1), event(2)])
-    batch, cursor = await _drain(store, cursor)
-    assert batch == []  # held back behind the open transaction, not skipped
-
-    await tx.commit()
-    await pool.release(slow)
-    batch, cursor = await _drain(store, cursor)
-    assert {e.game_id for e in batch} == {late_game, *others}
-    assert len(batch) == 11
-    again, _ = await _drain(store, cursor)
-    assert again == []
+    ours = [(e.game_id, e.seq) for e in seen if e.game_id in games]
+    assert ours == sorted((game, seq) for n, game in enumerate(games) for seq in range(1, n + 2))
+    keys = [(e.game_id, e.seq) for e in seen]
+    assert keys == sorted(keys) and len(keys) == len(set(keys))
+    assert (await _drain(store, cursor))[0] == []
 
 
-async def test_read_all_under_concurrent_writers_sees_every_event_once(store: EventStore) -> None:
+async def test_read_all_reads_a_game_appended_to_after_the_cursor_and_not_a_passed_one(
+    store: EventStore,
+) -> None:
+    low, high = sorted(uuid.uuid4() for _ in range(2))
+    await store.append(low, 0, [event(1)])
+    await store.append(high, 0, [event(1)])
+    first = await store.read_all(Cursor(low, 0), limit=2)
+    assert [(e.game_id, e.seq) for e in first] == [(low, 1), (high, 1)]
+    await store.append(low, 1, [event(2)])  # behind the cursor: for readers that follow games
+    await store.append(high, 1, [event(2)])
+    later = await store.read_all(Cursor.after(first[-1]))
+    assert [(e.game_id, e.seq) for e in later] == [(high, 2)]
+
+
+async def test_read_all_under_concurrent_writers_never_shows_a_gap_in_a_game(store: EventStore) -> None:
     games = [uuid.uuid4() for _ in range(10)]
-    seen: list[StoredEvent] = []
+    snapshots: list[list[StoredEvent]] = []
     stop = asyncio.Event()
 
-    async def subscriber() -> None:
-        cursor = START
-        while True:
-            batch = await store.read_all(cursor, limit=13)
-            seen.extend(batch)
-            if batch:
-                cursor = Cursor(batch[-1].tx_id, batch[-1].position)
-            elif stop.is_set():
-                return
-            else:
-                await asyncio.sleep(0.005)
+    async def reader() -> None:
+        while not stop.is_set():
+            snapshots.append((await _drain(store, START))[0])
+            await asyncio.sleep(0.005)
 
     async def writer(game: uuid.UUID) -> None:
         for seq in range(20):
             await store.append(game, seq, [event(seq)])
 
-    reader = asyncio.create_task(subscriber())
+    task = asyncio.create_task(reader())
     await asyncio.gather(*(writer(g) for g in games))
     stop.set()
-    await reader
-    keys = [(e.game_id, e.seq) for e in seen]
-    assert len(keys) == len(set(keys)) == 200
+    await task
+    snapshots.append((await _drain(store, START))[0])
+    for seen in snapshots:
+        for game in games:
+            seqs = [e.seq for e in seen if e.game_id == game]
+            assert seqs == list(range(1, len(seqs) + 1))
+    final = [(e.game_id, e.seq) for e in snapshots[-1] if e.game_id in games]
+    assert len(final) == len(set(final)) == 200
 
 
 async def test_a_store_over_one_connection_appends_reads_and_refuses_like_over_the_pool(

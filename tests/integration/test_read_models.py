@@ -24,7 +24,7 @@ from service.bot import GameReport, play_game
 from service.client import PlaylogClient
 from service.games import GameService
 from service.projector import GenerationMoved, ReadModels, rebuild
-from service.store import START, EventStore
+from service.store import EventStore
 
 EK_OPTIONS = {"players": 2, "reaction_window": 0}
 Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
@@ -179,7 +179,7 @@ async def test_a_games_events_committed_out_of_order_are_folded_once_in_seq_orde
         [1],
         [created()],
     )
-    # ... then seq 2 commits: a global (tx_id, position) order puts seq 2 before seq 1.
+    # ... then seq 2 commits: an order by writing transaction puts seq 2 before seq 1.
     joined = msgspec.json.encode(SeatJoined(seat=0, name="carol")).decode()
     await early.fetch(
         "SELECT * FROM playlog_append($1, 1, NULL, NULL, $2, $3, $4, '{}')",
@@ -190,7 +190,8 @@ async def test_a_games_events_committed_out_of_order_are_folded_once_in_seq_orde
     )
     await tx.commit()
     await pool.release(early)
-    assert [e.seq for e in await store.read_all(START)] == [2, 1]
+    by_transaction = "SELECT seq FROM events WHERE game_id = $1 ORDER BY xmin::text::bigint"
+    assert [row[0] for row in await pool.fetch(by_transaction, game)] == [2, 1]
 
     for batch_size in (1, 100):
         models = ReadModels(store)
