@@ -10,7 +10,7 @@ each stopped the instance for 0.8-1.2 s and the collector took a third of its CP
 
 - what start-up made is collected once and frozen (``gc.freeze``): it lives as long as the
   process, so no later collection walks it again;
-- the youngest generation is collected every 50,000 new objects: reference counting frees most of
+- the youngest generation is collected every 25,000 new objects: reference counting frees most of
   a request's objects before any collection sees them, so few survive into the older generations
   and full collections become rare.
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import gc
 
-YOUNG = 50_000  # new objects between two collections of the youngest generation (default 700)
-MIDDLE = 20  # youngest-generation collections between two of the middle one (default 10)
+YOUNG = 25_000  # new objects between two collections of the youngest generation (default 700)
+MIDDLE = 10  # youngest-generation collections between two of the middle one (the default)
 OLD = 10  # middle-generation collections before a full one is considered (the default)
 
 
