@@ -15,6 +15,7 @@ import msgspec
 from litestar import Controller
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
 
 from domain.disputes.commands import (
@@ -68,6 +69,15 @@ IdempotencyKey = Annotated[
 CHANGE: Codes = {422: ["idempotency_key_reused", "invalid_text", "text_too_long"], 409: ["version_conflict"]}
 UNKNOWN_DISPUTE: Codes = {404: ["not_found"]}
 MODERATOR_WORK: Codes = {409: ["moderator_was_seated", "dispute_resolved"], 422: ["unknown_dispute"]}
+
+
+def _moderation(*specific: Codes, body: bool = False) -> dict[int, ResponseSpec]:
+    """What a moderator's action on one dispute may answer: every such route's codes, its own
+    (``specific``) among them, and the body's when it takes one."""
+    bodied = (JSON_BODY,) if body else ()
+    return problems(
+        PARAMS, *bodied, AUDITOR, BEARER, UNKNOWN_DISPUTE, *specific, MODERATOR_WORK, CHANGE, UNAVAILABLE
+    )
 
 
 class RaiseBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -327,16 +337,7 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}/claim",
         operation_id="claimDispute",
         summary="Take a dispute (one moderator at a time)",
-        responses=problems(
-            PARAMS,
-            AUDITOR,
-            BEARER,
-            UNKNOWN_DISPUTE,
-            {409: ["dispute_claimed"]},
-            MODERATOR_WORK,
-            CHANGE,
-            UNAVAILABLE,
-        ),
+        responses=_moderation({409: ["dispute_claimed"]}),
         status_code=200,
     )
     async def claim(
@@ -355,16 +356,7 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}/release",
         operation_id="releaseDispute",
         summary="Give a claimed dispute back to the queue",
-        responses=problems(
-            PARAMS,
-            AUDITOR,
-            BEARER,
-            UNKNOWN_DISPUTE,
-            {409: ["dispute_not_claimed"]},
-            MODERATOR_WORK,
-            CHANGE,
-            UNAVAILABLE,
-        ),
+        responses=_moderation({409: ["dispute_not_claimed"]}),
         status_code=200,
     )
     async def release(
@@ -383,9 +375,7 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}/notes",
         operation_id="noteDispute",
         summary="A note only moderators read",
-        responses=problems(
-            PARAMS, JSON_BODY, AUDITOR, BEARER, UNKNOWN_DISPUTE, MODERATOR_WORK, CHANGE, UNAVAILABLE
-        ),
+        responses=_moderation(body=True),
         status_code=201,
     )
     async def note(
@@ -405,17 +395,7 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}/questions",
         operation_id="askSeat",
         summary="Ask a seat of the game (it reads the question on its stream and replies)",
-        responses=problems(
-            PARAMS,
-            JSON_BODY,
-            AUDITOR,
-            BEARER,
-            UNKNOWN_DISPUTE,
-            {409: ["dispute_not_claimed"], 422: ["invalid_seat"]},
-            MODERATOR_WORK,
-            CHANGE,
-            UNAVAILABLE,
-        ),
+        responses=_moderation({409: ["dispute_not_claimed"], 422: ["invalid_seat"]}, body=True),
         status_code=201,
     )
     async def ask(
@@ -435,16 +415,8 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}/resolve",
         operation_id="resolveDispute",
         summary="Rule: dismissed, or upheld with an action (none, void, award, penalize)",
-        responses=problems(
-            PARAMS,
-            JSON_BODY,
-            AUDITOR,
-            BEARER,
-            UNKNOWN_DISPUTE,
-            {409: ["dispute_not_claimed", "game_not_finished"], 422: ["invalid_ruling"]},
-            MODERATOR_WORK,
-            CHANGE,
-            UNAVAILABLE,
+        responses=_moderation(
+            {409: ["dispute_not_claimed", "game_not_finished"], 422: ["invalid_ruling"]}, body=True
         ),
         status_code=200,
     )
@@ -472,17 +444,7 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}/reviews",
         operation_id="reviewDispute",
         summary="Open a review of a resolved dispute: a new dispute citing it",
-        responses=problems(
-            PARAMS,
-            JSON_BODY,
-            AUDITOR,
-            BEARER,
-            UNKNOWN_DISPUTE,
-            {409: ["dispute_not_resolved"], 422: ["reason_too_long"]},
-            MODERATOR_WORK,
-            CHANGE,
-            UNAVAILABLE,
-        ),
+        responses=_moderation({409: ["dispute_not_resolved"], 422: ["reason_too_long"]}, body=True),
         status_code=201,
     )
     async def review(
