@@ -44,7 +44,11 @@ async def open_to_anyone(games: GameService, game_id: uuid.UUID) -> bool:
     """Whether anyone may audit the game now (404 if there is no such game)."""
     table = await games.load(game_id, cached_ok=True)
     if table.status != "finished":
-        return False
+        # The cached table may lag an append made through another instance (its notification
+        # still on the way): refuse only on what the log says.
+        table = await games.load(game_id)
+        if table.status != "finished":
+            return False
     ended = await games.ended_at(game_id, table)
     assert ended is not None
     return spectator.open_to_anyone(table, ended, time.time())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from service.audit import open_to_anyone
 from service.games import GameService
 from service.store import EventStore
 from service.tables import Tables
@@ -93,3 +94,14 @@ async def test_the_lagging_readers_table_is_forgotten_when_it_starts_over() -> N
     games.tables.forget_behind()
     assert games.tables.behind(game_id) is None
     assert games.tables.latest(game_id) is not None  # the commands' table stays
+
+
+async def test_a_game_another_instance_finished_is_open_to_audit_before_its_notification() -> None:
+    store = CountingStore()
+    games, game_id = await started(store)
+    typed: Any = store
+    elsewhere = GameService(typed, tables=Tables(store), clock=lambda: 100.0)
+    assert (await elsewhere.load(game_id, cached_ok=True)).status == "running"  # cached there
+    await games.leave(game_id, 1)  # the game ends through the first instance
+    assert (await elsewhere.load(game_id, cached_ok=True)).status == "running"  # not told yet
+    assert await open_to_anyone(elsewhere, game_id)
