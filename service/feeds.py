@@ -108,8 +108,18 @@ class FeedHub:
 
     async def _follow(self, feed: Feed) -> None:
         wake = self.listener.subscribe(feed.game_id)
+        loop = asyncio.get_running_loop()
+        unwatched_since: float | None = None
         try:
-            while feed.watchers > 0 or await self._linger(feed):
+            while True:
+                # Lingering, it still follows the log: a client that reconnects (to a finished
+                # game's stream, say) finds the events appended meanwhile.
+                if feed.watchers > 0:
+                    unwatched_since = None
+                elif unwatched_since is None:
+                    unwatched_since = loop.time()
+                elif loop.time() - unwatched_since >= LINGER_SECONDS:
+                    return
                 await self.listener.wait(wake)
                 try:
                     await self._catch_up(feed)
@@ -119,10 +129,6 @@ class FeedHub:
             self.listener.unsubscribe(feed.game_id, wake)
             if self._feeds.get(feed.game_id) is feed:
                 del self._feeds[feed.game_id]
-
-    async def _linger(self, feed: Feed) -> bool:
-        await asyncio.sleep(LINGER_SECONDS)
-        return feed.watchers > 0
 
     async def join(self, game_id: uuid.UUID, *, needs: int = 0) -> Feed:
         """The game's feed, which will hold seq ``needs`` (the stream waits for it if need be),

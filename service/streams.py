@@ -120,8 +120,8 @@ async def event_stream(
                 yield b"".join(batch)
             if ended:
                 return
-            if feed.finished and cursor >= len(items):
-                return
+            if feed.finished and cursor >= len(items) and cursor >= needs:
+                return  # (events after the end, a dispute's, may still be on their way: ``needs``)
             if hub.draining:
                 yield SHUTDOWN
                 return

@@ -184,3 +184,17 @@ async def test_bot_game_streams_to_the_end(server_url: str) -> None:
         # The spectator stream of a finished game ends by itself.
         messages = await read_events(http, f"/games/{report.game_id}/spectate/stream", timeout=20)
         assert messages[-1].id == summary.version
+
+
+async def test_a_finished_games_stream_opened_again_gets_what_was_appended_since(server_url: str) -> None:
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        game = await started_game(api, reaction_window=0)
+        await api.leave(game.id, 1, game.seats[1].token)  # the game is over
+        path = f"/games/{game.id}/spectate/stream"
+        ended = await read_events(http, path)  # to its end; the instance keeps the feed a while
+        dispute = {"seqs": [1], "category": "rules", "reason": "too fast"}
+        raised = await http.post(f"/games/{game.id}/disputes", json=dispute, headers=_auth(game, 1))
+        assert raised.status_code == 201, raised.text
+        again = await read_events(http, path, headers={"Last-Event-ID": str(ended[-1].id)})
+        assert [m.event for m in again] == ["dispute.raised"]
