@@ -4,6 +4,7 @@ seats' pages; typed texts stay inert; without a moderator token the pages show n
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -241,3 +242,44 @@ async def test_spectators_see_a_dispute_under_review_then_its_verdict_and_never_
     await expect(note).to_contain_text("A dispute was ruled: Upheld: the win goes to bob (seat 1)")
     await expect(page.locator("#result")).to_contain_text("Winner as ruled by a moderator: bob (seat 1)")
     assert "drew twice" not in await page.content()
+
+
+async def test_the_watch_page_never_shows_an_older_answer_over_a_newer_one(
+    server_url: str, remote: PlaylogClient, settings: Settings, new_page: Any
+) -> None:
+    game_id, tokens = await finished_game(remote)
+    bob = {"Authorization": f"Bearer {tokens[1]}"}
+    raised = await remote.http.post(
+        f"/games/{game_id}/disputes", json={"seqs": [6], "category": "rules", "reason": "late"}, headers=bob
+    )
+    base = f"/moderation/disputes/{raised.json()['dispute_id']}"
+    mod = {"Authorization": f"Bearer {moderator_token(settings)}"}
+    page = await new_page()
+    hold = False
+    held, released = asyncio.Event(), asyncio.Event()
+
+    async def answer_late(route: Any) -> None:
+        """One snapshot read before the ruling answers after the refresh the ruling asks for."""
+        nonlocal hold
+        if not hold:
+            await route.continue_()
+            return
+        hold = False
+        before_the_ruling = await route.fetch()
+        held.set()
+        await asyncio.sleep(1.5)
+        await route.fulfill(response=before_the_ruling)
+        released.set()
+
+    await page.route(lambda url: url.endswith("/spectate"), answer_late)
+    await page.goto(f"{server_url}/watch/{game_id}")
+    await expect(page.locator("#disputes-note")).to_have_text("A dispute about this game is under review.")
+    hold = True
+    assert (await remote.http.post(f"{base}/claim", headers=mod)).status_code == 200
+    await asyncio.wait_for(held.wait(), 20)
+    ruling = {"verdict": "upheld", "action": "award", "seats": [1], "explanation": "A second draw."}
+    assert (await remote.http.post(f"{base}/resolve", json=ruling, headers=mod)).status_code == 200
+    # The late answer has been shown once the page asks for the disputes that follow it.
+    async with page.expect_request(lambda r: released.is_set() and r.url.endswith("/disputes")):
+        await asyncio.wait_for(released.wait(), 20)
+    await expect(page.locator("#result")).to_contain_text("Winner as ruled by a moderator: bob (seat 1)")

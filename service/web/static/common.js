@@ -65,6 +65,19 @@ const PL = (() => {
     node.hidden = false;
   }
 
+  // Each stream event asks for a refresh, and answers can come back out of order: run ``load``
+  // one at a time, once more if asked meanwhile, so an older answer never shows over a newer one.
+  function oneAtATime(load) {
+    let running = null;
+    return async function run() {
+      if (running) { running.again = true; return; }
+      running = { again: false };
+      try {
+        do { running.again = false; await load(); } while (running.again);
+      } finally { running = null; }
+    };
+  }
+
   // Server-sent events read with fetch, so the seat token goes in the Authorization header
   // (EventSource cannot send one, and a token in a URL ends up in logs and histories).
   function followStream(path, token, lastId, onEvent, { onEnd = () => {}, signal } = {}) {
@@ -232,7 +245,7 @@ const PL = (() => {
   }
 
   return {
-    api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, followStream, describeEvent, words, seatName,
+    api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, words, seatName,
     when, disputeStatus, verdictText, historyText, outcomeText, registerGame, game, gameTitle, moderatorGate,
   };
 })();

@@ -110,21 +110,11 @@
     $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && page.activeSeat(view.view) === seat ? "Your turn." : "");
   }
 
-  let refreshing = null;
-  async function refresh() {
-    if (refreshing) { refreshing.again = true; return; }
-    refreshing = { again: false };
+  const refresh = PL.oneAtATime(async () => {
     try {
-      do {
-        refreshing.again = false;
-        render(await api(`${base}/view`, { token }));
-      } while (refreshing.again);
-    } catch (error) {
-      showProblem(problem, error);
-    } finally {
-      refreshing = null;
-    }
-  }
+      render(await api(`${base}/view`, { token }));
+    } catch (error) { showProblem(problem, error); }
+  });
 
   $("start").addEventListener("click", async () => {
     try {

@@ -80,29 +80,19 @@ const SeatDisputes = (() => {
       return el("li", { class: "dispute", "data-dispute-id": d.dispute_id, "data-status": d.status }, parts);
     }
 
-    let loading = null;
     let last = null;
-    async function refresh() {
-      if (loading) { loading.again = true; return; }
-      loading = { again: false };
+    const refresh = PL.oneAtATime(async () => {
       try {
-        do {
-          loading.again = false;
-          const items = (await api(base, { token })).items;
-          const seats = options.seats();
-          const shown = JSON.stringify([items, seats, [...heard]]);
-          if (shown === last) continue;  // unchanged: leave the list (and what is being typed) alone
-          last = shown;
-          const typing = new Map([...document.querySelectorAll("#dispute-list textarea")].map((t) => [t.id, t.value]));
-          $("dispute-list").replaceChildren(...(items.length ? items.map((d) => item(d, seats)) : [el("li", { class: "muted" }, "No dispute about this game.")]));
-          for (const [id, value] of typing) if ($(id)) $(id).value = value;
-        } while (loading.again);
-      } catch (error) {
-        showProblem(problem, error);
-      } finally {
-        loading = null;
-      }
-    }
+        const items = (await api(base, { token })).items;
+        const seats = options.seats();
+        const shown = JSON.stringify([items, seats, [...heard]]);
+        if (shown === last) return;  // unchanged: leave the list (and what is being typed) alone
+        last = shown;
+        const typing = new Map([...document.querySelectorAll("#dispute-list textarea")].map((t) => [t.id, t.value]));
+        $("dispute-list").replaceChildren(...(items.length ? items.map((d) => item(d, seats)) : [el("li", { class: "muted" }, "No dispute about this game.")]));
+        for (const [id, value] of typing) if ($(id)) $(id).value = value;
+      } catch (error) { showProblem(problem, error); }
+    });
 
     form.addEventListener("submit", async (e) => {
       e.preventDefault();

@@ -24,13 +24,13 @@
       d.verdict ? `A dispute was ruled: ${PL.verdictText(d.verdict, seats)}` : "A dispute about this game is under review.")));
   }
 
-  async function refresh() {
+  const refresh = PL.oneAtATime(async () => {
     try {
       const snap = await api(`/games/${gameId}/spectate`);
       render(snap);
       disputes((await api(`/games/${gameId}/disputes`)).items, snap.seats);
     } catch (error) { showProblem($("problem"), error); }
-  }
+  });
 
   (async () => {
     await refresh();
