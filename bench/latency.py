@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common
 import commands as closed_loop
 from _common import Connection
+from pgactivity import Activity, Overlap
 
 TARGET_P99_MS = 15.0
 AVOIDED = closed_loop.AVOIDED
@@ -97,6 +99,8 @@ class Level:
     errors: list[str] = field(default_factory=list)
     late_starts: int = 0  # arrivals that found no idle game at their scheduled time
     elapsed: float = 0.0
+    window: tuple[float, float] = (0.0, 0.0)  # the recorded arrivals' wall-clock span
+    background: Overlap | None = None  # what PostgreSQL did meanwhile besides commands
 
 
 async def open_loop(games: list[Game], rate: float, seconds: float, warmup: float) -> Level:
@@ -115,6 +119,7 @@ async def open_loop(games: list[Game], rate: float, seconds: float, warmup: floa
     level.errors = errors
     loop = asyncio.get_running_loop()
     start = loop.time() + 0.05
+    recorded_from = time.time() + 0.05 + warmup
     total = int((warmup + seconds) * rate)
     first_recorded = int(warmup * rate)
     pending: set[asyncio.Task[None]] = set()
@@ -154,6 +159,7 @@ async def open_loop(games: list[Game], rate: float, seconds: float, warmup: floa
         task.add_done_callback(pending.discard)
     await asyncio.gather(*pending)
     level.elapsed = seconds
+    level.window = (recorded_from, time.time())
     return level
 
 
@@ -210,7 +216,8 @@ def main() -> None:
         # connection closed under it would add a reconnect to its next command.
         env = {"PLAYLOG_KEEPALIVE_TIMEOUT": "300"}
         data_dir = common.DEFAULT_DATA_DIR / "service"
-        with common.Service(url, data_dir=data_dir, workers=args.workers, env=env) as service:
+        activity = Activity(admin, data_dir / "pgactivity.jsonl")
+        with common.Service(url, data_dir=data_dir, workers=args.workers, env=env) as service, activity:
             stats, elapsed = asyncio.run(
                 closed_loop.drive(service.port, args.peak_games, args.peak_seconds, 3.0, args.seed)
             )
@@ -218,6 +225,8 @@ def main() -> None:
             levels = asyncio.run(
                 run_levels(service.port, fractions, peak, args.games, args.seconds, args.warmup, args.seed)
             )
+        for level in levels:
+            level.background = activity.during(*level.window)
     finally:
         common.drop_database(admin, name)
 
@@ -241,6 +250,11 @@ def main() -> None:
         ["driver", "of peak", "offered/s", "answered/s", "p50", "p99", "p99.9", "errors", "target"],
         rows,
     )
+    # Bursts of slow commands on this machine line up with these (bench/pgactivity.py).
+    print("PostgreSQL besides commands, sampled every 50 ms by a process of its own:")
+    for fraction, level in zip(fractions, levels, strict=True):
+        assert level.background is not None
+        print(f"  {fraction:.0%}: {level.background.describe()}")
     for level in levels:
         for error in level.errors[:5]:
             print("error:", error)
