@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import litestar
 from litestar.connection import ASGIConnection
+from litestar.enums import HttpMethod
 from litestar.handlers.http_handlers import HTTPRouteHandler
 from litestar.types import ExceptionHandlersMap
 
@@ -31,14 +31,15 @@ class _Lean(HTTPRouteHandler):
         return self._exception_handlers
 
 
-# Named as the decorators they stand for.
-class get(_Lean, litestar.get):
-    pass
+# Named as the decorators they stand for, and made as Litestar makes them (its route decorator
+# classes are deprecated as base classes).
+def get(path: str | None = None, **kwargs: Any) -> _Lean:
+    return _Lean(path, http_method=HttpMethod.GET, **kwargs)
 
 
-class post(_Lean, litestar.post):
-    pass
+def post(path: str | None = None, **kwargs: Any) -> _Lean:
+    return _Lean(path, http_method=HttpMethod.POST, **kwargs)
 
 
-class delete(_Lean, litestar.delete):
-    pass
+def delete(path: str | None = None, **kwargs: Any) -> _Lean:
+    return _Lean(path, http_method=HttpMethod.DELETE, **kwargs)
