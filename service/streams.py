@@ -120,8 +120,10 @@ async def event_stream(
                 yield b"".join(batch)
             if ended:
                 return
+            # Over, once it has sent what its caller knows the log holds: a dispute's events come
+            # after the end, and the feed may not have read them yet.
             if feed.finished and cursor >= len(items) and cursor >= needs:
-                return  # (events after the end, a dispute's, may still be on their way: ``needs``)
+                return
             if hub.draining:
                 yield SHUTDOWN
                 return
