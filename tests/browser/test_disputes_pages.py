@@ -256,7 +256,7 @@ async def test_the_watch_page_never_shows_an_older_answer_over_a_newer_one(
     mod = {"Authorization": f"Bearer {moderator_token(settings)}"}
     page = await new_page()
     hold = False
-    held, released = asyncio.Event(), asyncio.Event()
+    held, released, shown = asyncio.Event(), asyncio.Event(), asyncio.Event()
 
     async def answer_late(route: Any) -> None:
         """One snapshot read before the ruling answers after the refresh the ruling asks for."""
@@ -271,7 +271,13 @@ async def test_the_watch_page_never_shows_an_older_answer_over_a_newer_one(
         await route.fulfill(response=before_the_ruling)
         released.set()
 
+    def asked(request: Any) -> None:
+        """The page reads the disputes right after it has shown a snapshot."""
+        if released.is_set() and request.url.endswith("/disputes"):
+            shown.set()
+
     await page.route(lambda url: url.endswith("/spectate"), answer_late)
+    page.on("request", asked)
     await page.goto(f"{server_url}/watch/{game_id}")
     await expect(page.locator("#disputes-note")).to_have_text("A dispute about this game is under review.")
     hold = True
@@ -279,7 +285,5 @@ async def test_the_watch_page_never_shows_an_older_answer_over_a_newer_one(
     await asyncio.wait_for(held.wait(), 20)
     ruling = {"verdict": "upheld", "action": "award", "seats": [1], "explanation": "A second draw."}
     assert (await remote.http.post(f"{base}/resolve", json=ruling, headers=mod)).status_code == 200
-    # The late answer has been shown once the page asks for the disputes that follow it.
-    async with page.expect_request(lambda r: released.is_set() and r.url.endswith("/disputes")):
-        await asyncio.wait_for(released.wait(), 20)
+    await asyncio.wait_for(shown.wait(), 20)  # the late answer has been shown
     await expect(page.locator("#result")).to_contain_text("Winner as ruled by a moderator: bob (seat 1)")
