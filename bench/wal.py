@@ -31,9 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common
 import asyncpg
-import commands as closed_loop
-import msgspec
-from calls import Asgi
+from inprocess import new_counts, play, running_app
 
 _SNAPSHOT = """
 SELECT (SELECT pg_current_wal_lsn() - '0/0')::float8 AS wal,
@@ -49,85 +47,24 @@ SELECT t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd, t.n_tup_del,
 _FUNCTIONS = "SELECT funcname, calls, self_time FROM pg_stat_user_functions"
 
 
-async def play(client: Asgi, rng: random.Random, budget: int, counts: dict[str, int]) -> None:
-    """Bot games until ``budget`` commands are sent."""
-    sent = 0
-    while sent < budget:
-        players = rng.randint(2, 5)
-        created = await client.call(
-            "POST",
-            "/games",
-            {"kind": "exploding_kittens", "options": {"players": players, "reaction_window": 0}},
-        )
-        game = created["game_id"]
-        tokens = [
-            (await client.call("POST", f"/games/{game}/seats", {"name": f"bot-{n}"}))["token"]
-            for n in range(players)
-        ]
-        await client.call("POST", f"/games/{game}/start", token=created["host_token"])
-        counts["games"] += 1
-        view = await client.call("GET", f"/games/{game}/seats/0/view", token=tokens[0])
-        while sent < budget and view["status"] != "finished":
-            choice = None
-            for seat in closed_loop.actors(view["view"]["public"], players):
-                if view["seat"] != seat:
-                    view = await client.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
-                legal = [c for c in view["view"]["legal_commands"] if c["type"] not in closed_loop.AVOIDED]
-                if legal:
-                    choice = (seat, rng.choice(legal))
-                    break
-            if choice is None:
-                break
-            seat, command = choice
-            path = f"/games/{game}/seats/{seat}/commands?view=true"
-            key = f"{rng.getrandbits(64):016x}"
-            status, data = await client.request("POST", path, msgspec.json.encode(command), tokens[seat], key)
-            sent += 1
-            counts["commands"] += 1
-            if status >= 400:
-                counts["errors"] += 1
-                view = await client.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
-                continue
-            view = msgspec.json.decode(data)["view"]
-
-
 async def run_app(url: str, games: int, budget: int) -> dict[str, int]:
-    from service.app import create_app
-    from service.config import Settings
-
-    settings = Settings(
-        database_url=url,
-        data_dir=common.DEFAULT_DATA_DIR / "wal",
-        jwt_secret="bench-secret-bench-secret-bench-secret",
-        log_format="json",
-        rate_limit_writes="off",
-        rate_limit_commands="100000/second",
-    )
-    app = create_app(settings)
-    lifespan_in: asyncio.Queue[dict[str, str]] = asyncio.Queue()
-    lifespan_out: asyncio.Queue[dict[str, str]] = asyncio.Queue()
-    lifespan = asyncio.create_task(
-        app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, lifespan_in.get, lifespan_out.put)
-    )
-    await lifespan_in.put({"type": "lifespan.startup"})
-    await lifespan_out.get()
-    client = Asgi(app)
-    counts = {"commands": 0, "errors": 0, "games": 0}
-    await asyncio.gather(*(play(client, random.Random(n), budget, counts) for n in range(games)))
-    conn = await asyncpg.connect(url)
-    try:  # the projector (in this app) folds what was appended before the app stops
-        for _ in range(200):
-            behind = await conn.fetchval(
-                "SELECT count(*) FROM streams s LEFT JOIN lobby_games g USING (game_id)"
-                " WHERE s.seq > coalesce(g.version, 0)"
-            )
-            if not behind:
-                break
-            await asyncio.sleep(0.05)
-    finally:
-        await conn.close()
-    await lifespan_in.put({"type": "lifespan.shutdown"})
-    await lifespan
+    counts = new_counts()
+    async with running_app(url, "wal") as client:
+        await asyncio.gather(
+            *(play(client, random.Random(n), counts, lambda sent: sent < budget) for n in range(games))
+        )
+        conn = await asyncpg.connect(url)
+        try:  # the projector (in this app) folds what was appended before the app stops
+            for _ in range(200):
+                behind = await conn.fetchval(
+                    "SELECT count(*) FROM streams s LEFT JOIN lobby_games g USING (game_id)"
+                    " WHERE s.seq > coalesce(g.version, 0)"
+                )
+                if not behind:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await conn.close()
     return counts
 
 

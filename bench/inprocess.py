@@ -1,0 +1,147 @@
+"""The app in process, for the benches that count what a command costs rather than time it
+(bench/calls.py, bench/wal.py): requests straight into the ASGI app (no server, no sockets; its
+lifespan, projector included, runs as under uvicorn), and the bot games of bench/commands.py's
+driver played through it."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import _common as common
+import commands as closed_loop
+import msgspec
+
+
+class Asgi:
+    """Requests straight into the ASGI app."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def request(
+        self, method: str, path: str, body: bytes = b"", token: str | None = None, key: str | None = None
+    ) -> tuple[int, bytes]:
+        path, _, query = path.partition("?")
+        headers = [(b"host", b"bench")]
+        if token:
+            headers.append((b"authorization", f"Bearer {token}".encode()))
+        if body:
+            headers += [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        if key:
+            headers.append((b"idempotency-key", key.encode()))
+        scope = {
+            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+            "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
+            "root_path": "", "headers": headers, "client": ("127.0.0.1", 1),
+            "server": ("127.0.0.1", 80), "state": {},
+        }  # fmt: skip
+        sent = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await asyncio.Event().wait()  # no disconnect
+            return {}
+
+        status = 0
+        chunks: list[bytes] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            else:
+                chunks.append(message.get("body", b""))
+
+        await self.app(scope, receive, send)
+        return status, b"".join(chunks)
+
+    async def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        status, data = await self.request(method, path, msgspec.json.encode(body) if body else b"", token)
+        if status >= 400:
+            raise common.HttpError(status, data)
+        return msgspec.json.decode(data) if data else None
+
+
+@asynccontextmanager
+async def running_app(url: str, name: str) -> AsyncIterator[Asgi]:
+    """The app on ``url``, started and stopped through its ASGI lifespan, with the benches' settings."""
+    from service.app import create_app
+    from service.config import Settings
+
+    settings = Settings(
+        database_url=url,
+        data_dir=common.DEFAULT_DATA_DIR / name,
+        jwt_secret="bench-secret-bench-secret-bench-secret",
+        log_format="json",
+        rate_limit_writes="off",
+        rate_limit_commands="100000/second",  # on, as in bench/commands.py, never met
+    )
+    app = create_app(settings)
+    lifespan_in: asyncio.Queue[dict[str, str]] = asyncio.Queue()
+    lifespan_out: asyncio.Queue[dict[str, str]] = asyncio.Queue()
+    lifespan = asyncio.create_task(
+        app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, lifespan_in.get, lifespan_out.put)
+    )
+    await lifespan_in.put({"type": "lifespan.startup"})
+    await lifespan_out.get()
+    try:
+        yield Asgi(app)
+    finally:
+        await lifespan_in.put({"type": "lifespan.shutdown"})
+        await lifespan
+
+
+def new_counts() -> dict[str, int]:
+    return {"commands": 0, "other": 0, "errors": 0, "games": 0}
+
+
+async def play(client: Asgi, rng: random.Random, counts: dict[str, int], more: Callable[[int], bool]) -> None:
+    """Bot games, a new one when one ends, while ``more(commands this driver has sent)``: each
+    command with an ``Idempotency-Key`` and ``?view=true``, a seat's view read when another seat
+    acts. ``counts``: commands, errors, games and the other requests (lobby, views)."""
+    sent = 0
+    while more(sent):
+        players = rng.randint(2, 5)
+        options = {"players": players, "reaction_window": 0}
+        created = await client.call(
+            "POST", "/games", {"kind": "exploding_kittens", "options": options, "spectator_delay": 0}
+        )
+        game = created["game_id"]
+        tokens = [
+            (await client.call("POST", f"/games/{game}/seats", {"name": f"bot-{n}"}))["token"]
+            for n in range(players)
+        ]
+        await client.call("POST", f"/games/{game}/start", token=created["host_token"])
+        view = await client.call("GET", f"/games/{game}/seats/0/view", token=tokens[0])
+        counts["games"] += 1
+        counts["other"] += players + 3
+        while more(sent) and view["status"] != "finished":
+            choice = None
+            for seat in closed_loop.actors(view["view"]["public"], players):
+                if view["seat"] != seat:
+                    view = await client.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
+                    counts["other"] += 1
+                legal = [c for c in view["view"]["legal_commands"] if c["type"] not in closed_loop.AVOIDED]
+                if legal:
+                    choice = (seat, rng.choice(legal))
+                    break
+            if choice is None:
+                break
+            seat, command = choice
+            path = f"/games/{game}/seats/{seat}/commands?view=true"
+            key = f"{rng.getrandbits(64):016x}"
+            status, data = await client.request("POST", path, msgspec.json.encode(command), tokens[seat], key)
+            sent += 1
+            counts["commands"] += 1
+            if status >= 400:
+                counts["errors"] += 1
+                view = await client.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
+                continue
+            view = msgspec.json.decode(data)["view"]
