@@ -115,6 +115,16 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+async def until_a_stream_opens(http: httpx.AsyncClient, path: str) -> None:
+    """Opens ``path`` until it is let in (a closed stream's slot frees once the server saw it go)."""
+    for _ in range(int(BOUND / 0.1)):
+        async with http.stream("GET", path) as again:
+            if again.status_code == 200:
+                return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{path}: no stream slot came free within {BOUND} s")
+
+
 async def test_open_streams_are_capped_per_instance(settings: Settings) -> None:
     capped = dataclasses.replace(settings, max_streams=1)
     async with live_server(capped) as url, httpx.AsyncClient(base_url=url, timeout=BOUND) as http:
@@ -128,12 +138,7 @@ async def test_open_streams_are_capped_per_instance(settings: Settings) -> None:
             assert second.json()["code"] == "too_many_streams"
             assert int(second.headers["retry-after"]) >= 1
         # The first stream closed: its slot is free again once the server has seen it go.
-        for _ in range(int(BOUND / 0.1)):
-            async with http.stream("GET", path) as again:
-                if again.status_code == 200:
-                    break
-            await asyncio.sleep(0.1)
-        assert again.status_code == 200
+        await until_a_stream_opens(http, path)
 
 
 @contextlib.asynccontextmanager

@@ -13,7 +13,7 @@ from service.client import PlaylogClient
 from service.config import Settings
 from tests.e2e.conftest import started_game
 from tests.e2e.sse import read_events
-from tests.e2e.test_limits import BOUND, limited_server
+from tests.e2e.test_limits import BOUND, limited_server, until_a_stream_opens
 from tests.e2e.test_streams import _play_some
 
 
@@ -50,9 +50,4 @@ async def test_a_stream_whose_client_left_gives_its_slot_back(settings: Settings
                 await body.__anext__()  # the stream is under way
                 assert (await http.get(path)).status_code == 503
             # The client closed the first: its slot is free again once the server has seen it go.
-            for _ in range(int(BOUND / 0.1)):
-                async with http.stream("GET", path) as again:
-                    if again.status_code == 200:
-                        break
-                await asyncio.sleep(0.1)
-            assert again.status_code == 200
+            await until_a_stream_opens(http, path)
