@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common
-from inprocess import new_counts, play, running_app
+from inprocess import new_counts, play, run, running_app
 
 
 async def measure(url: str, games: int, seconds: float) -> None:
@@ -82,18 +82,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
-    import logging
-
-    from service import log as logs
-
-    logs.configure("json", level=logging.WARNING)  # no log line per command on the terminal
-    admin = common.start_postgres()
-    url, name = common.fresh_database(admin, "calls")
-    try:
-        common.install_uvloop()
-        asyncio.run(measure(url, args.games, args.seconds))
-    finally:
-        common.drop_database(admin, name)
+    run("calls", lambda url: measure(url, args.games, args.seconds))
 
 
 if __name__ == "__main__":

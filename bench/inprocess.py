@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -145,3 +145,19 @@ async def play(client: Asgi, rng: random.Random, counts: dict[str, int], more: C
                 view = await client.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
                 continue
             view = msgspec.json.decode(data)["view"]
+
+
+def run(prefix: str, measure: Callable[[str], Coroutine[Any, Any, None]]) -> None:
+    """``measure(url)`` on a fresh database (dropped afterwards), without a log line per command."""
+    import logging
+
+    from service import log as logs
+
+    logs.configure("json", level=logging.WARNING)
+    admin = common.start_postgres()
+    url, name = common.fresh_database(admin, prefix)
+    try:
+        common.install_uvloop()
+        asyncio.run(measure(url))
+    finally:
+        common.drop_database(admin, name)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common
 import asyncpg
-from inprocess import new_counts, play, running_app
+from inprocess import new_counts, play, run, running_app
 
 _SNAPSHOT = """
 SELECT (SELECT pg_current_wal_lsn() - '0/0')::float8 AS wal,
@@ -136,18 +136,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="concurrent drivers (default 10)")
     parser.add_argument("--commands", type=int, default=60, help="commands per driver (default 60)")
     args = parser.parse_args()
-    import logging
-
-    from service import log as logs
-
-    logs.configure("json", level=logging.WARNING)
-    admin = common.start_postgres()
-    url, name = common.fresh_database(admin, "wal")
-    try:
-        common.install_uvloop()
-        asyncio.run(measure(url, args.games, args.commands))
-    finally:
-        common.drop_database(admin, name)
+    run("wal", lambda url: measure(url, args.games, args.commands))
 
 
 if __name__ == "__main__":
