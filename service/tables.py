@@ -44,28 +44,30 @@ class Tables:
     def __init__(self, store: Bodies, size: int = 2000) -> None:
         self.store = store
         self.size = size
-        self._games: OrderedDict[uuid.UUID, Kept] = OrderedDict()
+        # Keyed by the id's integer: a UUID hashes and compares in Python, the int in C, and the
+        # cache is looked up several times per command.
+        self._games: OrderedDict[int, Kept] = OrderedDict()
 
     def latest(self, game_id: uuid.UUID) -> Table | None:
         """The newest table of the game, unless the log is known to be past it."""
-        kept = self._games.get(game_id)
+        kept = self._games.get(game_id.int)
         if kept is None or kept.latest is None or kept.latest.version < kept.known:
             return None
-        self._games.move_to_end(game_id)
+        self._games.move_to_end(game_id.int)
         return kept.latest
 
     def offer(self, game_id: uuid.UUID, table: Table, *, behind: bool = False) -> None:
         """Keep ``table`` as the newest if it is newer, or (``behind``) as the lagging reader's
         (where it goes on from next, even back after a rebuild)."""
-        kept = self._games.get(game_id)
+        kept = self._games.get(game_id.int)
         if kept is None:
-            kept = self._games[game_id] = Kept()
+            kept = self._games[game_id.int] = Kept()
         if behind:
             kept.behind = table
         elif kept.latest is None or table.version >= kept.latest.version:
             kept.latest = table
             kept.known = max(kept.known, table.version)
-        self._games.move_to_end(game_id)
+        self._games.move_to_end(game_id.int)
         while len(self._games) > self.size:
             self._games.popitem(last=False)
 
@@ -74,11 +76,11 @@ class Tables:
     ) -> Table | None:
         """The table at seq ``up_to`` (None: the log's end), folded on from the newest cached table
         not past it (``fresh``: from nothing); None if the log holds nothing up to there."""
-        kept = None if fresh else self._games.get(game_id)
+        kept = None if fresh else self._games.get(game_id.int)
         bases = kept.bases(up_to) if kept is not None else []
         base = max(bases, key=lambda t: t.version) if bases else None
         if base is not None and base.version == up_to:
-            self._games.move_to_end(game_id)
+            self._games.move_to_end(game_id.int)
             return base
         rows = await self.store.read_bodies(game_id, base.version if base else 0, up_to)
         table = tables.fold_rows(base, rows)
@@ -88,7 +90,7 @@ class Tables:
 
     def behind(self, game_id: uuid.UUID) -> Table | None:
         """The lagging reader's table of the game: where it goes on from."""
-        kept = self._games.get(game_id)
+        kept = self._games.get(game_id.int)
         return kept.behind if kept is not None else None
 
     def forget_behind(self) -> None:
@@ -99,12 +101,12 @@ class Tables:
     def invalidate(self, game_id: uuid.UUID, seq: int) -> None:
         """An append reached ``seq`` (maybe through another instance): a newest table before it is
         no longer current (it stays a base to fold on from)."""
-        kept = self._games.get(game_id)
+        kept = self._games.get(game_id.int)
         if kept is not None:
             kept.known = max(kept.known, seq)
 
     def forget(self, game_id: uuid.UUID) -> None:
-        self._games.pop(game_id, None)
+        self._games.pop(game_id.int, None)
 
     def clear(self) -> None:
         self._games.clear()
