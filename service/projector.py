@@ -24,6 +24,8 @@ How it stays exact
       read models: a live batch checks the generation under the shared pause lock and is refused
       (``GenerationMoved``) if it changed, so it never adds to rows it did not read.
     - A shard move changes where a game's rows live, never its seq or version: nothing to redo.
+    - Events this instance's commands folded already are not read or folded again while the
+      game's status holds (``_jump``): the newest cached table is the log folded to its version.
 
 Cadence
     Rounds start at least ``round_interval`` (50 ms) apart: under load, a round folds every game
@@ -54,6 +56,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
+from datetime import UTC, datetime
 
 import asyncpg
 import msgspec
@@ -112,6 +115,9 @@ SELECT s.game_id, coalesce(g.version, 0) AS projected, s.seq
 # Among named games only: a condition on the distribution column alone, so Citus asks only the
 # shards that hold them.
 _BEHIND_AMONG = _BEHIND + " AND s.game_id = ANY($1::uuid[])"
+
+# The time ``read_models.changes`` gives a start or an end, passed when there is neither (``_jump``).
+_NO_TRANSITION = datetime.fromtimestamp(0, UTC)
 
 # The events of several games, each after its own seq and up to its own: one query.
 _EVENTS_OF = f"""
@@ -232,20 +238,32 @@ class ReadModels:
     # -- deciding ------------------------------------------------------------------------------
 
     async def _fold(self, conn: asyncpg.Connection, generation: int, chunk: Sequence[Behind]) -> int:
-        rows = await conn.fetch(
-            _EVENTS_OF,
-            [b.game_id for b in chunk],
-            [b.projected for b in chunk],
-            [b.seq for b in chunk],
+        batch = BatchChanges()
+        staged: dict[uuid.UUID, Table | None] = {}
+        folded = 0
+        to_read: list[Behind] = []
+        for game in chunk:
+            table = self._jump(batch, game)
+            if table is None:
+                to_read.append(game)
+            else:
+                staged[game.game_id] = table
+                folded += table.version - game.projected
+        rows = (
+            await conn.fetch(
+                _EVENTS_OF,
+                [b.game_id for b in to_read],
+                [b.projected for b in to_read],
+                [b.seq for b in to_read],
+            )
+            if to_read
+            else []
         )
         events: dict[uuid.UUID, list[StoredEvent]] = {}
         for row in rows:
             stored = stored_event(row)
             events.setdefault(stored.game_id, []).append(stored)
-        batch = BatchChanges()
-        staged: dict[uuid.UUID, Table | None] = {}
-        folded = 0
-        for game in chunk:
+        for game in to_read:
             table = await self._table(game)
             for stored in events.get(game.game_id, ()):
                 version = table.version if table is not None else 0
@@ -259,6 +277,27 @@ class ReadModels:
         await self._commit(conn, generation, batch)
         self._remember(staged)
         return folded
+
+    def _jump(self, batch: BatchChanges, game: Behind) -> Table | None:
+        """The game's newest table, when its read models can go straight to it without folding
+        its events again (the commands that appended them folded them already); else None.
+
+        Only while the game's status stays the same: then no event in between started or ended
+        it (the one thing whose time is the event's own), and what the read models take from
+        the two tables adds up as the events one by one would (the latest lobby and player rows,
+        the differences of wins and penalties, the disputes that changed).
+        """
+        before, after = self.tables.behind(game.game_id), self.tables.latest(game.game_id)
+        if (
+            before is None
+            or after is None
+            or before.version != game.projected
+            or after.version < game.seq
+            or after.status != before.status
+        ):
+            return None
+        batch.add(read_models.changes(game.game_id, before, after, _NO_TRANSITION))
+        return after
 
     async def _table(self, game: Behind) -> Table | None:
         """The game's table at what the read model holds: cached, or folded from its log."""

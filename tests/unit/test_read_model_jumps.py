@@ -1,0 +1,115 @@
+"""The projector may go straight from one table of a game to a later one (service/projector.py,
+``ReadModels._jump``) while the game's status stays the same: the read models then change as if
+every event in between had been folded one by one. No database."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.disputes.commands import ClaimDispute, RaiseDispute, ResolveDispute
+from domain.table.commands import LeaveSeat, StartGame
+from domain.table.events import SeatJoined
+from domain.table.state import Table
+from projections import read_models
+from projections import table as tables
+from projections.read_models import BatchChanges
+from tests.unit.disputes.test_dispute_decider import CREATED, RULES, then
+from tests.unit.test_replay import OPTIONS, random_game
+
+GAME = uuid.uuid4()
+AT = datetime(2026, 12, 1, tzinfo=UTC)
+
+
+def effect(batch: BatchChanges) -> tuple[Any, ...]:
+    """What a batch writes: increments that add up to nothing write nothing."""
+    stats = {key: counts for key, counts in batch.stats.items() if any(counts)}
+    return batch.lobby, stats, batch.player_games, batch.disputes
+
+
+def one_by_one(path: list[Table]) -> BatchChanges:
+    batch = BatchChanges()
+    for before, after in itertools.pairwise(path):
+        batch.add(read_models.changes(GAME, before, after, AT))
+    return batch
+
+
+def jumped(before: Table, after: Table) -> BatchChanges:
+    batch = BatchChanges()
+    batch.add(read_models.changes(GAME, before, after, AT))
+    return batch
+
+
+def tables_of(kind: str, seed: int) -> list[Table]:
+    """The table after each event of a random game, folded as the projector folds."""
+    raws, _ = random_game(kind, seed)
+    table: Table | None = None
+    path = []
+    for raw in raws:
+        table, _ = tables.step(table, raw.type, raw.data, raw.schema_version)
+        path.append(table)
+    return path
+
+
+@pytest.mark.parametrize("kind", sorted(OPTIONS))
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), cut=st.integers(0, 10**6))
+def test_a_jump_within_one_status_changes_the_read_models_as_folding_each_event(
+    kind: str, seed: int, cut: int
+) -> None:
+    path = tables_of(kind, seed)
+    rng = random.Random(cut)
+    for _ in range(20):
+        i, j = sorted(rng.sample(range(len(path)), 2))
+        if path[i].status != path[j].status:
+            continue
+        assert effect(jumped(path[i], path[j])) == effect(one_by_one(path[i : j + 1]))
+
+
+def dispute_path(**ruling: Any) -> list[Table]:
+    """Ann (seat 0) wins when ben (seat 1) concedes; ben disputes it, mia claims and rules."""
+    table = RULES.fold(
+        None,
+        [
+            CREATED,
+            SeatJoined(seat=0, name="ann", occupancy="a1", player="p-ann"),
+            SeatJoined(seat=1, name="ben", occupancy="b1", player="p-ben"),
+        ],
+    )
+    assert table is not None
+    finished = then(then(table, StartGame()), LeaveSeat(seat=1, holder="b1"))
+    dispute = str(uuid.UUID(int=1))
+    raised = then(
+        finished,
+        RaiseDispute(
+            dispute_id=dispute, seat=1, holder="b1", seqs=(3,), category="technical", reason="r",
+            window_closes_at=None,
+        ),
+    )  # fmt: skip
+    claimed = then(raised, ClaimDispute(dispute_id=dispute, moderator="mia"))
+    fields: dict[str, Any] = {"dispute_id": dispute, "moderator": "mia", "explanation": "e"}
+    return [finished, raised, claimed, then(claimed, ResolveDispute(**fields, **ruling))]
+
+
+@pytest.mark.parametrize(
+    "ruling",
+    [
+        {"verdict": "upheld", "action": "penalize", "seats": (1,)},
+        {"verdict": "upheld", "action": "award", "seats": (1,)},
+        {"verdict": "upheld", "action": "void"},
+        {"verdict": "dismissed"},
+    ],
+)
+def test_a_jump_over_a_dispute_and_its_ruling_changes_the_read_models_as_folding_each_event(
+    ruling: dict[str, Any],
+) -> None:
+    path = dispute_path(**ruling)
+    assert {t.status for t in path} == {"finished"}
+    assert effect(jumped(path[0], path[-1])) == effect(one_by_one(path))
