@@ -14,14 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.disputes.commands import ClaimDispute, RaiseDispute, ResolveDispute
-from domain.table.commands import LeaveSeat, StartGame
-from domain.table.events import SeatJoined
 from domain.table.state import Table
 from projections import read_models
 from projections import table as tables
 from projections.read_models import BatchChanges
-from tests.unit.disputes.test_dispute_decider import CREATED, RULES, then
+from tests.unit.disputes.test_dispute_decider import then
+from tests.unit.disputes.test_rulings_in_read_models import CLAIMED, RAISED, conceded, ruled
 from tests.unit.test_replay import OPTIONS, random_game
 
 GAME = uuid.uuid4()
@@ -74,28 +72,11 @@ def test_a_jump_within_one_status_changes_the_read_models_as_folding_each_event(
 
 
 def dispute_path(**ruling: Any) -> list[Table]:
-    """Ann (seat 0) wins when ben (seat 1) concedes; ben disputes it, mia claims and rules."""
-    table = RULES.fold(
-        None,
-        [
-            CREATED,
-            SeatJoined(seat=0, name="ann", occupancy="a1", player="p-ann"),
-            SeatJoined(seat=1, name="ben", occupancy="b1", player="p-ben"),
-        ],
-    )
-    assert table is not None
-    finished = then(then(table, StartGame()), LeaveSeat(seat=1, holder="b1"))
-    dispute = str(uuid.UUID(int=1))
-    raised = then(
-        finished,
-        RaiseDispute(
-            dispute_id=dispute, seat=1, holder="b1", seqs=(3,), category="technical", reason="r",
-            window_closes_at=None,
-        ),
-    )  # fmt: skip
-    claimed = then(raised, ClaimDispute(dispute_id=dispute, moderator="mia"))
-    fields: dict[str, Any] = {"dispute_id": dispute, "moderator": "mia", "explanation": "e"}
-    return [finished, raised, claimed, then(claimed, ResolveDispute(**fields, **ruling))]
+    """Ann wins when ben concedes; ben disputes it, mia claims it and rules."""
+    finished = conceded()
+    raised = then(finished, RAISED)
+    claimed = then(raised, CLAIMED)
+    return [finished, raised, claimed, ruled(claimed, **ruling)]
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ GAME = uuid.uuid4()
 KIND = "exploding_kittens"
 
 
-def claimed_after_a_game() -> Table:
-    """Ann (seat 0) won after ben (seat 1) conceded; ben disputes, mia claims."""
+def conceded() -> Table:
+    """Ann (seat 0) won after ben (seat 1) conceded."""
     table = RULES.fold(
         None,
         [
@@ -29,17 +29,24 @@ def claimed_after_a_game() -> Table:
         ],
     )
     assert table is not None
-    table = then(then(table, StartGame()), LeaveSeat(seat=1, holder="b1"))
-    raised = RaiseDispute(
-        dispute_id=str(uuid.UUID(int=1)),
-        seat=1,
-        holder="b1",
-        seqs=(3,),
-        category="technical",
-        reason="misclick",
-        window_closes_at=None,
-    )
-    return then(then(table, raised), ClaimDispute(dispute_id=str(uuid.UUID(int=1)), moderator="mia"))
+    return then(then(table, StartGame()), LeaveSeat(seat=1, holder="b1"))
+
+
+RAISED = RaiseDispute(
+    dispute_id=str(uuid.UUID(int=1)),
+    seat=1,
+    holder="b1",
+    seqs=(3,),
+    category="technical",
+    reason="misclick",
+    window_closes_at=None,
+)
+CLAIMED = ClaimDispute(dispute_id=str(uuid.UUID(int=1)), moderator="mia")
+
+
+def claimed_after_a_game() -> Table:
+    """Ben disputes ann's win after his concession; mia claims the dispute."""
+    return then(then(conceded(), RAISED), CLAIMED)
 
 
 def ruled(table: Table, **ruling: object) -> Table:
