@@ -137,8 +137,11 @@ async def _stream(http: httpx.AsyncClient, path: str, token: str | None, out: di
 async def test_streams_held_on_one_instance_see_appends_made_through_the_others(
     database_url: str, workdir: Path
 ) -> None:
-    async with cluster(database_url, workdir) as c, c.client() as http:
-        api = PlaylogClient(c.balancer.url, http=http)
+    # The commands open a connection each, so that the balancer spreads them over the instances
+    # (a kept-alive connection may stay with one, the streams' own included).
+    one_shot = httpx.Limits(max_keepalive_connections=0)
+    async with cluster(database_url, workdir) as c, c.client() as http, c.client(limits=one_shot) as calls:
+        api = PlaylogClient(c.balancer.url, http=calls)
         created = await api.create_game(
             "exploding_kittens", {"players": 2, "reaction_window": 0}, public=True, spectator_delay=0
         )
