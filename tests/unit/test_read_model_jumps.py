@@ -33,15 +33,10 @@ def effect(batch: BatchChanges) -> tuple[Any, ...]:
 
 
 def one_by_one(path: list[Table]) -> BatchChanges:
+    """The changes of each step of ``path`` (of its one step: a jump from its first to its last)."""
     batch = BatchChanges()
     for before, after in itertools.pairwise(path):
         batch.add(read_models.changes(GAME, before, after, AT))
-    return batch
-
-
-def jumped(before: Table, after: Table) -> BatchChanges:
-    batch = BatchChanges()
-    batch.add(read_models.changes(GAME, before, after, AT))
     return batch
 
 
@@ -68,7 +63,7 @@ def test_a_jump_within_one_status_changes_the_read_models_as_folding_each_event(
         i, j = sorted(rng.sample(range(len(path)), 2))
         if path[i].status != path[j].status:
             continue
-        assert effect(jumped(path[i], path[j])) == effect(one_by_one(path[i : j + 1]))
+        assert effect(one_by_one([path[i], path[j]])) == effect(one_by_one(path[i : j + 1]))
 
 
 def dispute_path(**ruling: Any) -> list[Table]:
@@ -93,4 +88,4 @@ def test_a_jump_over_a_dispute_and_its_ruling_changes_the_read_models_as_folding
 ) -> None:
     path = dispute_path(**ruling)
     assert {t.status for t in path} == {"finished"}
-    assert effect(jumped(path[0], path[-1])) == effect(one_by_one(path))
+    assert effect(one_by_one([path[0], path[-1]])) == effect(one_by_one(path))
