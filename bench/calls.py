@@ -1,6 +1,6 @@
 """Python function calls per command and per ``GET /healthz``: a cost that does not move with load.
 
-Run: ``.venv/bin/python bench/calls.py [--games 10] [--seconds 10]``
+Run: ``.venv/bin/python bench/calls.py [--games 10] [--seconds 10] [--save profile.pstats]``
 
 On a shared machine CPU seconds per request move by up to 2x between identical runs; the number
 of Python function calls the service makes does not. The app is called in process through raw
@@ -9,7 +9,8 @@ with the bot games of bench/commands.py: each command with an ``Idempotency-Key`
 ``?view=true``, a seat's view read when another seat acts, and a new game when one ends. cProfile
 counts every call in the process during the measured window (the driver's own calls are a few
 percent), then during 200 ``GET /healthz``. Use it before and after a change to the service
-(``PLAYLOG_BENCH_SERVICE_ROOT``, see bench/README.md).
+(``PLAYLOG_BENCH_SERVICE_ROOT``, see bench/README.md); ``--save`` keeps the commands' profile,
+to see where the calls go (``python -m pstats``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import _common as common
 from inprocess import new_counts, play, run, running_app
 
 
-async def measure(url: str, games: int, seconds: float) -> None:
+async def measure(url: str, games: int, seconds: float, save: str | None = None) -> None:
     async with running_app(url, "calls") as client:
         counts = new_counts()
         warmup = time.monotonic() + 2
@@ -50,6 +51,8 @@ async def measure(url: str, games: int, seconds: float) -> None:
             )
         )
         profile.disable()
+        if save:  # for pstats / snakeviz: where the calls go, not only how many
+            profile.dump_stats(save)
         healthz = cProfile.Profile()
         healthz.enable()
         for _ in range(200):
@@ -81,8 +84,9 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--save", help="write the commands' profile here (pstats format)")
     args = parser.parse_args()
-    run("calls", lambda url: measure(url, args.games, args.seconds))
+    run("calls", lambda url: measure(url, args.games, args.seconds, args.save))
 
 
 if __name__ == "__main__":

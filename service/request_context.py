@@ -37,10 +37,15 @@ def bind_request_context(scope: Scope) -> None:
     _request_context.set(context)
 
 
-async def echo_request_id(response: Response[Any]) -> Response[Any]:
+def current_request_id() -> str | None:
     context = _request_context.get()
-    if context:
-        response.headers[REQUEST_ID_HEADER] = context["request_id"]
+    return context["request_id"] if context else None
+
+
+async def echo_request_id(response: Response[Any]) -> Response[Any]:
+    request_id = current_request_id()
+    if request_id:
+        response.headers[REQUEST_ID_HEADER] = request_id
     return response
 
 

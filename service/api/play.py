@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller
@@ -14,6 +14,7 @@ from projections.envelopes import EventOut
 from service import bodies
 from service.api import guards
 from service.api.deps import AnyRequest, games_of, seat_holder
+from service.api.lanes import lane, take_command, take_nothing
 from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, SeatNumber
 from service.api.problems import (
     BEARER,
@@ -28,6 +29,33 @@ from service.api.problems import (
 from service.api.routes import get, post
 from service.games import CommandResult, SeatViewOut, seat_view
 from service.headers import header
+
+
+# The two handlers' bodies, shared with their lanes (service/api/lanes.py): ``taken`` holds the
+# query and header parameters.
+async def send_command(
+    request: AnyRequest, game_id: uuid.UUID, seat: int, taken: dict[str, Any]
+) -> CommandResult:
+    bodies.check_media_type(header(request.scope, b"content-type"))
+    body = await request.body()
+    games, holder = games_of(request), seat_holder(request)
+    result = await games.command(
+        game_id,
+        seat,
+        body,
+        idempotency_key=taken["idempotency_key"],
+        expected_version=taken["expected_version"],
+        holder=holder.principal.occupancy,
+        checked=holder.table,
+    )
+    if taken["view"]:  # saves the client the view request it would send next
+        table = await games.load(game_id, cached_ok=True)
+        result = msgspec.structs.replace(result, view=seat_view(game_id, table, seat))
+    return result
+
+
+async def get_seat_view(request: AnyRequest, game_id: uuid.UUID, seat: int, _: dict[str, Any]) -> SeatViewOut:
+    return seat_view(game_id, seat_holder(request).table, seat)
 
 
 class PlayController(Controller):
@@ -52,6 +80,7 @@ class PlayController(Controller):
         summary="Send a command for this seat (the game's tagged union)",
         status_code=200,
         guards=[guards.seat_actor],
+        middleware=[lane(take_command, send_command)],
     )
     async def command(
         self,
@@ -88,22 +117,8 @@ class PlayController(Controller):
             ),
         ] = False,
     ) -> CommandResult:
-        bodies.check_media_type(header(request.scope, b"content-type"))
-        body = await request.body()
-        games, holder = games_of(request), seat_holder(request)
-        result = await games.command(
-            game_id,
-            seat,
-            body,
-            idempotency_key=idempotency_key,
-            expected_version=expected_version,
-            holder=holder.principal.occupancy,
-            checked=holder.table,
-        )
-        if view:  # saves the client the view request it would send next
-            table = await games.load(game_id, cached_ok=True)
-            result = msgspec.structs.replace(result, view=seat_view(game_id, table, seat))
-        return result
+        taken = {"idempotency_key": idempotency_key, "expected_version": expected_version, "view": view}
+        return await send_command(request, game_id, seat, taken)
 
     @get(
         "/view",
@@ -111,9 +126,10 @@ class PlayController(Controller):
         summary="What this seat sees now, with its legal commands",
         guards=[guards.seat_holder],
         responses=problems(SEAT, BEARER, UNKNOWN_GAME, UNAVAILABLE),
+        middleware=[lane(take_nothing, get_seat_view)],
     )
     async def view(self, game_id: uuid.UUID, seat: SeatNumber, request: AnyRequest) -> SeatViewOut:
-        return seat_view(game_id, seat_holder(request).table, seat)
+        return await get_seat_view(request, game_id, seat, {})
 
     @get(
         "/events",

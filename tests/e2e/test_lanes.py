@@ -1,0 +1,110 @@
+"""The lanes (service/api/lanes.py) answer a seat's command and view as Litestar's handlers do.
+
+A request with a query parameter the route does not know goes to Litestar's handler (which
+ignores it); the same request without it takes the lane. Both must give the same status, the
+same headers in the same order and the same body, for answers and for refusals alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from service.client import PlaylogClient
+from tests.e2e.conftest import Game, started_game
+
+_VARYING = {"recorded_at", "request_id", "instance", "game_id", "deadline", "started_at"}
+
+
+def _same_shape(value: Any) -> Any:
+    """``value`` without what differs between two games of one seed (ids, clocks)."""
+    if isinstance(value, dict):
+        return {k: ("~" if k in _VARYING else _same_shape(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_same_shape(item) for item in value]
+    return value
+
+
+async def _pair(api: PlaylogClient) -> tuple[Game, Game]:
+    first = await started_game(api, seed=11, reaction_window=0)
+    return first, await started_game(api, seed=11, reaction_window=0)
+
+
+async def _both(
+    http: AsyncTestClient[Litestar],
+    method: str,
+    games: tuple[Game, Game],
+    seat: int,
+    tail: str,
+    query: str,
+    **kwargs: Any,
+) -> list[tuple[int, list[str], Any]]:
+    """The request on each game: through the lane, then (an unknown parameter added) through
+    Litestar's handler."""
+    answers = []
+    for game, extra in zip(games, ("", "unknown=1"), strict=True):
+        joined = "&".join(part for part in (query, extra) if part)
+        path = f"/games/{game.id}/seats/{seat}/{tail}" + (f"?{joined}" if joined else "")
+        headers = {"Authorization": f"Bearer {game.seats[seat].token}", **kwargs.pop("headers", {})}
+        response = await http.request(method, path, headers=headers, **kwargs)
+        answers.append(
+            (response.status_code, [name for name, _ in response.headers.raw], _same_shape(response.json()))
+        )
+        kwargs["headers"] = {k: v for k, v in headers.items() if k != "Authorization"}
+    return answers
+
+
+async def test_a_command_with_its_view_answers_alike_in_the_lane_and_in_litestar(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    games = await _pair(api)
+    seat = await games[0].active()
+    version = (await games[0].view(seat)).version
+    lane, litestar = await _both(
+        http,
+        "POST",
+        games,
+        seat,
+        "commands",
+        f"view=true&expected_version={version}",
+        content=msgspec.json.encode({"type": "DrawCard"}),
+        headers={"Content-Type": "application/json", "Idempotency-Key": "k-1"},
+    )
+    assert lane[0] == 200
+    assert lane == litestar
+
+
+async def test_a_refused_command_answers_alike_in_the_lane_and_in_litestar(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    games = await _pair(api)
+    idle = 1 - await games[0].active()
+    lane, litestar = await _both(
+        http, "POST", games, idle, "commands", "", content=msgspec.json.encode({"type": "DrawCard"})
+    )
+    assert lane[0] == 422 and lane[2]["code"] == "not_your_turn"
+    assert lane == litestar
+
+
+async def test_a_bad_body_answers_alike_in_the_lane_and_in_litestar(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    games = await _pair(api)
+    seat = await games[0].active()
+    lane, litestar = await _both(
+        http, "POST", games, seat, "commands", "view=false", content=b'{"type": "NoSuchCommand"}'
+    )
+    assert lane[0] == 400 and lane[2]["code"] == "invalid_body"
+    assert lane == litestar
+
+
+async def test_a_seat_view_answers_alike_in_the_lane_and_in_litestar(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    games = await _pair(api)
+    lane, litestar = await _both(http, "GET", games, 0, "view", "")
+    assert lane[0] == 200
+    assert lane == litestar
