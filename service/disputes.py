@@ -16,7 +16,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import asyncpg
 import msgspec
 
 from domain.disputes.commands import (
@@ -40,6 +39,7 @@ from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.games import Executed, GameService
 from service.log import get_logger
+from service.pool import Pool
 from service.store import StoredEvent
 
 log = get_logger("playlog.moderation")
@@ -89,7 +89,7 @@ def moderator_name(principal: Principal) -> str:
 
 class Disputes:
     def __init__(
-        self, games: GameService, pool: asyncpg.Pool, window: float, clock: Callable[[], float] = time.time
+        self, games: GameService, pool: Pool, window: float, clock: Callable[[], float] = time.time
     ) -> None:
         self.games = games
         self.pool = pool

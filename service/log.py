@@ -26,6 +26,25 @@ def _json_line(event: object, **_: object) -> bytes:
     return _line_encoder.encode(event)
 
 
+class _Stderr:
+    """The process's stderr as it is when a line is written, not when logging was configured:
+    pytest replaces stderr for a test and closes it after, and an app built later would otherwise
+    write to the closed one (every line then a 500)."""
+
+    @staticmethod
+    def write(line: bytes) -> None:
+        stream = sys.stderr
+        binary = getattr(stream, "buffer", None)  # absent when stderr was replaced by a text-only stream
+        if binary is None:
+            stream.write(line.decode())
+        else:
+            binary.write(line)
+
+    @staticmethod
+    def flush() -> None:
+        sys.stderr.flush()
+
+
 _LEVEL_NAMES = {"warn": "warning", "exception": "error"}  # as structlog's add_log_level names them
 
 
@@ -49,15 +68,11 @@ def configure(fmt: str = "auto", level: int = logging.INFO) -> None:
     console = fmt == "console" or (fmt == "auto" and sys.stderr.isatty())
     renderer: structlog.typing.Processor
     factory: structlog.WriteLoggerFactory | structlog.BytesLoggerFactory
-    binary = getattr(sys.stderr, "buffer", None)  # absent when stderr was replaced by a text-only stream
     if console:
         renderer, factory = structlog.dev.ConsoleRenderer(), structlog.WriteLoggerFactory(file=sys.stderr)
-    elif binary is None:
-        renderer = structlog.processors.JSONRenderer(serializer=lambda e, **_: _json_line(e).decode())
-        factory = structlog.WriteLoggerFactory(file=sys.stderr)
     else:
         renderer = structlog.processors.JSONRenderer(serializer=_json_line)
-        factory = structlog.BytesLoggerFactory(file=binary)
+        factory = structlog.BytesLoggerFactory(file=_Stderr())  # type: ignore[arg-type]
     structlog.configure(
         processors=[_fields, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(level),

@@ -21,6 +21,7 @@ from service import auth
 from service.auth import Keyring, Principal
 from service.errors import ServiceError
 from service.notifications import notify_auth
+from service.pool import Pool
 
 AUTH_TOPIC = "moderators"
 NAME = re.compile(r"[A-Za-z0-9 ._@-]{1,60}")
@@ -40,9 +41,7 @@ def revoked_error() -> ServiceError:
 class Moderators:
     """The per-instance cache of revoked names, in front of the ``moderators`` table."""
 
-    def __init__(
-        self, pool: asyncpg.Pool, cache_seconds: float, clock: Callable[[], float] = time.monotonic
-    ) -> None:
+    def __init__(self, pool: Pool, cache_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
         self._pool = pool
         self._cache_seconds = cache_seconds
         self._clock = clock

@@ -23,6 +23,7 @@ from collections.abc import Callable
 import asyncpg
 
 from service.log import get_logger
+from service.pool import Pool
 from service.tasks import Backoff, log_failure, stop, wait_event
 
 CHANNEL = "playlog_events"
@@ -37,7 +38,7 @@ log = get_logger("playlog.notifications")
 
 
 class Notifier:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: Pool) -> None:
         self._pool = pool
         self._pending: dict[uuid.UUID, int] = {}
         self._wake = asyncio.Event()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-import asyncpg
 import msgspec
 
 from domain.viewers import Seat
@@ -25,6 +24,7 @@ from service.audit import replayed
 from service.auth import Keyring, Principal
 from service.errors import ServiceError, not_found
 from service.games import GameService
+from service.pool import Pool
 
 
 class KindStats(msgspec.Struct, frozen=True):
@@ -64,7 +64,7 @@ def check_name(name: str) -> str:
 
 
 class Players:
-    def __init__(self, pool: asyncpg.Pool, keys: Keyring, token_lifetime: float) -> None:
+    def __init__(self, pool: Pool, keys: Keyring, token_lifetime: float) -> None:
         self._pool = pool
         self._keys = keys
         self._lifetime = token_lifetime

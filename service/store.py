@@ -33,6 +33,8 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from service.pool import Pool
+
 GENESIS_HASH = bytes(32)
 
 
@@ -161,7 +163,7 @@ class EventStore:
     """The log, over a pool (each call takes a connection for itself) or over one connection
     (a caller making several calls in a row, a benchmark writer say, keeps its own)."""
 
-    def __init__(self, db: asyncpg.Pool | asyncpg.Connection) -> None:
+    def __init__(self, db: Pool | asyncpg.Connection) -> None:
         self.db = db
 
     async def append(

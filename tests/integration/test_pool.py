@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 import pytest
 
+from service import pool as pool_module
 from service.pool import create_pool
 
 
@@ -77,3 +79,48 @@ async def test_a_connection_taken_with_await_gives_its_turn_back_once(database_u
         assert await pool.fetchval("SELECT 1") == 1
     finally:
         await pool.close()
+
+
+async def test_a_connection_given_back_inside_a_transaction_is_not_handed_on(database_url: str) -> None:
+    pool = await create_pool(database_url, min_size=1, max_size=1)
+    try:
+        conn = await pool.acquire()
+        before = await conn.fetchval("SELECT pg_backend_pid()")
+        await conn.execute("BEGIN")
+        await pool.release(conn)  # its user left a transaction open: its state is not the next user's
+        async with pool.acquire() as again:
+            assert await again.fetchval("SELECT pg_backend_pid()") != before
+            assert not again.is_in_transaction()
+    finally:
+        await pool.close()
+
+
+async def test_connections_idle_past_their_lifetime_close_down_to_the_minimum(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pool_module, "IDLE_LIFETIME", 0.05)
+    pool = await create_pool(database_url, min_size=1, max_size=3)
+    try:
+        held = [await pool.acquire() for _ in range(3)]
+        for conn in held:
+            await pool.release(conn)
+        await asyncio.sleep(0.1)
+        await pool.fetchval("SELECT 1")  # a release: the ones idle too long are closed
+        await asyncio.sleep(0.1)
+        assert sum(not conn.is_closed() for conn in held) == 1
+    finally:
+        await pool.close()
+
+
+async def test_closing_waits_for_connections_in_use_and_refuses_new_takers(database_url: str) -> None:
+    pool = await create_pool(database_url, min_size=1, max_size=2)
+    conn = await pool.acquire()
+    closing = asyncio.create_task(pool.close())
+    await asyncio.sleep(0.05)
+    assert not closing.done()  # the connection in use is still out
+    with pytest.raises(asyncpg.InterfaceError):
+        await pool.fetchval("SELECT 1")
+    await pool.release(conn)
+    async with asyncio.timeout(5):
+        await closing
+    assert conn.is_closed()
