@@ -8,9 +8,11 @@ ASGI (no server, no client sockets; its lifespan runs as under uvicorn), on a fr
 with the bot games of bench/commands.py: each command with an ``Idempotency-Key`` and
 ``?view=true``, a seat's view read when another seat acts, and a new game when one ends. cProfile
 counts every call in the process during the measured window (the driver's own calls are a few
-percent), then during 200 ``GET /healthz``. Use it before and after a change to the service
-(``PLAYLOG_BENCH_SERVICE_ROOT``, see bench/README.md); ``--save`` keeps the commands' profile,
-to see where the calls go (``python -m pstats``).
+percent), then during 200 ``GET /healthz``. Before that, a window of the same length without the
+profiler gives the process's CPU per command and per healthz (these do move with the load). Use
+it before and after a change to the service (``PLAYLOG_BENCH_SERVICE_ROOT``, see
+bench/README.md); ``--save`` keeps the commands' profile, to see where the calls go
+(``python -m pstats``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,22 @@ async def measure(url: str, games: int, seconds: float, save: str | None = None)
                 for n in range(games)
             )
         )
+        # First without the profiler: the process's CPU per command (the driver's share in it)
+        # and per healthz. CPU moves with the machine's load; the calls below do not.
+        unprofiled = new_counts()
+        cpu = time.process_time()
+        stop_at = time.monotonic() + seconds
+        await asyncio.gather(
+            *(
+                play(client, random.Random(200 + n), unprofiled, lambda _: time.monotonic() < stop_at)
+                for n in range(games)
+            )
+        )
+        cpu_per_command = (time.process_time() - cpu) / max(1, unprofiled["commands"])
+        cpu = time.process_time()
+        for _ in range(2000):
+            await client.request("GET", "/healthz")
+        cpu_per_healthz = (time.process_time() - cpu) / 2000
         counts = new_counts()
         profile = cProfile.Profile()
         profile.enable()
@@ -74,6 +92,8 @@ async def measure(url: str, games: int, seconds: float, save: str | None = None)
                 "per command / (floor x requests per command)",
                 f"{per_command / (per_healthz * requests):.2f}x",
             ],
+            ["CPU ms per command, no profiler (the driver's share in it)", f"{cpu_per_command * 1000:.3f}"],
+            ["CPU ms per GET /healthz, no profiler", f"{cpu_per_healthz * 1000:.3f}"],
         ],
     )
 

@@ -1,6 +1,6 @@
 """Command latency at a fixed arrival rate (open loop), at 25%, 50% and 75% of the measured peak.
 
-Run: ``.venv/bin/python bench/latency.py [--games 200] [--seconds 15] [--levels 25,50,75]``
+Run: ``.venv/bin/python bench/latency.py [--games 200] [--seconds 15] [--levels 25,50,75 | --rates 400,550]``
 
 1. Starts the embedded PostgreSQL, a fresh database and ``playlog serve --workers 2``.
 2. Peak: the closed-loop driver of bench/commands.py (K=50 games, each sending its next command
@@ -202,6 +202,9 @@ def main() -> None:
     parser.add_argument("--peak-games", type=int, default=50, help="K for the closed-loop peak")
     parser.add_argument("--peak-seconds", type=float, default=10.0)
     parser.add_argument("--levels", default="25,50,75", help="percent of the peak")
+    parser.add_argument(
+        "--rates", default=None, help="commands/s instead of --levels (to compare two trees at the same load)"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--plot", default=str(common.PLOTS / "latency.png"))
@@ -222,6 +225,8 @@ def main() -> None:
                 closed_loop.drive(service.port, args.peak_games, args.peak_seconds, 3.0, args.seed)
             )
             peak = stats.commands / elapsed
+            if args.rates:
+                fractions = [int(rate) / peak for rate in args.rates.split(",")]
             levels = asyncio.run(
                 run_levels(service.port, fractions, peak, args.games, args.seconds, args.warmup, args.seed)
             )
