@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -77,27 +78,26 @@ async def test_a_command_with_its_view_answers_alike_in_the_lane_and_in_litestar
     assert lane == litestar
 
 
+@pytest.mark.parametrize(
+    ("who", "query", "body", "refusal"),
+    [
+        ("idle", "", msgspec.json.encode({"type": "DrawCard"}), (422, "not_your_turn")),
+        ("active", "view=false", b'{"type": "NoSuchCommand"}', (400, "invalid_body")),
+    ],
+)
 async def test_a_refused_command_answers_alike_in_the_lane_and_in_litestar(
-    api: PlaylogClient, http: AsyncTestClient[Litestar]
+    api: PlaylogClient,
+    http: AsyncTestClient[Litestar],
+    who: str,
+    query: str,
+    body: bytes,
+    refusal: tuple[int, str],
 ) -> None:
     games = await _pair(api)
-    idle = 1 - await games[0].active()
-    lane, litestar = await _both(
-        http, "POST", games, idle, "commands", "", content=msgspec.json.encode({"type": "DrawCard"})
-    )
-    assert lane[0] == 422 and lane[2]["code"] == "not_your_turn"
-    assert lane == litestar
-
-
-async def test_a_bad_body_answers_alike_in_the_lane_and_in_litestar(
-    api: PlaylogClient, http: AsyncTestClient[Litestar]
-) -> None:
-    games = await _pair(api)
-    seat = await games[0].active()
-    lane, litestar = await _both(
-        http, "POST", games, seat, "commands", "view=false", content=b'{"type": "NoSuchCommand"}'
-    )
-    assert lane[0] == 400 and lane[2]["code"] == "invalid_body"
+    active = await games[0].active()
+    seat = active if who == "active" else 1 - active
+    lane, litestar = await _both(http, "POST", games, seat, "commands", query, content=body)
+    assert (lane[0], lane[2]["code"]) == refusal
     assert lane == litestar
 
 
