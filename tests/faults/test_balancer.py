@@ -39,6 +39,7 @@ class Cluster:
     balancer: HAProxy
     procs: list[subprocess.Popen[bytes]]
     logs: list[Path]
+    urls: list[str]  # each instance's own address, past the balancer
     # Which instance answered each response through the balancer, in the order they came back.
     answered_by: list[str] = field(default_factory=list)
 
@@ -69,7 +70,7 @@ async def cluster(database_url: str, workdir: Path) -> AsyncIterator[Cluster]:
             )
         )
         await asyncio.to_thread(balancer.wait_all_up)
-        yield Cluster(balancer, procs, logs)
+        yield Cluster(balancer, procs, logs, [f"http://127.0.0.1:{port}" for port in ports])
     finally:
         balancer.close()
         for proc in procs:
@@ -137,11 +138,16 @@ async def _stream(http: httpx.AsyncClient, path: str, token: str | None, out: di
 async def test_streams_held_on_one_instance_see_appends_made_through_the_others(
     database_url: str, workdir: Path
 ) -> None:
-    # The commands open a connection each, so that the balancer spreads them over the instances
-    # (a kept-alive connection may stay with one, the streams' own included).
-    one_shot = httpx.Limits(max_keepalive_connections=0)
-    async with cluster(database_url, workdir) as c, c.client() as http, c.client(limits=one_shot) as calls:
-        api = PlaylogClient(c.balancer.url, http=calls)
+    # HAProxy balances requests, not connections. Were the views read through it too, a turn of
+    # two views and a command (three requests, three instances) would send every command to the
+    # same instance: the views go straight to one instance, so the commands take turns.
+    async with (
+        cluster(database_url, workdir) as c,
+        c.client() as http,
+        httpx.AsyncClient(base_url=c.urls[0], timeout=30) as direct,
+    ):
+        api = PlaylogClient(c.balancer.url, http=http)
+        reader = PlaylogClient(c.urls[0], http=direct)
         created = await api.create_game(
             "exploding_kittens", {"players": 2, "reaction_window": 0}, public=True, spectator_delay=0
         )
@@ -157,7 +163,7 @@ async def test_streams_held_on_one_instance_see_appends_made_through_the_others(
         rng = random.Random(2)
         appended_by: Counter[str] = Counter()
         for _ in range(2000):
-            views = [await api.view(created.game_id, s.seat, s.token) for s in seats]
+            views = [await reader.view(created.game_id, s.seat, s.token) for s in seats]
             if views[0].status == "finished":
                 break
             choices = [(v, cmd) for v in views if (cmd := pick(rng, v.legal_commands)) is not None]
@@ -171,6 +177,7 @@ async def test_streams_held_on_one_instance_see_appends_made_through_the_others(
         assert views[0].status == "finished"
         async with asyncio.timeout(30):  # both streams end with the game
             await asyncio.gather(*readers)
+        assert len(appended_by) == INSTANCES, appended_by  # the commands took turns
         for stream in (seat_stream, spectator_stream):
             others = {instance for instance in appended_by if instance != stream["instance"]}
             assert others, appended_by  # commands went through instances other than the stream's
