@@ -221,6 +221,18 @@ def own_cpu_seconds() -> float:
     return times.user + times.system
 
 
+def stolen_cpu_seconds() -> float:
+    """CPU seconds the hypervisor gave to other guests while this machine's processes were ready
+    to run (``steal`` in /proc/stat, all cores): time no party here used, yet had to wait for."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+    return int(fields[8]) / _TICKS  # cpu user nice system idle iowait irq softirq steal
+
+
+def stolen_share(stolen_seconds: float, elapsed: float) -> str:
+    """Stolen CPU as a share of all the cores' time over ``elapsed`` seconds."""
+    return f"{stolen_seconds / (elapsed * (os.cpu_count() or 1)):.1%}"
+
+
 # -- the service in a subprocess -------------------------------------------------------------------
 
 

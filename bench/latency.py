@@ -100,6 +100,7 @@ class Level:
     late_starts: int = 0  # arrivals that found no idle game at their scheduled time
     elapsed: float = 0.0
     window: tuple[float, float] = (0.0, 0.0)  # the recorded arrivals' wall-clock span
+    stolen: float = 0.0  # CPU seconds the hypervisor held back meanwhile (all cores)
     background: Overlap | None = None  # what PostgreSQL did meanwhile besides commands
 
 
@@ -154,10 +155,13 @@ async def open_loop(games: list[Game], rate: float, seconds: float, warmup: floa
         delay = scheduled - loop.time()
         if delay > 0:
             await asyncio.sleep(delay)
+        if n == first_recorded:
+            level.stolen = -common.stolen_cpu_seconds()
         task = asyncio.create_task(arrival(n, scheduled))
         pending.add(task)
         task.add_done_callback(pending.discard)
     await asyncio.gather(*pending)
+    level.stolen += common.stolen_cpu_seconds()
     level.elapsed = seconds
     level.window = (recorded_from, time.time())
     return level
@@ -239,7 +243,9 @@ def main() -> None:
     print(f"playlog serve --workers {args.workers}; peak: closed loop, K={args.peak_games}, "
           f"{args.peak_seconds:g} s; then open loop over {args.games} games, {args.seconds:g} s per level "
           f"after {args.warmup:g} s unrecorded")  # fmt: skip
-    rows: list[list[Any]] = [["peak (closed loop)", "100%", peak, "-", "-", "-", "-", len(stats.errors), ""]]
+    rows: list[list[Any]] = [
+        ["peak (closed loop)", "100%", peak, "-", "-", "-", "-", len(stats.errors), "-", ""]
+    ]
     for fraction, level in zip(fractions, levels, strict=True):
         ms = [x * 1000 for x in level.latencies]
         p99 = common.percentile(ms, 99)
@@ -248,11 +254,12 @@ def main() -> None:
             verdict = f"p99 <= {TARGET_P99_MS:g} {'MET' if p99 <= TARGET_P99_MS else 'MISSED'}"
         rows.append([
             "open loop", f"{fraction:.0%}", level.rate, len(ms) / level.elapsed,
-            common.percentile(ms, 50), p99, common.percentile(ms, 99.9), len(level.errors), verdict,
+            common.percentile(ms, 50), p99, common.percentile(ms, 99.9), len(level.errors),
+            common.stolen_share(level.stolen, level.window[1] - level.window[0]), verdict,
         ])  # fmt: skip
     common.print_table(
         "Command latency (ms) from the scheduled send time",
-        ["driver", "of peak", "offered/s", "answered/s", "p50", "p99", "p99.9", "errors", "target"],
+        ["driver", "of peak", "offered/s", "answered/s", "p50", "p99", "p99.9", "errors", "stolen", "target"],
         rows,
     )
     # Bursts of slow commands on this machine line up with these (bench/pgactivity.py).
