@@ -223,7 +223,7 @@ def print_cpu(
         ["pgbench: its client per row", f"{client_row:.3f}", "baseline"],
         ["postgres per command / per pgbench row", f"{ours['postgres'] / pg_row:.2f}x", ""],
         ["stolen by the hypervisor, per command", f"{stolen:.3f}",
-         f"{common.stolen_share(stolen * stats.commands / 1000, elapsed)} of the cores"],
+         f"{common.stolen_share(stats.cpu['stolen'], elapsed)} of the cores"],
     ]  # fmt: skip
     if "service" in floor_cpu:
         # A service that did nothing but answer HTTP would still spend a healthz's CPU on each
