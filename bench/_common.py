@@ -216,6 +216,36 @@ def postgres_cpu_seconds(url: str) -> float:
     return tree_cpu_seconds(postmaster)
 
 
+# PostgreSQL's own processes, by the title each gives itself ("postgres: walwriter", ...); every
+# other child of the postmaster is a backend serving a client.
+_PG_BACKGROUND = (
+    "autovacuum worker",
+    "autovacuum launcher",
+    "checkpointer",
+    "background writer",
+    "walwriter",
+    "logical replication launcher",
+)
+
+
+def postgres_cpu_breakdown(url: str) -> dict[str, float]:
+    """``postgres_cpu_seconds`` split by process: the backends serving clients, each background
+    process, and the postmaster with every process that has exited (autovacuum workers, closed
+    connections: their time is in the postmaster's children's times)."""
+    postmaster = int(Path(socket_dir(url), "postmaster.pid").read_text().split()[0])
+    parts = {"postmaster and exited processes": tree_cpu_seconds(postmaster)}
+    for child in Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split():
+        try:
+            title = Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        used = tree_cpu_seconds(int(child))
+        parts["postmaster and exited processes"] -= used
+        kind = next((name for name in _PG_BACKGROUND if name in title), "backends")
+        parts[kind] = parts.get(kind, 0.0) + used
+    return parts
+
+
 def own_cpu_seconds() -> float:
     times = os.times()
     return times.user + times.system

@@ -213,10 +213,14 @@ def print_cpu(
         return
     ours = {party: 1000 * used / stats.commands for party, used in stats.cpu.items()}
     stolen = ours.pop("stolen")  # no party's: what this virtual machine waited for
+    pg_parts = {k.removeprefix("postgres: "): ours.pop(k) for k in list(ours) if k.startswith("postgres: ")}
     pg_row = statistics.mean(run["pg_cpu_ms"] for run in pgbench_runs)
     client_row = statistics.mean(run["client_cpu_ms"] for run in pgbench_runs)
     per_command = (stats.commands + stats.views + stats.lobby) / stats.commands
     rows: list[list[Any]] = [[f"{party}, per command", f"{ms:.3f}", ""] for party, ms in ours.items()]
+    # Which of PostgreSQL's processes: the backends' share is what the commands' queries cost.
+    parts = sorted(pg_parts.items(), key=lambda kv: -kv[1])
+    rows[1:1] = [[f"  {name}", f"{ms:.3f}", "postgres"] for name, ms in parts if ms >= 0.0005]
     rows += [
         ["all parties, per command", f"{sum(ours.values()):.3f}", ""],
         ["pgbench: postgres per row", f"{pg_row:.3f}", "baseline"],
@@ -292,6 +296,7 @@ def main() -> None:
                 def cpu() -> dict[str, float]:
                     return {
                         "postgres": common.postgres_cpu_seconds(url),
+                        **{f"postgres: {k}": v for k, v in common.postgres_cpu_breakdown(url).items()},
                         "service": common.tree_cpu_seconds(service.pid),
                         "load generator": common.own_cpu_seconds(),
                         "stolen": common.stolen_cpu_seconds(),
