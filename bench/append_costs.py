@@ -4,10 +4,11 @@ Run: ``.venv/bin/python bench/append_costs.py [--writers 8] [--calls 400] [--rou
 
 Issue 17 asks that each row, index and round trip of a command be kept only where it pays for
 itself; earlier passes on it held that PostgreSQL's target (<= 2.5x a pgbench row) needs one row
-per command. This bench puts a price on each part. W writers (one connection each, each on its own games) call one
-candidate at a time with a command's events (2 or 3, 2.6 on average, as `bench/wal.py` counts
-per command), the candidates interleaved for ``--rounds`` rounds on one fresh database. Each
-figure is the median over the rounds of PostgreSQL's CPU (postmaster and every backend) per call.
+per command. This bench puts a price on each part. W writers (one connection each, each on its
+own games) call one candidate at a time with a command's events (2 or 3, 2.6 on average, as
+`bench/wal.py` counts per command), the candidates interleaved for ``--rounds`` rounds on one
+fresh database. Each figure is the median over the rounds of PostgreSQL's CPU (postmaster and
+every backend) per call.
 
 - **pgbench's row**: pgbench's comparable event row (bench/_common.py), one INSERT per
   transaction, run by pgbench itself after each round as `bench/commands.py` runs it: the
