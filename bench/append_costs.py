@@ -51,8 +51,8 @@ BODY = json.loads(
 )
 METADATA = '{"command_id":"seat:2:0123456789abcdef0123456789abcdef","actor":"seat:2","correlation_id":null}'
 
-BATCHES = """
-CREATE TABLE bench_batches (
+BATCH_TABLE = """
+CREATE TABLE {table} (
     game_id     uuid NOT NULL,
     first_seq   integer NOT NULL,
     last_seq    integer NOT NULL,
@@ -66,9 +66,14 @@ CREATE TABLE bench_batches (
     hash        bytea NOT NULL,
     PRIMARY KEY (game_id, first_seq)
 );
-CREATE UNIQUE INDEX bench_batches_once ON bench_batches (game_id, command_id);
+CREATE UNIQUE INDEX {table}_once ON {table} (game_id, command_id);
+"""
 
-CREATE FUNCTION bench_append_batch(
+# A command's events in one row of ``{table}``, chained from ``cur_seq``/``cur_hash``: what
+# ``{lock_head}`` (before the idempotency lookup) or ``{read_head}`` (after it) sets them to, and
+# ``{write_head}`` after the insert.
+BATCH_APPEND = """
+CREATE FUNCTION {name}(
     p_game uuid, p_expected integer, p_command_id text, p_fingerprint text,
     p_types text[], p_versions integer[], p_data jsonb[], p_metadata jsonb,
     p_due_at double precision DEFAULT NULL
@@ -83,21 +88,16 @@ DECLARE
     body     jsonb := to_jsonb(p_data);
     h        bytea;
 BEGIN
-    SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
-      FROM streams s WHERE s.game_id = p_game FOR UPDATE;
-    IF NOT FOUND THEN
-        INSERT INTO streams AS s (game_id) VALUES (p_game) ON CONFLICT (game_id) DO NOTHING;
-        SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
-          FROM streams s WHERE s.game_id = p_game FOR UPDATE;
-    END IF;
+{lock_head}
     ts := clock_timestamp();
     IF p_command_id IS NOT NULL THEN
-        RETURN QUERY SELECT b.first_seq, b.recorded_at, b.hash FROM bench_batches b
+        RETURN QUERY SELECT b.first_seq, b.recorded_at, b.hash FROM {table} b
          WHERE b.game_id = p_game AND b.command_id = p_command_id;
         IF FOUND THEN
             RETURN;
         END IF;
     END IF;
+{read_head}
     IF p_expected <> cur_seq THEN
         RAISE EXCEPTION 'expected seq % (game is at %)', p_expected, cur_seq
             USING ERRCODE = 'PL409', DETAIL = cur_seq::text;
@@ -105,65 +105,55 @@ BEGIN
     h := playlog_event_digest(cur_hash, p_game, cur_seq + 1, p_types[1], p_versions[1],
                               body, p_metadata, ts);
     RETURN QUERY
-        INSERT INTO bench_batches AS b (game_id, first_seq, last_seq, command_id, fingerprint,
-                                        types, data, metadata, recorded_at, prev_hash, hash)
+        INSERT INTO {table} AS b (game_id, first_seq, last_seq, command_id, fingerprint,
+                                  types, data, metadata, recorded_at, prev_hash, hash)
         VALUES (p_game, cur_seq + 1, cur_seq + n, p_command_id, p_fingerprint, p_types, body,
                 p_metadata, ts, cur_hash, h)
         RETURNING b.first_seq, b.recorded_at, b.hash;
-    UPDATE streams s SET seq = cur_seq + n, last_hash = h, updated_at = ts,
-                         due_at = to_timestamp(p_due_at)
-     WHERE s.game_id = p_game;
+{write_head}
 END
 $$;
+"""
 
--- One row per command and nothing else: no head row to lock and update. The previous command's
--- row gives the chain's last hash; the key (game_id, first_seq) refuses a second writer after
--- the same seq (a unique violation where the lock gave PL409).
-CREATE TABLE bench_batches_alone (LIKE bench_batches INCLUDING ALL);
+# The same lock, head row and update as playlog_append.
+LOCK_HEAD = """
+    SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
+      FROM streams s WHERE s.game_id = p_game FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO streams AS s (game_id) VALUES (p_game) ON CONFLICT (game_id) DO NOTHING;
+        SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
+          FROM streams s WHERE s.game_id = p_game FOR UPDATE;
+    END IF;"""
+WRITE_HEAD = """
+    UPDATE streams s SET seq = cur_seq + n, last_hash = h, updated_at = ts,
+                         due_at = to_timestamp(p_due_at)
+     WHERE s.game_id = p_game;"""
 
-CREATE FUNCTION bench_append_batch_alone(
-    p_game uuid, p_expected integer, p_command_id text, p_fingerprint text,
-    p_types text[], p_versions integer[], p_data jsonb[], p_metadata jsonb,
-    p_due_at double precision DEFAULT NULL
-) RETURNS TABLE (first_seq integer, recorded_at timestamptz, hash bytea)
-LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-DECLARE
-    cur_seq  integer;
-    cur_hash bytea;
-    ts       timestamptz := clock_timestamp();
-    n        integer := coalesce(array_length(p_types, 1), 0);
-    body     jsonb := to_jsonb(p_data);
-    h        bytea;
-BEGIN
-    IF p_command_id IS NOT NULL THEN
-        RETURN QUERY SELECT b.first_seq, b.recorded_at, b.hash FROM bench_batches_alone b
-         WHERE b.game_id = p_game AND b.command_id = p_command_id;
-        IF FOUND THEN
-            RETURN;
-        END IF;
-    END IF;
+# No head row: the previous command's row gives the chain's last hash; the key (game_id,
+# first_seq) refuses a second writer after the same seq (a unique violation where the lock gave
+# PL409).
+READ_PREVIOUS = """
     SELECT b.last_seq, b.hash INTO cur_seq, cur_hash FROM bench_batches_alone b
      WHERE b.game_id = p_game ORDER BY b.first_seq DESC LIMIT 1;
     IF NOT FOUND THEN  -- the game's first command
         cur_seq := 0;
         cur_hash := decode(repeat('00', 32), 'hex');
-    END IF;
-    IF cur_seq <> p_expected THEN
-        RAISE EXCEPTION 'expected seq % (game is at %)', p_expected, cur_seq
-            USING ERRCODE = 'PL409', DETAIL = cur_seq::text;
-    END IF;
-    h := playlog_event_digest(cur_hash, p_game, p_expected + 1, p_types[1], p_versions[1],
-                              body, p_metadata, ts);
-    RETURN QUERY
-        INSERT INTO bench_batches_alone AS b (game_id, first_seq, last_seq, command_id, fingerprint,
-                                              types, data, metadata, recorded_at, prev_hash, hash)
-        VALUES (p_game, p_expected + 1, p_expected + n, p_command_id, p_fingerprint, p_types, body,
-                p_metadata, ts, cur_hash, h)
-        RETURNING b.first_seq, b.recorded_at, b.hash;
-END
-$$;
-"""
+    END IF;"""
+
+BATCHES = "".join(
+    [
+        BATCH_TABLE.format(table="bench_batches"),
+        BATCH_APPEND.format(
+            name="bench_append_batch", table="bench_batches",
+            lock_head=LOCK_HEAD, read_head="", write_head=WRITE_HEAD,
+        ),
+        BATCH_TABLE.format(table="bench_batches_alone"),
+        BATCH_APPEND.format(
+            name="bench_append_batch_alone", table="bench_batches_alone",
+            lock_head="", read_head=READ_PREVIOUS, write_head="",
+        ),
+    ]
+)  # fmt: skip
 
 
 def _edited(source: str, name: str, edits: list[tuple[str, str]]) -> str:

@@ -294,9 +294,10 @@ def main() -> None:
                 )
 
                 def cpu() -> dict[str, float]:
+                    parts = common.postgres_cpu_breakdown(url)  # its sum is postgres_cpu_seconds
                     return {
-                        "postgres": common.postgres_cpu_seconds(url),
-                        **{f"postgres: {k}": v for k, v in common.postgres_cpu_breakdown(url).items()},
+                        "postgres": sum(parts.values()),
+                        **{f"postgres: {k}": v for k, v in parts.items()},
                         "service": common.tree_cpu_seconds(service.pid),
                         "load generator": common.own_cpu_seconds(),
                         "stolen": common.stolen_cpu_seconds(),
