@@ -3,22 +3,25 @@
 Run: ``.venv/bin/python bench/append_costs.py [--writers 8] [--calls 400] [--rounds 3] [--pgbench-seconds 3]``
 
 Issue 17 asks that each row, index and round trip of a command be kept only where it pays for
-itself; earlier passes on it held that PostgreSQL's target (<= 2.5x a pgbench row) needs one row
-per command. This bench puts a price on each part. W writers (one connection each, each on its
-own games) call one candidate at a time with a command's events (2 or 3, 2.6 on average, as
-`bench/wal.py` counts per command), the candidates interleaved for ``--rounds`` rounds on one
-fresh database. Each figure is the median over the rounds of PostgreSQL's CPU (postmaster and
-every backend) per call.
+itself. This bench puts a price on each part. W writers (one connection each, each on its own
+games) append with one candidate at a time a command's events (2 or 3, 2.6 on average, as
+`bench/wal.py` counts per command), ``--calls`` appends each, the candidates interleaved for
+``--rounds`` rounds on one fresh database. Each figure is the median over the rounds of
+PostgreSQL's CPU (postmaster and every backend) per append.
 
 - **pgbench's row**: pgbench's comparable event row (bench/_common.py), one INSERT per
   transaction, run by pgbench itself after each round as `bench/commands.py` runs it: the
   baseline the target is stated against. pgbench sends each INSERT as text, parsed and planned;
 - **one row**: the same INSERT prepared once per connection, as the service sends its queries;
-- **playlog_append**, as migrated;
+- **playlog_append**: one append alone, as Citus and single callers send it (one item of a
+  batch, migration 0010);
+- **playlog_append_batch, 1 append a call**: what the service sends when it is quiet;
 - the same function without one part each (copies made from the deployed text, edited): without
   the hash digest, without the idempotency row (its lookup and its insert), without the lock on
   the game's row. Each breaks a promise of the log; they only show what that part costs;
-- **one row per command**: a sketch of the shape the target asks for. The same lock, lookup and
+- **2, 4, 8 appends a call**: what the service sends under load (service/batching.py): that
+  many games' appends in one call, one transaction, one commit;
+- **one row per command**: a sketch of another shape of the log. The same lock, lookup and
   head update, and one digest, but the command's events in one row (a jsonb array) with the
   idempotency key as a unique index on that row;
 - **and no head row**: that sketch without the game's row in ``streams``: the previous command's
@@ -158,30 +161,37 @@ BATCHES = "".join(
 
 def _edited(source: str, name: str, edits: list[tuple[str, str]]) -> str:
     """The deployed function's text under another name, each edit applied exactly where found."""
-    text = source.replace("FUNCTION public.playlog_append(", f"FUNCTION public.{name}(", 1)
+    text = source.replace("FUNCTION public.playlog_append_batch(", f"FUNCTION public.{name}(", 1)
     for pattern, replacement in edits:
         text, count = re.subn(pattern, replacement, text, flags=re.S)
         if count == 0:
-            raise RuntimeError(f"{name}: {pattern!r} not found in playlog_append; update this bench")
+            raise RuntimeError(f"{name}: {pattern!r} not found in playlog_append_batch; update this bench")
     return text
 
 
 NO_DIGEST = [(r"h := playlog_event_digest\(.*?\);", "h := cur_hash;")]
 NO_IDEMPOTENCY = [
-    (r"IF p_command_id IS NOT NULL THEN\s+SELECT \* INTO prior.*?END IF;\s+END IF;", ""),
-    (r"IF p_command_id IS NOT NULL THEN\s+INSERT INTO commands.*?END IF;", ""),
+    (r"IF p_command_ids\[k\] IS NOT NULL THEN\s+SELECT \* INTO prior.*?END IF;\s+END IF;", ""),
+    (r"IF p_command_ids\[k\] IS NOT NULL THEN\s+INSERT INTO commands.*?END IF;", ""),
 ]
 NO_LOCK = [(r" FOR UPDATE", "")]
 
 APPEND_ARGS = "($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 PGBENCH = "pgbench's row (pgbench, simple protocol)"
 ONE_ROW = "one row (that INSERT, prepared)"
-CANDIDATES = {
+DEPLOYED = "playlog_append_batch, 1 append a call"
+# A function called with one append (its name), or playlog_append_batch and the copies of it
+# with B appends a call (its name, B): B games, one transaction.
+CANDIDATES: dict[str, str | tuple[str, int] | None] = {
     ONE_ROW: None,
-    "playlog_append": "playlog_append",
-    "  without the digest": "bench_append_no_digest",
-    "  without the idempotency row": "bench_append_no_idempotency",
-    "  without the lock": "bench_append_no_lock",
+    "playlog_append (one append, alone)": "playlog_append",
+    DEPLOYED: ("playlog_append_batch", 1),
+    "  without the digest": ("bench_append_no_digest", 1),
+    "  without the idempotency row": ("bench_append_no_idempotency", 1),
+    "  without the lock": ("bench_append_no_lock", 1),
+    "  2 appends a call": ("playlog_append_batch", 2),
+    "  4 appends a call": ("playlog_append_batch", 4),
+    "  8 appends a call": ("playlog_append_batch", 8),
     "one row per command (sketch)": "bench_append_batch",
     "  and no head row to lock and update": "bench_append_batch_alone",
 }
@@ -191,7 +201,7 @@ async def prepare(url: str) -> None:
     conn = await asyncpg.connect(url)
     try:
         await conn.execute(common.PGBENCH_TABLE)
-        source = await conn.fetchval("SELECT pg_get_functiondef('playlog_append'::regproc)")
+        source = await conn.fetchval("SELECT pg_get_functiondef('playlog_append_batch'::regproc)")
         await conn.execute(_edited(source, "bench_append_no_digest", NO_DIGEST))
         await conn.execute(_edited(source, "bench_append_no_idempotency", NO_IDEMPOTENCY))
         await conn.execute(_edited(source, "bench_append_no_lock", NO_LOCK))
@@ -200,8 +210,13 @@ async def prepare(url: str) -> None:
         await conn.close()
 
 
-async def writer(conn: asyncpg.Connection, function: str | None, calls: int, rng: random.Random) -> None:
+async def writer(
+    conn: asyncpg.Connection, function: str | tuple[str, int] | None, calls: int, rng: random.Random
+) -> None:
     body = json.dumps(BODY)
+    if isinstance(function, tuple):
+        await batched_writer(conn, *function, calls, rng, body)
+        return
     if function is None:
         insert = await conn.prepare(
             "INSERT INTO pgbench_events (game_id, seq, type, data, metadata, command_id, prev_hash, hash)"
@@ -221,6 +236,26 @@ async def writer(conn: asyncpg.Connection, function: str | None, calls: int, rng
             ["CardPlayed"] * events, [1] * events, [body] * events, METADATA, None,
         )  # fmt: skip
         games[game] += events
+
+
+async def batched_writer(
+    conn: asyncpg.Connection, function: str, size: int, calls: int, rng: random.Random, body: str
+) -> None:
+    """``calls`` appends, ``size`` a call of ``function`` (shaped as playlog_append_batch), each
+    on another of 8 games."""
+    append = await conn.prepare(f"SELECT * FROM {function}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
+    games = {uuid.uuid4(): 0 for _ in range(8)}
+    order = list(games)
+    for n in range(0, calls, size):
+        chosen = [order[(n + k) % len(order)] for k in range(size)]
+        counts = [rng.choice((2, 2, 3, 3, 3)) for _ in chosen]
+        events = sum(counts)
+        await append.fetch(
+            chosen, [games[g] for g in chosen], [uuid.uuid4().hex for _ in chosen], ["fingerprint"] * size,
+            counts, ["CardPlayed"] * events, [1] * events, [body] * events, [METADATA] * size, [None] * size,
+        )  # fmt: skip
+        for game, count in zip(chosen, counts, strict=True):
+            games[game] += count
 
 
 async def one_round(url: str, writers: int, calls: int, seed: int) -> dict[str, float]:
@@ -246,7 +281,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--writers", type=int, default=8)
-    parser.add_argument("--calls", type=int, default=400, help="calls per writer per candidate per round")
+    parser.add_argument("--calls", type=int, default=400, help="appends per writer per candidate per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--pgbench-seconds", type=float, default=3.0, help="pgbench's run per round")
     args = parser.parse_args()
@@ -268,7 +303,7 @@ def main() -> None:
 
     one_row = statistics.median(r[ONE_ROW] for r in rounds)
     pgbench_row = statistics.median(r[PGBENCH] for r in rounds)
-    deployed = statistics.median(r["playlog_append"] for r in rounds)
+    deployed = statistics.median(r[DEPLOYED] for r in rounds)
     rows: list[list[Any]] = []
     for label in [PGBENCH, *CANDIDATES]:
         values = [r[label] for r in rounds]
@@ -279,9 +314,9 @@ def main() -> None:
         ])  # fmt: skip
     print(f"playlog bench/append_costs.py  ({common.machine()})")
     common.print_table(
-        f"PostgreSQL CPU per call, {args.writers} writers x {args.calls} calls, "
+        f"PostgreSQL CPU per append, {args.writers} writers x {args.calls} appends, "
         f"median of {args.rounds} rounds",
-        ["candidate", "ms", "range", "x one row", "x pgbench row", "vs playlog_append"],
+        ["candidate", "ms", "range", "x one row", "x pgbench row", "vs 1 append a call"],
         rows,
     )
 

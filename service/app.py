@@ -21,7 +21,9 @@ from service.api.metrics import MetricsController
 from service.api.play import PlayController
 from service.api.players import PlayersController
 from service.api.streams import PlayerStreamController, SpectatorController
+from service.batching import AppendBatcher
 from service.bodies import JsonRequest
+from service.citus import is_citus
 from service.config import Settings
 from service.disputes import Disputes
 from service.edge import edge
@@ -60,7 +62,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         pool = await create_pool(url, max_size=20)
-        store = EventStore(pool)
+        async with pool.acquire() as conn:
+            store = EventStore(pool, batcher=None if await is_citus(conn) else AppendBatcher(pool))
         # A replica that is down at start only sends its reads to the primary: no connection first.
         replica = None
         if settings.read_database_url:

@@ -11,7 +11,8 @@ stay plain PostgreSQL. What goes where:
   tables;
 - ``playlog_append`` is delegated to the node holding the game (``force_delegation``): one round
   trip from the coordinator, the same hash chain, idempotency and error codes (PL409, PL422), run
-  as a single-node transaction there.
+  as a single-node transaction there. The service sends its appends one by one here: a batch
+  (``playlog_append_batch``, which ``playlog_append`` calls with one item) spans nodes.
 
 The append-only triggers on ``events`` need ``citus.enable_unsafe_triggers`` (set for the
 database, so later DDL on the table keeps working). Every step is skipped when already done:
@@ -32,6 +33,9 @@ REFERENCE = ("moderators", "projector_checkpoints")
 APPEND = "playlog_append(uuid, integer, text, text, text[], integer[], jsonb[], jsonb, double precision)"
 HELPERS = (
     "playlog_event_digest(bytea, uuid, integer, text, integer, jsonb, jsonb, timestamptz)",
+    # playlog_append is one item of a batch (migration 0010): the node runs the batch's function.
+    "playlog_append_batch(uuid[], integer[], text[], text[], integer[], text[], integer[], jsonb[],"
+    " jsonb[], double precision[])",
     "playlog_refuse_change()",
 )
 

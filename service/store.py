@@ -6,7 +6,9 @@ Appends
     ordered and appends to different games run in parallel), answers a repeated ``command_id``
     with the events that command appended the first time, refuses a stale ``expected_seq``, and
     chains every event's hash to the previous one. Nothing here uses ``ON CONFLICT DO NOTHING``
-    on events: a conflict must surface.
+    on events: a conflict must surface. A store given a batcher (the service's, on plain
+    PostgreSQL) sends appends that arrive together as one call of ``playlog_append_batch``
+    (migration 0010, service/batching.py): the same promises, item by item, in one transaction.
 
 Reading the whole log
     ``read_all`` pages through every game's events in key order, ``(game_id, seq)``: the
@@ -33,6 +35,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from service.batching import CONFLICT, Append, AppendBatcher
 from service.pool import Pool
 
 GENESIS_HASH = bytes(32)
@@ -159,12 +162,25 @@ def _appended(row: asyncpg.Record, game_id: uuid.UUID, data: str = "", metadata:
     )
 
 
+def _result(rows: list[Any], game_id: uuid.UUID, bodies: list[str], metadata: str) -> AppendResult:
+    """An append's rows (``playlog_append``'s, or its item's of ``playlog_append_batch``)."""
+    duplicate = bool(rows) and rows[0][9]
+    if duplicate:
+        stored = [_appended(row, game_id) for row in rows]
+    else:
+        stored = [_appended(row, game_id, body, metadata) for row, body in zip(rows, bodies, strict=True)]
+    return AppendResult(events=stored, duplicate=duplicate, fingerprint=rows[0][10] if rows else None)
+
+
 class EventStore:
     """The log, over a pool (each call takes a connection for itself) or over one connection
     (a caller making several calls in a row, a benchmark writer say, keeps its own)."""
 
-    def __init__(self, db: Pool | asyncpg.Connection) -> None:
+    def __init__(self, db: Pool | asyncpg.Connection, *, batcher: AppendBatcher | None = None) -> None:
+        """With a ``batcher`` (over a pool, on plain PostgreSQL: Citus delegates each
+        ``playlog_append`` to its game's node, which a batch cannot be), appends go through it."""
         self.db = db
+        self._batcher = batcher
 
     async def append(
         self,
@@ -190,6 +206,21 @@ class EventStore:
             {"command_id": command_id, "actor": actor, "correlation_id": correlation_id}
         ).decode()
         bodies = [e.data.decode() for e in events]
+        if self._batcher is not None:
+            rows = await self._batcher.append(
+                Append(
+                    game_id, expected_seq, command_id, fingerprint,
+                    [e.type for e in events], [e.schema_version for e in events], bodies, metadata, due_at,
+                )
+            )  # fmt: skip
+            conflict = rows[0][CONFLICT] if rows else None
+            if conflict == "stale":
+                raise ConcurrencyConflict(game_id, expected_seq, rows[0][1])
+            if conflict == "ahead":
+                raise InvalidExpectedSeq(
+                    f"Expected seq {expected_seq} is ahead of the game (at {rows[0][1]})."
+                )
+            return _result(rows, game_id, bodies, metadata)
         try:
             rows = await self.db.fetch(
                 "SELECT * FROM playlog_append($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -212,12 +243,7 @@ class EventStore:
                     f"Expected seq {expected_seq} is ahead of the game (at {exc.detail})."
                 ) from None
             raise
-        duplicate = bool(rows) and rows[0][9]
-        if duplicate:
-            stored = [_appended(row, game_id) for row in rows]
-        else:
-            stored = [_appended(row, game_id, body, metadata) for row, body in zip(rows, bodies, strict=True)]
-        return AppendResult(events=stored, duplicate=duplicate, fingerprint=rows[0][10] if rows else None)
+        return _result(rows, game_id, bodies, metadata)
 
     async def current_seq(self, game_id: uuid.UUID) -> int:
         seq = await self.db.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)

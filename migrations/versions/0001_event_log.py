@@ -13,6 +13,91 @@ branch_labels = None
 depends_on = None
 
 
+# The append as first written; migration 0010 makes it a wrapper and restores this on downgrade.
+APPEND_FUNCTION = """
+-- Append a batch of events to one game in one round trip.
+-- Errors: PL409 (stale expected seq; DETAIL = current seq), PL422 (expected seq ahead).
+CREATE FUNCTION playlog_append(
+    p_game uuid, p_expected integer, p_command_id text, p_fingerprint text,
+    p_types text[], p_versions integer[], p_data jsonb[], p_metadata jsonb,
+    p_due_at double precision DEFAULT NULL
+) RETURNS TABLE (
+    "position" bigint, seq integer, type text, schema_version integer, data jsonb,
+    metadata jsonb, recorded_at timestamptz, prev_hash bytea, hash bytea,
+    duplicate boolean, fingerprint text
+) LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+    cur_seq  integer;
+    cur_hash bytea;
+    prior    commands%ROWTYPE;
+    ts       timestamptz;
+    h        bytea;
+    i        integer;
+BEGIN
+    SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
+      FROM streams s WHERE s.game_id = p_game FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO streams AS s (game_id) VALUES (p_game)
+            ON CONFLICT (game_id) DO NOTHING;
+        SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
+          FROM streams s WHERE s.game_id = p_game FOR UPDATE;
+    END IF;
+
+    -- Taken under the game's lock, so recorded_at never goes back within a game.
+    ts := clock_timestamp();
+
+    IF p_command_id IS NOT NULL THEN
+        SELECT * INTO prior FROM commands c
+         WHERE c.game_id = p_game AND c.command_id = p_command_id;
+        IF FOUND THEN
+            RETURN QUERY
+                SELECT e.position, e.seq, e.type, e.schema_version, e.data, e.metadata,
+                       e.recorded_at, e.prev_hash, e.hash, true, prior.fingerprint
+                  FROM events e
+                 WHERE e.game_id = p_game AND e.seq BETWEEN prior.first_seq AND prior.last_seq
+                 ORDER BY e.seq;
+            RETURN;
+        END IF;
+    END IF;
+
+    IF p_expected > cur_seq THEN
+        RAISE EXCEPTION 'expected seq % is ahead of the game (at %)', p_expected, cur_seq
+            USING ERRCODE = 'PL422', DETAIL = cur_seq::text;
+    END IF;
+    IF p_expected <> cur_seq THEN
+        RAISE EXCEPTION 'expected seq % is stale (game is at %)', p_expected, cur_seq
+            USING ERRCODE = 'PL409', DETAIL = cur_seq::text;
+    END IF;
+
+    FOR i IN 1 .. coalesce(array_length(p_types, 1), 0) LOOP
+        h := playlog_event_digest(cur_hash, p_game, cur_seq + i, p_types[i], p_versions[i],
+                                  p_data[i], p_metadata, ts);
+        RETURN QUERY
+            INSERT INTO events AS e (game_id, seq, type, schema_version, data, metadata,
+                                     command_id, recorded_at, prev_hash, hash)
+            VALUES (p_game, cur_seq + i, p_types[i], p_versions[i], p_data[i], p_metadata,
+                    p_command_id, ts, cur_hash, h)
+            -- The caller has data and metadata already: not sent back.
+            RETURNING e.position, e.seq, e.type, e.schema_version, NULL::jsonb, NULL::jsonb,
+                      e.recorded_at, e.prev_hash, e.hash, false, p_fingerprint;
+        cur_hash := h;
+    END LOOP;
+
+    IF p_command_id IS NOT NULL THEN
+        INSERT INTO commands (game_id, command_id, fingerprint, first_seq, last_seq)
+        VALUES (p_game, p_command_id, p_fingerprint, cur_seq + 1,
+                cur_seq + coalesce(array_length(p_types, 1), 0));
+    END IF;
+    UPDATE streams s SET seq = cur_seq + coalesce(array_length(p_types, 1), 0),
+                         last_hash = cur_hash, updated_at = ts,
+                         due_at = to_timestamp(p_due_at)
+     WHERE s.game_id = p_game;
+END
+$$;
+"""
+
+
 def upgrade() -> None:
     op.execute(
         """
@@ -72,87 +157,11 @@ def upgrade() -> None:
             )::text, 'UTF8'))
         $$;
 
-        -- Append a batch of events to one game in one round trip.
-        -- Errors: PL409 (stale expected seq; DETAIL = current seq), PL422 (expected seq ahead).
-        CREATE FUNCTION playlog_append(
-            p_game uuid, p_expected integer, p_command_id text, p_fingerprint text,
-            p_types text[], p_versions integer[], p_data jsonb[], p_metadata jsonb,
-            p_due_at double precision DEFAULT NULL
-        ) RETURNS TABLE (
-            "position" bigint, seq integer, type text, schema_version integer, data jsonb,
-            metadata jsonb, recorded_at timestamptz, prev_hash bytea, hash bytea,
-            duplicate boolean, fingerprint text
-        ) LANGUAGE plpgsql AS $$
-        #variable_conflict use_column
-        DECLARE
-            cur_seq  integer;
-            cur_hash bytea;
-            prior    commands%ROWTYPE;
-            ts       timestamptz;
-            h        bytea;
-            i        integer;
-        BEGIN
-            SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
-              FROM streams s WHERE s.game_id = p_game FOR UPDATE;
-            IF NOT FOUND THEN
-                INSERT INTO streams AS s (game_id) VALUES (p_game)
-                    ON CONFLICT (game_id) DO NOTHING;
-                SELECT s.seq, s.last_hash INTO cur_seq, cur_hash
-                  FROM streams s WHERE s.game_id = p_game FOR UPDATE;
-            END IF;
-
-            -- Taken under the game's lock, so recorded_at never goes back within a game.
-            ts := clock_timestamp();
-
-            IF p_command_id IS NOT NULL THEN
-                SELECT * INTO prior FROM commands c
-                 WHERE c.game_id = p_game AND c.command_id = p_command_id;
-                IF FOUND THEN
-                    RETURN QUERY
-                        SELECT e.position, e.seq, e.type, e.schema_version, e.data, e.metadata,
-                               e.recorded_at, e.prev_hash, e.hash, true, prior.fingerprint
-                          FROM events e
-                         WHERE e.game_id = p_game AND e.seq BETWEEN prior.first_seq AND prior.last_seq
-                         ORDER BY e.seq;
-                    RETURN;
-                END IF;
-            END IF;
-
-            IF p_expected > cur_seq THEN
-                RAISE EXCEPTION 'expected seq % is ahead of the game (at %)', p_expected, cur_seq
-                    USING ERRCODE = 'PL422', DETAIL = cur_seq::text;
-            END IF;
-            IF p_expected <> cur_seq THEN
-                RAISE EXCEPTION 'expected seq % is stale (game is at %)', p_expected, cur_seq
-                    USING ERRCODE = 'PL409', DETAIL = cur_seq::text;
-            END IF;
-
-            FOR i IN 1 .. coalesce(array_length(p_types, 1), 0) LOOP
-                h := playlog_event_digest(cur_hash, p_game, cur_seq + i, p_types[i], p_versions[i],
-                                          p_data[i], p_metadata, ts);
-                RETURN QUERY
-                    INSERT INTO events AS e (game_id, seq, type, schema_version, data, metadata,
-                                             command_id, recorded_at, prev_hash, hash)
-                    VALUES (p_game, cur_seq + i, p_types[i], p_versions[i], p_data[i], p_metadata,
-                            p_command_id, ts, cur_hash, h)
-                    -- The caller has data and metadata already: not sent back.
-                    RETURNING e.position, e.seq, e.type, e.schema_version, NULL::jsonb, NULL::jsonb,
-                              e.recorded_at, e.prev_hash, e.hash, false, p_fingerprint;
-                cur_hash := h;
-            END LOOP;
-
-            IF p_command_id IS NOT NULL THEN
-                INSERT INTO commands (game_id, command_id, fingerprint, first_seq, last_seq)
-                VALUES (p_game, p_command_id, p_fingerprint, cur_seq + 1,
-                        cur_seq + coalesce(array_length(p_types, 1), 0));
-            END IF;
-            UPDATE streams s SET seq = cur_seq + coalesce(array_length(p_types, 1), 0),
-                                 last_hash = cur_hash, updated_at = ts,
-                                 due_at = to_timestamp(p_due_at)
-             WHERE s.game_id = p_game;
-        END
-        $$;
-
+        """
+    )
+    op.execute(APPEND_FUNCTION)
+    op.execute(
+        """
         -- The log is append-only, enforced by the database rather than by convention.
         CREATE FUNCTION playlog_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN

@@ -1,4 +1,4 @@
-"""The event store against a real PostgreSQL."""
+"""The event store against a real PostgreSQL, its appends sent one by one and in batches."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import asyncpg
 import msgspec
 import pytest
 
+from service.batching import AppendBatcher
 from service.store import (
     START,
     ConcurrencyConflict,
@@ -18,6 +19,12 @@ from service.store import (
     NewEvent,
     StoredEvent,
 )
+
+
+@pytest.fixture(params=["one by one", "batched"])
+def store(request: pytest.FixtureRequest, pool: asyncpg.Pool) -> EventStore:
+    """Every promise of the log holds for appends sent alone and for appends sent in batches."""
+    return EventStore(pool, batcher=AppendBatcher(pool) if request.param == "batched" else None)
 
 
 def event(n: int, kind: str = "Ticked") -> NewEvent:

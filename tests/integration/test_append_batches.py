@@ -1,0 +1,181 @@
+"""Appends sent together in one call of ``playlog_append_batch`` (service/batching.py), against a
+real PostgreSQL: each keeps its own answer, its own refusal and its own error."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.batching import Append, AppendBatcher
+from service.pool import Pool, create_pool
+from service.store import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent
+
+
+def event(n: int) -> NewEvent:
+    return NewEvent(type="Ticked", data=msgspec.json.encode({"type": "Ticked", "n": n}))
+
+
+class CountingBatcher(AppendBatcher):
+    """Records the size of every call it makes."""
+
+    def __init__(self, pool: Pool, **kwargs: Any) -> None:
+        super().__init__(pool, **kwargs)
+        self.calls: list[int] = []
+
+    async def _call(self, batch: Sequence[Append]) -> list[Any]:
+        self.calls.append(len(batch))
+        return await super()._call(batch)
+
+
+def batched_store(pool: Pool, **kwargs: Any) -> tuple[EventStore, CountingBatcher]:
+    batcher = CountingBatcher(pool, **kwargs)
+    return EventStore(pool, batcher=batcher), batcher
+
+
+async def test_appends_arriving_while_a_call_is_out_go_together_in_the_next(pool: Pool) -> None:
+    store, batcher = batched_store(pool, in_flight=1)
+    games = [uuid.uuid4() for _ in range(20)]
+    results = await asyncio.gather(*(store.append(g, 0, [event(1), event(2)]) for g in games))
+    assert batcher.calls == [1, 19]  # the first went at once; the others waited for it together
+    for game, result in zip(games, results, strict=True):
+        assert [e.seq for e in result.events] == [1, 2]
+        assert all(e.game_id == game for e in result.events)
+        assert (await store.verify(game)).ok
+
+
+async def test_a_quiet_store_sends_each_append_at_once(pool: Pool) -> None:
+    store, batcher = batched_store(pool, in_flight=1)
+    for n in range(3):
+        await store.append(uuid.uuid4(), 0, [event(n)])
+    assert batcher.calls == [1, 1, 1]
+
+
+async def test_a_batch_caps_its_items(pool: Pool) -> None:
+    store, batcher = batched_store(pool, in_flight=1, max_items=8)
+    await asyncio.gather(*(store.append(uuid.uuid4(), 0, [event(1)]) for _ in range(20)))
+    assert batcher.calls == [1, 8, 8, 3]
+
+
+async def test_each_append_of_a_batch_gets_its_own_answer_refusal_or_duplicate(pool: Pool) -> None:
+    store, batcher = batched_store(pool, in_flight=1)
+    fresh, stale, ahead, repeated = (uuid.uuid4() for _ in range(4))
+    await store.append(stale, 0, [event(1)])
+    await store.append(ahead, 0, [event(1)])
+    first = await store.append(repeated, 0, [event(1), event(2)], command_id="c1", fingerprint="f")
+    batcher.calls.clear()
+    blocker = asyncio.ensure_future(store.append(uuid.uuid4(), 0, [event(0)]))
+    results = await asyncio.gather(
+        store.append(fresh, 0, [event(1), event(2), event(3)]),
+        store.append(stale, 0, [event(2)]),
+        store.append(ahead, 5, [event(2)]),
+        store.append(repeated, 2, [event(3)], command_id="c1", fingerprint="f"),
+        return_exceptions=True,
+    )
+    await blocker
+    assert batcher.calls == [1, 4]
+    appended, conflict, early, duplicate = results
+    assert not isinstance(appended, BaseException)
+    assert [e.seq for e in appended.events] == [1, 2, 3]
+    assert isinstance(conflict, ConcurrencyConflict) and conflict.current == 1
+    assert isinstance(early, InvalidExpectedSeq)
+    assert not isinstance(duplicate, BaseException)
+    assert duplicate.duplicate and duplicate.fingerprint == "f"
+    assert [e.hash for e in duplicate.events] == [e.hash for e in first.events]
+    assert [await store.current_seq(g) for g in (fresh, stale, ahead, repeated)] == [3, 1, 1, 2]
+
+
+async def test_one_game_twice_in_a_batch_appends_once_and_refuses_the_second(pool: Pool) -> None:
+    store, batcher = batched_store(pool, in_flight=1)
+    game = uuid.uuid4()
+    blocker = asyncio.ensure_future(store.append(uuid.uuid4(), 0, [event(0)]))
+    results = await asyncio.gather(
+        store.append(game, 0, [event(1)]), store.append(game, 0, [event(2)]), return_exceptions=True
+    )
+    await blocker
+    assert batcher.calls == [1, 2]
+    assert sum(isinstance(r, ConcurrencyConflict) for r in results) == 1
+    assert [e.seq for e in await store.read(game)] == [1]
+
+
+async def test_an_append_postgresql_refuses_fails_alone_and_its_batch_is_sent_again(pool: Pool) -> None:
+    store, batcher = batched_store(pool, in_flight=1)
+    good = [uuid.uuid4() for _ in range(3)]
+    blocker = asyncio.ensure_future(store.append(uuid.uuid4(), 0, [event(0)]))
+    bad = NewEvent(type="Ticked", data=b'{"not json')  # the server's jsonb input refuses it
+    results = await asyncio.gather(
+        *(store.append(g, 0, [event(1)]) for g in good[:2]),
+        store.append(uuid.uuid4(), 0, [bad]),
+        store.append(good[2], 0, [event(1)]),
+        return_exceptions=True,
+    )
+    await blocker
+    assert batcher.calls == [1, 4, 1, 1, 1, 1]  # refused whole, then each alone
+    assert [type(r).__name__ for r in results] == [
+        "AppendResult",
+        "AppendResult",
+        "InvalidTextRepresentationError",
+        "AppendResult",
+    ]
+    assert [await store.current_seq(g) for g in good] == [1, 1, 1]
+
+
+async def test_a_cancelled_caller_gives_up_its_answer_not_its_batch(pool: Pool) -> None:
+    store, _ = batched_store(pool, in_flight=1)
+    games = [uuid.uuid4() for _ in range(5)]
+    blocker = asyncio.ensure_future(store.append(uuid.uuid4(), 0, [event(0)]))
+    callers = [asyncio.ensure_future(store.append(g, 0, [event(1)])) for g in games]
+    await asyncio.sleep(0)
+    callers[0].cancel()
+    await blocker
+    results = await asyncio.gather(*callers, return_exceptions=True)
+    assert isinstance(results[0], asyncio.CancelledError)
+    assert all(not isinstance(r, BaseException) for r in results[1:])
+    assert [await store.current_seq(g) for g in games[1:]] == [1, 1, 1, 1]
+
+
+async def test_batches_from_two_processes_over_the_same_games_never_deadlock(database_url: str) -> None:
+    """Each batch locks its games in one order (by id), whatever order its appends came in."""
+    pools = [await create_pool(database_url, min_size=1, max_size=4) for _ in range(2)]
+    try:
+        stores = [batched_store(p, in_flight=2)[0] for p in pools]
+        games = [uuid.uuid4() for _ in range(12)]
+        seqs = dict.fromkeys(games, 0)
+        for _ in range(15):
+            attempts = [
+                store.append(g, seqs[g], [event(1)])
+                for n, store in enumerate(stores)
+                for g in (games if n == 0 else games[::-1])
+            ]
+            results = await asyncio.gather(*attempts, return_exceptions=True)
+            assert all(
+                isinstance(r, ConcurrencyConflict) or not isinstance(r, BaseException) for r in results
+            )
+            for game in games:
+                seqs[game] = await stores[0].current_seq(game)
+        assert all(seq == 15 for seq in seqs.values())
+        for game in games:
+            assert (await stores[0].verify(game)).ok
+    finally:
+        for p in pools:
+            await p.close()
+
+
+@pytest.mark.parametrize("in_flight", [1, 2])
+async def test_many_concurrent_appends_keep_every_game_contiguous(pool: Pool, in_flight: int) -> None:
+    store, batcher = batched_store(pool, in_flight=in_flight)
+    games = [uuid.uuid4() for _ in range(10)]
+
+    async def play(game: uuid.UUID) -> None:
+        for seq in range(0, 20, 2):
+            await store.append(game, seq, [event(seq), event(seq + 1)], command_id=f"c{seq}")
+
+    await asyncio.gather(*(play(g) for g in games))
+    assert max(batcher.calls) > 1
+    for game in games:
+        assert [e.seq for e in await store.read(game)] == list(range(1, 21))
+        assert (await store.verify(game)).ok
