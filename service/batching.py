@@ -8,10 +8,10 @@ bigger calls instead of queueing more of them.
 
 Each batch is sent by a task of its own, so a caller that is cancelled (its client went away)
 gives up only its own answer, never the batch's other appends. When PostgreSQL refuses a whole
-batch (an error it raised: the transaction is undone, nothing was appended), each append is sent
-again alone, so one append's error is its own. A batch lost with its connection fails every
-append in it, as a lost single append fails its caller: whether it committed is unknown, and the
-expected seq and ``command_id`` make a retry safe either way.
+batch (an ERROR: the transaction is undone, nothing was appended), each append is sent again
+alone, so one append's error is its own. A batch lost with its session (the connection gone, a
+FATAL error) fails every append in it, as a lost single append fails its caller: whether it
+committed is unknown, so it is not sent again here.
 """
 
 from __future__ import annotations
@@ -86,11 +86,15 @@ class AppendBatcher:
         try:
             rows = await self._call([append for append, _ in batch])
         except asyncpg.PostgresError as exc:
-            if len(batch) == 1:
-                _answer(batch[0][1], exception=exc)
+            # An ERROR undid the call's transaction and left the session alive: nothing of the
+            # batch was appended, so each goes again on its own. A FATAL one (the session ended,
+            # perhaps after the commit) is a lost batch: its outcome is unknown.
+            if len(batch) > 1 and (exc.severity_en or exc.severity) == "ERROR":
+                for waiting in batch:
+                    await self._send([waiting])
                 return
-            for waiting in batch:  # nothing of the batch was appended: each on its own
-                await self._send([waiting])
+            for _, answer in batch:
+                _answer(answer, exception=exc)
             return
         except BaseException as exc:
             for _, answer in batch:

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+import asyncpg
 import msgspec
 import pytest
 
@@ -179,3 +180,30 @@ async def test_many_concurrent_appends_keep_every_game_contiguous(pool: Pool, in
     for game in games:
         assert [e.seq for e in await store.read(game)] == list(range(1, 21))
         assert (await store.verify(game)).ok
+
+
+async def test_a_batch_lost_with_its_session_fails_every_append_in_it_and_none_is_sent_again(
+    pool: Pool,
+) -> None:
+    store, batcher = batched_store(pool, in_flight=1)
+    held, others = uuid.uuid4(), [uuid.uuid4() for _ in range(3)]
+    await store.append(held, 0, [event(1)])
+    batcher.calls.clear()
+    async with pool.acquire() as locker, locker.transaction():
+        await locker.execute("SELECT 1 FROM streams WHERE game_id = $1 FOR UPDATE", held)
+        blocker = asyncio.ensure_future(store.append(uuid.uuid4(), 0, [event(0)]))
+        waiting = asyncio.gather(
+            store.append(held, 1, [event(2)]),
+            *(store.append(g, 0, [event(1)]) for g in others),
+            return_exceptions=True,
+        )
+        # Asked outside the locker's transaction, which would see one snapshot of the stats.
+        stuck = "FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        while not await pool.fetchval(f"SELECT count(*) {stuck}"):  # the batch waits for the lock
+            await asyncio.sleep(0.01)
+        await pool.execute(f"SELECT pg_terminate_backend(pid) {stuck}")
+        results = await waiting
+        await blocker
+    assert batcher.calls == [1, 4]
+    assert all(isinstance(r, asyncpg.ConnectionDoesNotExistError) for r in results)
+    assert [await store.current_seq(g) for g in (held, *others)] == [1, 0, 0, 0]
