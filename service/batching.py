@@ -17,12 +17,14 @@ committed is unknown, so it is not sent again here.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
 import msgspec
 
+from service.metrics import APPEND_BATCH_SIZE
 from service.pool import Pool
 
 # Calls out at once per process. One makes the biggest batches; two served no faster here
@@ -38,7 +40,7 @@ CONFLICT = 12
 class Append(msgspec.Struct, frozen=True):
     """One append, as ``playlog_append`` takes it."""
 
-    game_id: Any  # uuid.UUID
+    game_id: uuid.UUID
     expected_seq: int
     command_id: str | None
     fingerprint: str | None
@@ -83,6 +85,7 @@ class AppendBatcher:
             self._send_next()
 
     async def _send(self, batch: list[_Waiting]) -> None:
+        APPEND_BATCH_SIZE.observe(len(batch))
         try:
             rows = await self._call([append for append, _ in batch])
         except asyncpg.PostgresError as exc:

@@ -25,6 +25,11 @@ DISPUTE_RESOLUTION_SECONDS = Histogram(
     "Time from a dispute's raise to its ruling",
     buckets=(60, 600, 3600, 4 * 3600, 86400, 3 * 86400, 7 * 86400, 30 * 86400),
 )
+APPEND_BATCH_SIZE = Histogram(
+    "playlog_append_batch_size",
+    "Appends sent together in one call of playlog_append_batch (1 while the service is quiet)",
+    buckets=(1, 2, 4, 8, 16, 32, 64),
+)
 
 
 class RequestMetrics(PrometheusMiddleware):

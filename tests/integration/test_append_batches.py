@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg
 import msgspec
 import pytest
+from prometheus_client import REGISTRY
 
 from service.batching import Append, AppendBatcher
 from service.pool import Pool, create_pool
@@ -54,6 +55,17 @@ async def test_a_quiet_store_sends_each_append_at_once(pool: Pool) -> None:
     for n in range(3):
         await store.append(uuid.uuid4(), 0, [event(n)])
     assert batcher.calls == [1, 1, 1]
+
+
+async def test_the_batch_sizes_are_a_metric(pool: Pool) -> None:
+    store, _ = batched_store(pool, in_flight=1)
+
+    def sample(name: str) -> float:
+        return REGISTRY.get_sample_value(f"playlog_append_batch_size_{name}") or 0.0
+
+    calls, appends = sample("count"), sample("sum")
+    await asyncio.gather(*(store.append(uuid.uuid4(), 0, [event(1)]) for _ in range(5)))
+    assert (sample("count") - calls, sample("sum") - appends) == (2, 5)  # one alone, then four
 
 
 async def test_a_batch_caps_its_items(pool: Pool) -> None:
