@@ -174,7 +174,7 @@ NO_IDEMPOTENCY = [
     (r"IF p_command_ids\[k\] IS NOT NULL THEN\s+SELECT \* INTO prior.*?END IF;\s+END IF;", ""),
     (r"IF p_command_ids\[k\] IS NOT NULL THEN\s+INSERT INTO commands.*?END IF;", ""),
 ]
-NO_LOCK = [(r" FOR UPDATE", "")]
+NO_LOCK = [(r" FOR UPDATE( SKIP LOCKED)?", "")]
 
 APPEND_ARGS = "($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 PGBENCH = "pgbench's row (pgbench, simple protocol)"
@@ -243,7 +243,7 @@ async def batched_writer(
 ) -> None:
     """``calls`` appends, ``size`` a call of ``function`` (shaped as playlog_append_batch), each
     on another of 8 games."""
-    append = await conn.prepare(f"SELECT * FROM {function}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
+    append = await conn.prepare(f"SELECT * FROM {function}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false)")
     games = {uuid.uuid4(): 0 for _ in range(8)}
     order = list(games)
     for n in range(0, calls, size):

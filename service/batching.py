@@ -6,6 +6,10 @@ Smart batching: nothing waits on purpose. An append is sent at once while fewer 
 in the next call. A quiet service sends batches of one, as before; a busy one sends fewer,
 bigger calls instead of queueing more of them.
 
+A batch waits for no game another transaction holds (migration 0011): that append comes back
+'busy' and is sent alone, waiting for its game as a single append does, while the batches go on.
+So a session that holds a game's row stalls that game's appends only.
+
 Each batch is sent by a task of its own, so a caller that is cancelled (its client went away)
 gives up only its own answer, never the batch's other appends. When PostgreSQL refuses a whole
 batch (an ERROR: the transaction is undone, nothing was appended), each append is sent again
@@ -32,7 +36,7 @@ from service.pool import Pool
 IN_FLIGHT = 1
 MAX_ITEMS = 64  # appends per call: bounds one transaction's locks and time
 
-_APPEND_BATCH = "SELECT * FROM playlog_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+_APPEND_BATCH = "SELECT * FROM playlog_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
 ITEM = 11  # the columns of playlog_append's rows, then the item (1-based) and its conflict
 CONFLICT = 12
 
@@ -63,6 +67,7 @@ class AppendBatcher:
         self._max_items = max_items
         self._waiting: list[_Waiting] = []
         self._sending: set[asyncio.Task[None]] = set()
+        self._alone: set[asyncio.Task[None]] = set()  # appends whose game was busy, sent alone
 
     async def append(self, append: Append) -> list[Any]:
         """The rows ``playlog_append_batch`` returned for ``append`` (one, naming a conflict, or its
@@ -108,10 +113,28 @@ class AppendBatcher:
         items: list[list[Any]] = [[] for _ in batch]
         for row in rows:
             items[row[ITEM] - 1].append(row)
-        for (_, answer), own in zip(batch, items, strict=True):
-            _answer(answer, own)
+        for waiting, own in zip(batch, items, strict=True):
+            if own and own[0][CONFLICT] == "busy":  # another transaction holds its game
+                task = asyncio.create_task(self._send_alone(waiting))
+                self._alone.add(task)
+                task.add_done_callback(self._alone.discard)
+            else:
+                _answer(waiting[1], own)
 
-    async def _call(self, batch: Sequence[Append]) -> list[Any]:
+    async def _send_alone(self, waiting: _Waiting) -> None:
+        """One append, waiting for its game as a single append does, outside the batches (which
+        go on meanwhile)."""
+        append, answer = waiting
+        try:
+            rows = await self._call([append], wait=True)
+        except BaseException as exc:
+            _answer(answer, exception=exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        _answer(answer, rows)
+
+    async def _call(self, batch: Sequence[Append], *, wait: bool = False) -> list[Any]:
         types: list[str] = []
         versions: list[int] = []
         bodies: list[str] = []
@@ -131,6 +154,7 @@ class AppendBatcher:
             bodies,
             [a.metadata for a in batch],
             [a.due_at for a in batch],
+            wait,
         )
         return rows
 

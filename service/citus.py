@@ -35,7 +35,7 @@ HELPERS = (
     "playlog_event_digest(bytea, uuid, integer, text, integer, jsonb, jsonb, timestamptz)",
     # playlog_append is one item of a batch (migration 0010): the node runs the batch's function.
     "playlog_append_batch(uuid[], integer[], text[], text[], integer[], text[], integer[], jsonb[],"
-    " jsonb[], double precision[])",
+    " jsonb[], double precision[], boolean)",
     "playlog_refuse_change()",
 )
 

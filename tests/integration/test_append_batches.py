@@ -29,9 +29,9 @@ class CountingBatcher(AppendBatcher):
         super().__init__(pool, **kwargs)
         self.calls: list[int] = []
 
-    async def _call(self, batch: Sequence[Append]) -> list[Any]:
+    async def _call(self, batch: Sequence[Append], *, wait: bool = False) -> list[Any]:
         self.calls.append(len(batch))
-        return await super()._call(batch)
+        return await super()._call(batch, wait=wait)
 
 
 def batched_store(pool: Pool, **kwargs: Any) -> tuple[EventStore, CountingBatcher]:
@@ -165,9 +165,10 @@ async def test_batches_from_two_processes_over_the_same_games_never_deadlock(dat
                 for g in (games if n == 0 else games[::-1])
             ]
             results = await asyncio.gather(*attempts, return_exceptions=True)
-            assert all(
-                isinstance(r, ConcurrencyConflict) or not isinstance(r, BaseException) for r in results
-            )
+            errors = [
+                r for r in results if isinstance(r, BaseException) and not isinstance(r, ConcurrencyConflict)
+            ]
+            assert errors == []
             for game in games:
                 seqs[game] = await stores[0].current_seq(game)
         assert all(seq == 15 for seq in seqs.values())
@@ -194,9 +195,7 @@ async def test_many_concurrent_appends_keep_every_game_contiguous(pool: Pool, in
         assert (await store.verify(game)).ok
 
 
-async def test_a_batch_lost_with_its_session_fails_every_append_in_it_and_none_is_sent_again(
-    pool: Pool,
-) -> None:
+async def test_a_game_another_session_holds_holds_up_its_own_append_only(pool: Pool) -> None:
     store, batcher = batched_store(pool, in_flight=1)
     held, others = uuid.uuid4(), [uuid.uuid4() for _ in range(3)]
     await store.append(held, 0, [event(1)])
@@ -204,18 +203,31 @@ async def test_a_batch_lost_with_its_session_fails_every_append_in_it_and_none_i
     async with pool.acquire() as locker, locker.transaction():
         await locker.execute("SELECT 1 FROM streams WHERE game_id = $1 FOR UPDATE", held)
         blocker = asyncio.ensure_future(store.append(uuid.uuid4(), 0, [event(0)]))
-        waiting = asyncio.gather(
-            store.append(held, 1, [event(2)]),
-            *(store.append(g, 0, [event(1)]) for g in others),
-            return_exceptions=True,
-        )
-        # Asked outside the locker's transaction, which would see one snapshot of the stats.
-        stuck = "FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        while not await pool.fetchval(f"SELECT count(*) {stuck}"):  # the batch waits for the lock
-            await asyncio.sleep(0.01)
-        await pool.execute(f"SELECT pg_terminate_backend(pid) {stuck}")
-        results = await waiting
+        waiting = asyncio.ensure_future(store.append(held, 1, [event(2)]))
+        done = await asyncio.wait_for(asyncio.gather(*(store.append(g, 0, [event(1)]) for g in others)), 10)
         await blocker
-    assert batcher.calls == [1, 4]
+        assert [[e.seq for e in result.events] for result in done] == [[1], [1], [1]]
+        assert not waiting.done()  # sent alone, it waits for the game as one append does
+    assert [e.seq for e in (await waiting).events] == [2]
+    assert batcher.calls == [1, 4, 1]  # the blocker; the batch; the busy game's append alone
+    assert (await store.verify(held)).ok
+
+
+async def test_a_batch_lost_with_its_session_fails_every_append_in_it_and_none_is_sent_again(
+    pool: Pool,
+) -> None:
+    store, batcher = batched_store(pool, in_flight=1)
+    games = [uuid.uuid4() for _ in range(4)]
+    # Asked outside the locker's transaction, which would see one snapshot of the stats.
+    stuck = "FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+    async with pool.acquire() as locker, locker.transaction():
+        await locker.execute("LOCK TABLE events IN EXCLUSIVE MODE")  # every insert waits
+        waiting = asyncio.gather(*(store.append(g, 0, [event(1)]) for g in games), return_exceptions=True)
+        while not waiting.done():  # the first append alone, then the three that queued behind it
+            if await pool.fetchval(f"SELECT count(*) {stuck}"):
+                await pool.execute(f"SELECT pg_terminate_backend(pid) {stuck}")
+            await asyncio.sleep(0.01)
+        results = await waiting
+    assert batcher.calls == [1, 3]
     assert all(isinstance(r, asyncpg.ConnectionDoesNotExistError) for r in results)
-    assert [await store.current_seq(g) for g in (held, *others)] == [1, 0, 0, 0]
+    assert [await store.current_seq(g) for g in games] == [0, 0, 0, 0]
