@@ -93,22 +93,12 @@ class AppendBatcher:
         APPEND_BATCH_SIZE.observe(len(batch))
         try:
             rows = await self._call([append for append, _ in batch])
-        except asyncpg.PostgresError as exc:
-            # An ERROR undid the call's transaction and left the session alive: nothing of the
-            # batch was appended, so each goes again on its own. A FATAL one (the session ended,
-            # perhaps after the commit) is a lost batch: its outcome is unknown.
-            if len(batch) > 1 and (exc.severity_en or exc.severity) == "ERROR":
+        except BaseException as exc:
+            if len(batch) > 1 and _undone(exc):  # nothing of the batch was appended: each alone
                 for waiting in batch:
                     await self._send([waiting])
                 return
-            for _, answer in batch:
-                _answer(answer, exception=exc)
-            return
-        except BaseException as exc:
-            for _, answer in batch:
-                _answer(answer, exception=exc)
-            if not isinstance(exc, Exception):
-                raise
+            _fail(batch, exc)
             return
         items: list[list[Any]] = [[] for _ in batch]
         for row in rows:
@@ -128,9 +118,7 @@ class AppendBatcher:
         try:
             rows = await self._call([append], wait=True)
         except BaseException as exc:
-            _answer(answer, exception=exc)
-            if not isinstance(exc, Exception):
-                raise
+            _fail([waiting], exc)
             return
         _answer(answer, rows)
 
@@ -159,15 +147,22 @@ class AppendBatcher:
         return rows
 
 
-def _answer(
-    answer: asyncio.Future[list[Any]],
-    rows: list[Any] | None = None,
-    *,
-    exception: BaseException | None = None,
-) -> None:
-    if answer.done():  # its caller was cancelled
-        return
-    if exception is not None:
-        answer.set_exception(exception)
-    else:
-        answer.set_result(rows or [])
+def _undone(exc: BaseException) -> bool:
+    """Whether the call's transaction surely appended nothing: an ERROR undid it and left the
+    session alive. A FATAL one (the session ended, perhaps after the commit) or a lost
+    connection leaves the outcome unknown."""
+    return isinstance(exc, asyncpg.PostgresError) and (exc.severity_en or exc.severity) == "ERROR"
+
+
+def _fail(batch: list[_Waiting], exc: BaseException) -> None:
+    """Every append of ``batch`` raises ``exc``; a cancellation of the sending task goes on."""
+    for _, answer in batch:
+        if not answer.done():  # its caller was cancelled
+            answer.set_exception(exc)
+    if not isinstance(exc, Exception):
+        raise exc
+
+
+def _answer(answer: asyncio.Future[list[Any]], rows: list[Any]) -> None:
+    if not answer.done():  # its caller was cancelled
+        answer.set_result(rows)

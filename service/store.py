@@ -172,6 +172,10 @@ def _result(rows: list[Any], game_id: uuid.UUID, bodies: list[str], metadata: st
     return AppendResult(events=stored, duplicate=duplicate, fingerprint=rows[0][10] if rows else None)
 
 
+def _ahead(expected: int, current: object) -> InvalidExpectedSeq:
+    return InvalidExpectedSeq(f"Expected seq {expected} is ahead of the game (at {current}).")
+
+
 class EventStore:
     """The log, over a pool (each call takes a connection for itself) or over one connection
     (a caller making several calls in a row, a benchmark writer say, keeps its own)."""
@@ -217,9 +221,7 @@ class EventStore:
             if conflict == "stale":
                 raise ConcurrencyConflict(game_id, expected_seq, rows[0][1])
             if conflict == "ahead":
-                raise InvalidExpectedSeq(
-                    f"Expected seq {expected_seq} is ahead of the game (at {rows[0][1]})."
-                )
+                raise _ahead(expected_seq, rows[0][1])
             return _result(rows, game_id, bodies, metadata)
         try:
             rows = await self.db.fetch(
@@ -239,9 +241,7 @@ class EventStore:
             if state == "PL409":
                 raise ConcurrencyConflict(game_id, expected_seq, int(exc.detail or 0)) from None
             if state == "PL422":
-                raise InvalidExpectedSeq(
-                    f"Expected seq {expected_seq} is ahead of the game (at {exc.detail})."
-                ) from None
+                raise _ahead(expected_seq, exc.detail) from None
             raise
         return _result(rows, game_id, bodies, metadata)
 
