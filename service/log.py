@@ -5,6 +5,8 @@ Request id, game id and seat (``service.request_context``) are merged into every
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
 import sys
 from collections.abc import MutableMapping
@@ -29,20 +31,58 @@ def _json_line(event: object, **_: object) -> bytes:
 class _Stderr:
     """The process's stderr as it is when a line is written, not when logging was configured:
     pytest replaces stderr for a test and closes it after, and an app built later would otherwise
-    write to the closed one (every line then a 500)."""
+    write to the closed one (every line then a 500).
+
+    Inside a running event loop, the lines of one turn of the loop go out in one write at its
+    end (``call_soon``): a command's line is one more system call otherwise, and a batch of
+    appends ends many commands in the same turn. Nothing waits longer than that turn, and the
+    lines of several worker processes sharing stderr still never run into each other (each write
+    holds whole lines). Outside a loop (the CLI, another thread), a line is written at once.
+    """
+
+    _pending: list[bytes] = []
+    _loop: asyncio.AbstractEventLoop | None = None  # the loop whose turn will write them
+
+    @classmethod
+    def write(cls, line: bytes) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop in this thread
+            loop = None
+        if cls._loop is not None and cls._loop is not loop and cls._loop.is_closed():
+            cls.write_pending()  # that loop ended before its turn did
+        if loop is None or (cls._loop is not None and cls._loop is not loop):
+            cls._write_out([line])
+            return
+        cls._pending.append(line)
+        if cls._loop is None:
+            cls._loop = loop
+            loop.call_soon(cls.write_pending)
 
     @staticmethod
-    def write(line: bytes) -> None:
+    def flush() -> None:  # structlog flushes after each line: the turn's end writes them instead
+        pass
+
+    @classmethod
+    def write_pending(cls) -> None:
+        lines, cls._pending, cls._loop = cls._pending, [], None
+        if lines:
+            cls._write_out(lines)
+
+    @staticmethod
+    def _write_out(lines: list[bytes]) -> None:
         stream = sys.stderr
         binary = getattr(stream, "buffer", None)  # absent when stderr was replaced by a text-only stream
+        joined = b"".join(lines)
         if binary is None:
-            stream.write(line.decode())
+            stream.write(joined.decode())
         else:
-            binary.write(line)
+            binary.write(joined)
+        stream.flush()
 
-    @staticmethod
-    def flush() -> None:
-        sys.stderr.flush()
+
+# A line logged in a loop's last turn (shutdown) is written when the process ends.
+atexit.register(_Stderr.write_pending)
 
 
 _LEVEL_NAMES = {"warn": "warning", "exception": "error"}  # as structlog's add_log_level names them
