@@ -16,6 +16,10 @@ request's own send (no middleware wrapper on the way) and is told when its clien
 per stream waiting on ``receive``). uvicorn's two ``asyncio.Event``s per connection (flow control,
 the request's messages) and its queue of pipelined requests are each a ``deque`` of 600 bytes
 even when empty: lists do the same work.
+
+A response whose length is known goes out in one write, its head with its body
+(``HeadWithBody``): uvicorn writes each at once, and every write to a socket is a system call
+(on loopback, the reader's side of TCP runs in it too).
 """
 
 from __future__ import annotations
@@ -66,6 +70,47 @@ class ListEvent(asyncio.Event):
         self._waiters = []  # type: ignore[assignment]
 
 
+class HeadWithBody:
+    """A request's transport, as uvicorn's request cycle sees it: the head of a response with a
+    Content-Length is held until its first body part, then both go out in one write.
+
+    Everything else is written at once: a streamed (chunked) response's head, a 100 Continue, an
+    empty body's head, a HEAD request's (it gets no body part). A response the app breaks off
+    after its head closes the connection, as before, with nothing of it sent.
+    """
+
+    __slots__ = ("_cycle", "_head", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, cycle: Any) -> None:
+        self._transport = transport
+        self._cycle = cycle
+        self._head: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        head = self._head
+        if head is not None:
+            self._head = None
+            self._transport.write(head + data)
+            return
+        cycle = self._cycle
+        if cycle is not None and cycle.response_started:  # this is the head (a 100 Continue is not)
+            self._cycle = None  # what follows is body
+            if (
+                cycle.chunked_encoding is False
+                and cycle.expected_content_length > 0
+                and cycle.scope["method"] != "HEAD"
+            ):
+                self._head = data
+                return
+        self._transport.write(data)
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+
 class Pipeline(list[Any]):
     """uvicorn's queue of pipelined requests (``appendleft``, ``pop``), as a list."""
 
@@ -83,7 +128,7 @@ def _settings_from_env() -> Settings:
 class LimitedHttpToolsProtocol(HttpToolsProtocol):
     settings: ClassVar[Settings | None] = None  # None: from the environment (playlog serve)
     # Slots: three more keys in uvicorn's instance dict would grow it, ~1.5 KB per connection.
-    __slots__ = ("header_timeout", "header_timer", "lost", "max_connections")
+    __slots__ = ("header_timeout", "header_timer", "headers_due", "lost", "max_connections")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -91,6 +136,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         self.max_connections = settings.max_connections
         self.header_timeout = settings.header_timeout
         self.header_timer: asyncio.TimerHandle | None = None
+        self.headers_due = False  # a request began in the data being read, its headers not all seen
         self.pipeline = Pipeline()  # type: ignore[assignment]
         self.lost: Callable[[], None] | None = None  # the open stream's, told when its client goes
 
@@ -104,16 +150,26 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
             return
         self._arm()
 
+    def data_received(self, data: bytes) -> None:
+        self.headers_due = False
+        super().data_received(data)
+        if self.headers_due:  # a request began in this data and its headers are not all here
+            self._arm()
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self._arm()  # the next request on a keep-alive connection: its headers are timed too
+        # The next request on a keep-alive connection: its headers are timed too, once the data
+        # that began it has been read without them (most requests arrive whole: no timer then).
+        self.headers_due = True
 
     def on_headers_complete(self) -> None:
+        self.headers_due = False
         self._disarm()
         previous = self.cycle
         super().on_headers_complete()
         if self.cycle is not previous:  # a new request, whose body has not been read yet
             self.cycle.message_event = ListEvent()
+            self.cycle.transport = HeadWithBody(self.transport, self.cycle)  # type: ignore[assignment]
             self.scope[SERVER_KEY] = self  # type: ignore[literal-required]
 
     def connection_lost(self, exc: Exception | None) -> None:

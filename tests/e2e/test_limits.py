@@ -183,6 +183,23 @@ async def test_a_connection_that_never_finishes_its_headers_is_closed(settings: 
             writer.close()
 
 
+async def test_a_keep_alive_request_that_never_finishes_its_headers_is_closed(settings: Settings) -> None:
+    timed = dataclasses.replace(settings, header_timeout=0.5, keepalive_timeout=60)
+    async with limited_server(timed) as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        # A whole request first (its headers in one read: no timer is armed for it), then half one.
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), BOUND)
+        assert head.startswith(b"HTTP/1.1 200")
+        length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+        await asyncio.wait_for(reader.readexactly(length), BOUND)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        await writer.drain()
+        assert await _closed_by_server(reader) == b""
+        writer.close()
+
+
 async def test_an_idle_keep_alive_connection_is_closed(settings: Settings) -> None:
     async with limited_server(dataclasses.replace(settings, keepalive_timeout=1)) as port:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
