@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from litestar import Litestar
 
-from service import collector
+from service import collector, log
 from service.app import create_app
 from service.config import Settings
 
@@ -16,6 +16,8 @@ from service.config import Settings
 def app() -> Litestar:
     served = create_app(Settings.from_env())
     # A served process only (tests build apps in their own process): start-up is over once the
-    # lifespan's hooks run, and what it made is frozen out of later collections.
+    # lifespan's hooks run, and what it made is frozen out of later collections; its log lines
+    # go out a turn of the loop at a time.
     served.on_startup.append(collector.settle)
+    log.write_by_turn()
     return served

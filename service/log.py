@@ -33,18 +33,24 @@ class _Stderr:
     pytest replaces stderr for a test and closes it after, and an app built later would otherwise
     write to the closed one (every line then a 500).
 
-    Inside a running event loop, the lines of one turn of the loop go out in one write at its
-    end (``call_soon``): a command's line is one more system call otherwise, and a batch of
-    appends ends many commands in the same turn. Nothing waits longer than that turn, and the
-    lines of several worker processes sharing stderr still never run into each other (each write
-    holds whole lines). Outside a loop (the CLI, another thread), a line is written at once.
+    In a served process (``write_by_turn``), the lines of one turn of its event loop go out in
+    one write at the turn's end (``call_soon``): a command's line is one more system call
+    otherwise, and a batch of appends ends many commands in the same turn. Nothing waits longer
+    than that turn, and the lines of several worker processes sharing stderr still never run
+    into each other (each write holds whole lines). Elsewhere (the CLI, tests, another thread), a
+    line is written at once: a test's loop stops between tests, with its last turn's lines
+    held, and stderr is another stream by the time they would go out.
     """
 
+    by_turn = False
     _pending: list[bytes] = []
     _loop: asyncio.AbstractEventLoop | None = None  # the loop whose turn will write them
 
     @classmethod
     def write(cls, line: bytes) -> None:
+        if not cls.by_turn:
+            cls._write_out([line])
+            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop in this thread
@@ -83,6 +89,11 @@ class _Stderr:
 
 # A line logged in a loop's last turn (shutdown) is written when the process ends.
 atexit.register(_Stderr.write_pending)
+
+
+def write_by_turn() -> None:
+    """From now on, this process writes the lines of a turn of its event loop together."""
+    _Stderr.by_turn = True
 
 
 _LEVEL_NAMES = {"warn": "warning", "exception": "error"}  # as structlog's add_log_level names them

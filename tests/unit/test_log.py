@@ -47,6 +47,7 @@ class CountedBuffer(io.BufferedWriter):
 real = sys.stderr
 sys.stderr = Counted(CountedBuffer(io.FileIO(real.fileno(), "w", closefd=False)))
 log.configure("json")
+log.write_by_turn()
 logger = log.get_logger("t")
 
 async def main():
