@@ -210,6 +210,29 @@ def tree_cpu_seconds(pid: int) -> float:
     return own + sum(tree_cpu_seconds(int(child)) for child in children)
 
 
+def tree_kernel_seconds(pid: int) -> float:
+    """The part of ``tree_cpu_seconds`` spent in the kernel (system time): system calls, and on
+    loopback the peer's side of each TCP send, which runs in the sender's call."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    own = (int(fields[12]) + int(fields[14])) / _TICKS  # stime cstime
+    return own + sum(tree_kernel_seconds(int(child)) for child in children)
+
+
+def tree_write_calls(pid: int) -> int:
+    """Write system calls made so far by ``pid`` and its live descendants (``syscw`` in
+    /proc/PID/io: a socket send is one)."""
+    try:
+        io = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0
+    return int(io["syscw"]) + sum(tree_write_calls(int(child)) for child in children)
+
+
 def postgres_cpu_seconds(url: str) -> float:
     """CPU seconds used so far by the PostgreSQL server at ``url`` (postmaster and backends)."""
     postmaster = int(Path(socket_dir(url), "postmaster.pid").read_text().split()[0])

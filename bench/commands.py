@@ -213,6 +213,10 @@ def print_cpu(
         return
     ours = {party: 1000 * used / stats.commands for party, used in stats.cpu.items()}
     stolen = ours.pop("stolen")  # no party's: what this virtual machine waited for
+    # Where the service's CPU goes: how much of it the kernel's, and the writes (sends) it makes.
+    kernel, writes = ours.pop("service in the kernel", None), ours.pop("service write calls", None)
+    floor_kernel = floor_cpu.pop("service in the kernel", None)
+    floor_writes = floor_cpu.pop("service write calls", None)
     pg_parts = {k.removeprefix("postgres: "): ours.pop(k) for k in list(ours) if k.startswith("postgres: ")}
     pg_row = statistics.mean(run["pg_cpu_ms"] for run in pgbench_runs)
     client_row = statistics.mean(run["client_cpu_ms"] for run in pgbench_runs)
@@ -229,6 +233,13 @@ def print_cpu(
         ["stolen by the hypervisor, per command", f"{stolen:.3f}",
          f"{common.stolen_share(stats.cpu['stolen'], elapsed)} of the cores"],
     ]  # fmt: skip
+    if kernel is not None and writes is not None and floor_kernel is not None and floor_writes is not None:
+        rows += [
+            ["service in the kernel, per command", f"{kernel:.3f}",
+             f"{floor_kernel * per_command:.3f} at the floor"],
+            ["service write calls, per command", f"{writes:.2f}",
+             f"{floor_writes * per_command:.2f} at the floor"],
+        ]  # fmt: skip
     if "service" in floor_cpu:
         # A service that did nothing but answer HTTP would still spend a healthz's CPU on each
         # request; with postgres and the load generator as measured, the cores allow at most:
@@ -299,6 +310,8 @@ def main() -> None:
                         "postgres": sum(parts.values()),
                         **{f"postgres: {k}": v for k, v in parts.items()},
                         "service": common.tree_cpu_seconds(service.pid),
+                        "service in the kernel": common.tree_kernel_seconds(service.pid),
+                        "service write calls": common.tree_write_calls(service.pid) / 1000,
                         "load generator": common.own_cpu_seconds(),
                         "stolen": common.stolen_cpu_seconds(),
                     }
