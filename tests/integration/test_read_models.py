@@ -23,7 +23,7 @@ from projections.table import GameCreated, SeatJoined
 from service.bot import GameReport, play_game
 from service.client import PlaylogClient
 from service.games import GameService
-from service.projector import GenerationMoved, ReadModels, rebuild
+from service.projector import PAUSE_LOCK, Behind, GenerationMoved, ReadModels, rebuild
 from service.store import EventStore
 
 EK_OPTIONS = {"players": 2, "reaction_window": 0}
@@ -282,6 +282,39 @@ async def test_rebuild_gives_the_same_rows_as_the_live_projector(
     await api.join((await api.create_game("exploding_kittens", {"players": 2})).game_id, "dave")
     await wait_for(lambda: caught_up(pool))
     assert http.app.state.projector.leading
+
+
+async def test_folding_a_games_events_in_pieces_gives_the_rows_of_folding_them_one_by_one(
+    api: PlaylogClient, pool: asyncpg.Pool, store: EventStore
+) -> None:
+    """A round folds whatever each game has appended since the last: its changes merged in one
+    batch (the latest lobby row, the sums of the statistics) must give the rows that folding
+    one event a round gives."""
+    players = [await api.create_player("bot") for _ in range(2)]
+    await bot_games(api, 3, [p.token for p in players])
+    await some_lobby_games(api)
+    heads = {row[0]: row[1] for row in await pool.fetch("SELECT game_id, seq FROM streams")}
+
+    async def folded(conn: asyncpg.Connection, pieces: Callable[[], int]) -> Rows:
+        models = ReadModels(store, name="pieces")  # a cache of its own: every piece is read and folded
+        generation = await models.reset(conn)
+        for game_id, seq in heads.items():
+            projected = 0
+            while projected < seq:
+                up_to = min(seq, projected + pieces())
+                await models._fold(conn, generation, [Behind(game_id, projected, up_to)])
+                projected = up_to
+        return await read_model_rows(pool)
+
+    async with pool.acquire() as conn:  # as a rebuild does: the live projector writes nothing meanwhile
+        await conn.execute("SELECT pg_advisory_lock($1)", PAUSE_LOCK)
+        try:
+            one_by_one = await folded(conn, lambda: 1)
+            rng = random.Random(7)
+            assert await folded(conn, lambda: rng.randint(2, 12)) == one_by_one
+            assert await folded(conn, lambda: 1000) == one_by_one  # each game whole
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock($1)", PAUSE_LOCK)
 
 
 async def test_an_interrupted_rebuild_then_a_full_one_gives_the_same_rows(
