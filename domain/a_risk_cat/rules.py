@@ -46,6 +46,7 @@ from domain.a_risk_cat.commands import (
     SwapMusicianCat,
     TakeMusicianCats,
     TakeTokenForLadies,
+    command_decoder,
 )
 from domain.a_risk_cat.decision import Turn
 from domain.a_risk_cat.events import (
@@ -88,13 +89,18 @@ def _refuse_top(state: ARiskCatState, active: int, seat: int, code: str, message
     raise RuleViolation(code, message)
 
 
+_ENCODER = msgspec.json.Encoder()
+
+
 def _validated(command: object) -> ARiskCatCommand:
     """The command re-read through msgspec: another game's command, or any field of the wrong
     type, is refused here, so the rules below only ever see well-formed commands."""
     if type(command) not in COMMAND_TYPES:
         raise RuleViolation(refusals.UNKNOWN_COMMAND, "This is not an A Risk Cat command.")
     try:
-        valid: ARiskCatCommand = msgspec.convert(msgspec.to_builtins(command), ARiskCatCommand)
+        # Re-read as a client's JSON is read: the same checks as msgspec.convert into the
+        # union, which builds the union's type information again on every call (50x slower).
+        valid: ARiskCatCommand = command_decoder.decode(_ENCODER.encode(command))
     except Exception as exc:  # garbage field values of any kind
         raise RuleViolation(refusals.INVALID_COMMAND, f"Malformed command: {exc}") from None
     return valid

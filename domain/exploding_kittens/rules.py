@@ -31,6 +31,7 @@ from domain.exploding_kittens.commands import (
     PlayCombo,
     ResolveReactions,
     TakeFromDiscard,
+    command_decoder,
 )
 from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.fold import evolve
@@ -45,14 +46,16 @@ State = ExplodingKittensState
 __all__ = ["deadline", "decide", "evolve", "on_deadline", "outcome", "start"]
 
 
+_ENCODER = msgspec.json.Encoder()
+
+
 def _validated(command: object) -> ExplodingKittensCommand:
     if type(command) not in COMMAND_TYPES:
         raise RuleViolation(refusals.UNKNOWN_COMMAND, "This is not an Exploding Kittens command.")
     try:
-        valid: ExplodingKittensCommand = msgspec.convert(
-            msgspec.to_builtins(command),
-            ExplodingKittensCommand,
-        )
+        # Re-read as a client's JSON is read: the same checks as msgspec.convert into the
+        # union, which builds the union's type information again on every call (50x slower).
+        valid: ExplodingKittensCommand = command_decoder.decode(_ENCODER.encode(command))
     except Exception as exc:  # garbage field values of any kind
         raise RuleViolation(refusals.INVALID_COMMAND, f"Malformed command: {exc}") from None
     return valid
