@@ -28,7 +28,7 @@ How it stays exact
       game's status holds (``_jump``): the newest cached table is the log folded to its version.
 
 Cadence
-    Rounds start at least ``round_interval`` (50 ms) apart: under load, a round folds every game
+    Rounds start at least ``round_interval`` (250 ms) apart: under load, a round folds every game
     notified since the last one with one read of their events and one commit, instead of one
     round per burst of notifications. The read models lag the log by that much more at most.
 
@@ -79,9 +79,11 @@ LEADER_LOCK = 0x706C_6179_0001
 PAUSE_LOCK = 0x706C_6179_0002
 
 # See "Cadence": with a round per burst of notifications (5 ms apart under load), the projector's
-# backend took about a quarter of PostgreSQL's CPU per command; an append to a quiet database is
+# backend took about a quarter of PostgreSQL's CPU per command; with rounds 50 ms apart, its
+# rounds (a commit each, and each busy game's lobby row rewritten) still took a third of what
+# PostgreSQL spent per command (bench/README.md, eighth pass). An append to a quiet database is
 # still folded at once.
-ROUND_INTERVAL = 0.05
+ROUND_INTERVAL = 0.25
 
 ProgressCallback = Callable[[int, int], None]  # (events read so far, events in the log at the start)
 
