@@ -15,6 +15,7 @@ import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -156,13 +157,14 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def live_server(settings: Settings) -> AsyncIterator[str]:
-    """The app served by uvicorn on a real port, in this event loop; yields its base URL."""
+async def live_server(settings: Settings, **options: Any) -> AsyncIterator[str]:
+    """The app served by uvicorn on a real port, in this event loop; yields its base URL.
+    ``options``: more ``uvicorn.Config`` keywords (the HTTP protocol, say)."""
     import uvicorn
 
     port = free_port()
     config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on", **options
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
@@ -144,26 +143,8 @@ async def test_open_streams_are_capped_per_instance(settings: Settings) -> None:
 @contextlib.asynccontextmanager
 async def limited_server(settings: Settings) -> AsyncIterator[int]:
     """uvicorn with the service's protocol (connection cap, timeouts) on a loopback port."""
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(settings),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        lifespan="on",
-        **uvicorn_options(settings, in_process=True),
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.02)
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        await task
+    async with live_server(settings, **uvicorn_options(settings, in_process=True)) as url:
+        yield int(url.rsplit(":", 1)[1])
 
 
 async def _closed_by_server(reader: asyncio.StreamReader) -> bytes:

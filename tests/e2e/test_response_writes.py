@@ -11,12 +11,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import uvicorn
-
-from service.app import create_app
 from service.config import Settings
 from service.serving import protocol_for
-from tests.conftest import free_port
+from tests.conftest import live_server
 
 BOUND = 20.0  # seconds before a test gives up waiting for the server (a failure bound, not a timing)
 HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
@@ -47,21 +44,8 @@ async def recorded_server(settings: Settings) -> AsyncIterator[tuple[int, list[b
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(RecordedTransport(transport, writes))  # type: ignore[arg-type]
 
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on", http=Recorded
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.02)
-    try:
-        yield port, writes
-    finally:
-        server.should_exit = True
-        await task
+    async with live_server(settings, http=Recorded) as url:
+        yield int(url.rsplit(":", 1)[1]), writes
 
 
 async def _response(reader: asyncio.StreamReader) -> bytes:
