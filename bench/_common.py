@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -198,39 +198,43 @@ def _children_cpu_seconds() -> float:
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def _tree_sum(pid: int, own: Callable[[int], float]) -> float:
+    """``own(pid)`` summed over ``pid`` and its live descendants (0 for one that exited meanwhile)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        mine = own(pid)
+    except OSError:  # exited meanwhile: its times are now in its parent's children's times
+        return 0.0
+    return mine + sum(_tree_sum(int(child), own) for child in children)
+
+
+def _stat_ticks(pid: int, fields: tuple[int, ...]) -> float:
+    """The sum of these fields (0-based after the command name) of /proc/PID/stat, in seconds."""
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(stat[i]) for i in fields) / _TICKS
+
+
 def tree_cpu_seconds(pid: int) -> float:
     """CPU seconds (user + system) used so far by ``pid`` and every descendant, the exited ones
     included (they are in their parent's cumulative children's times)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:  # exited meanwhile: its time is now in its parent's children's times
-        return 0.0
-    own = sum(int(x) for x in fields[11:15]) / _TICKS  # utime stime cutime cstime
-    return own + sum(tree_cpu_seconds(int(child)) for child in children)
+    return _tree_sum(pid, lambda p: _stat_ticks(p, (11, 12, 13, 14)))  # utime stime cutime cstime
 
 
 def tree_kernel_seconds(pid: int) -> float:
     """The part of ``tree_cpu_seconds`` spent in the kernel (system time): system calls, and on
     loopback the peer's side of each TCP send, which runs in the sender's call."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return 0.0
-    own = (int(fields[12]) + int(fields[14])) / _TICKS  # stime cstime
-    return own + sum(tree_kernel_seconds(int(child)) for child in children)
+    return _tree_sum(pid, lambda p: _stat_ticks(p, (12, 14)))  # stime cstime
 
 
 def tree_write_calls(pid: int) -> int:
     """Write system calls made so far by ``pid`` and its live descendants (``syscw`` in
     /proc/PID/io: a socket send is one)."""
-    try:
-        io = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return 0
-    return int(io["syscw"]) + sum(tree_write_calls(int(child)) for child in children)
+
+    def syscw(p: int) -> float:
+        io = dict(line.split(": ") for line in Path(f"/proc/{p}/io").read_text().splitlines())
+        return int(io["syscw"])
+
+    return int(_tree_sum(pid, syscw))
 
 
 def postgres_cpu_seconds(url: str) -> float:

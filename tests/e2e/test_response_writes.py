@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from service.config import Settings
 from service.serving import protocol_for
@@ -35,8 +35,15 @@ class RecordedTransport:
         return getattr(self._transport, name)
 
 
+class Connected(NamedTuple):
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    writes: list[bytes]  # what the server wrote to this connection, one item per write
+
+
 @contextlib.asynccontextmanager
-async def recorded_server(settings: Settings) -> AsyncIterator[tuple[int, list[bytes]]]:
+async def recorded_server(settings: Settings) -> AsyncIterator[Connected]:
+    """A served app and a connection to it, the server's writes recorded."""
     writes: list[bytes] = []
     served = protocol_for(settings)
 
@@ -45,7 +52,20 @@ async def recorded_server(settings: Settings) -> AsyncIterator[tuple[int, list[b
             super().connection_made(RecordedTransport(transport, writes))  # type: ignore[arg-type]
 
     async with live_server(settings, http=Recorded) as url:
-        yield int(url.rsplit(":", 1)[1]), writes
+        reader, writer = await asyncio.open_connection("127.0.0.1", int(url.rsplit(":", 1)[1]))
+        try:
+            yield Connected(reader, writer, writes)
+        finally:
+            writer.close()
+
+
+def _create_game(*headers: bytes) -> bytes:
+    """``POST /games`` (a public game, no delay): its head, with ``headers`` added."""
+    return (
+        b"POST /games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + b"".join(h + b"\r\n" for h in headers)
+        + b"Content-Length: %d\r\n\r\n" % len(EK)
+    )
 
 
 async def _response(reader: asyncio.StreamReader) -> bytes:
@@ -60,50 +80,37 @@ async def _response(reader: asyncio.StreamReader) -> bytes:
 
 
 async def test_a_response_of_known_length_is_one_write_head_and_body(settings: Settings) -> None:
-    async with recorded_server(settings) as (port, writes):
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async with recorded_server(settings) as (reader, writer, writes):
         writer.write(HEALTHZ)
         response = await _response(reader)
         assert response.startswith(b"HTTP/1.1 200") and response.endswith(b"}")
         assert writes == [response]
-        writer.close()
 
 
 async def test_pipelined_requests_get_their_responses_in_order_one_write_each(settings: Settings) -> None:
-    async with recorded_server(settings) as (port, writes):
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async with recorded_server(settings) as (reader, writer, writes):
         missing = b"GET /games/00000000-0000-0000-0000-000000000000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         writer.write(HEALTHZ + missing + HEALTHZ)
         first, second, third = [await _response(reader) for _ in range(3)]
         assert first.startswith(b"HTTP/1.1 200") and third.startswith(b"HTTP/1.1 200")
         assert second.startswith(b"HTTP/1.1 404") and b"application/problem+json" in second
         assert writes == [first, second, third]
-        writer.close()
 
 
 async def test_a_body_sent_after_100_continue_gets_its_answer(settings: Settings) -> None:
-    async with recorded_server(settings) as (port, writes):
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(
-            b"POST /games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(EK)
-        )
+    async with recorded_server(settings) as (reader, writer, writes):
+        writer.write(_create_game(b"Expect: 100-continue"))
         continued = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), BOUND)
         assert continued == b"HTTP/1.1 100 Continue\r\n\r\n"  # written at once: the client waits for it
         writer.write(EK)
         created = await _response(reader)
         assert created.startswith(b"HTTP/1.1 201"), created
         assert writes == [continued, created]
-        writer.close()
 
 
 async def test_a_streamed_response_sends_its_head_before_any_event(settings: Settings) -> None:
-    async with recorded_server(settings) as (port, writes):
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(
-            b"POST /games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\n\r\n" % len(EK) + EK
-        )
+    async with recorded_server(settings) as (reader, writer, writes):
+        writer.write(_create_game() + EK)
         created = await _response(reader)
         game_id = created.split(b'"game_id":"', 1)[1].split(b'"', 1)[0]
         writes.clear()
@@ -112,16 +119,13 @@ async def test_a_streamed_response_sends_its_head_before_any_event(settings: Set
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), BOUND)
         assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding: chunked" in head.lower()
         assert writes[0] == head
-        writer.close()
 
 
 async def test_a_head_request_gets_its_head_though_no_body_follows(settings: Settings) -> None:
-    async with recorded_server(settings) as (port, writes):
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async with recorded_server(settings) as (reader, writer, writes):
         writer.write(b"HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + HEALTHZ)
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), BOUND)
         assert head.startswith(b"HTTP/1.1 ") and b"content-length:" in head.lower()
         # Nothing of a body follows it: the next bytes are the next response's.
         assert (await _response(reader)).startswith(b"HTTP/1.1 200")
         assert writes[0] == head
-        writer.close()
