@@ -20,6 +20,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from projections.table import GameCreated, SeatJoined
+from service import projector
 from service.bot import GameReport, play_game
 from service.client import PlaylogClient
 from service.games import GameService
@@ -315,6 +316,53 @@ async def test_folding_a_games_events_in_pieces_gives_the_rows_of_folding_them_o
             assert await folded(conn, lambda: 1000) == one_by_one  # each game whole
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", PAUSE_LOCK)
+
+
+async def test_a_round_hands_the_event_loop_back_while_it_folds(
+    api: PlaylogClient, pool: asyncpg.Pool, store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Folding shares the event loop with the requests the process answers: a long round must let
+    them in between its games, not only at its database calls."""
+    await bot_games(api, 3)
+    await some_lobby_games(api)
+    applied = 0
+
+    class Counting(ReadModels):
+        @staticmethod
+        def _apply(batch: Any, before: Any, stored: Any) -> Any:
+            nonlocal applied
+            applied += 1
+            return ReadModels._apply(batch, before, stored)
+
+    async def seen_while_folding(slice_seconds: float) -> set[int]:
+        """The counts of folded events that another task saw while one round folded everything."""
+        nonlocal applied
+        monkeypatch.setattr(projector, "FOLD_SLICE", slice_seconds)
+        models = Counting(store, name="slices")  # a cache of its own: every event is read and folded
+        seen: set[int] = set()
+        done = False
+
+        async def other_request() -> None:
+            while not done:
+                seen.add(applied)
+                await asyncio.sleep(0)
+
+        async with pool.acquire() as conn:  # as a rebuild does: the live projector writes nothing meanwhile
+            await conn.execute("SELECT pg_advisory_lock($1)", PAUSE_LOCK)
+            try:
+                generation = await models.reset(conn)
+                applied = 0
+                other = asyncio.create_task(other_request())
+                total = await models.catch_up(conn, generation)
+                done = True
+                await other
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock($1)", PAUSE_LOCK)
+        return {count for count in seen if 0 < count < total}
+
+    games = int(await pool.fetchval("SELECT count(*) FROM streams"))
+    assert len(await seen_while_folding(0.0)) >= games - 1  # let in between every two games
+    assert not await seen_while_folding(3600.0)  # the same round unsliced: only at its ends
 
 
 async def test_an_interrupted_rebuild_then_a_full_one_gives_the_same_rows(
