@@ -14,11 +14,12 @@ from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
-from litestar.exceptions import InternalServerException
+from litestar.exceptions import ClientException, InternalServerException
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.types import Empty
 
 from service.errors import ServiceError
+from service.headers import header
 
 T = TypeVar("T")
 
@@ -131,6 +132,19 @@ class JsonRequest(Request[Any, Any, Any]):
                 state.body = await self._read_body()
             self._body = state.body
         return self._body
+
+    @property
+    def content_length(self) -> int | None:
+        """Litestar's ``content_length``, read from the raw headers: its own builds the request's
+        whole ``Headers`` mapping first, for one value."""
+        if self._content_length is not Empty:
+            return self._content_length
+        announced = header(self.scope, b"content-length")
+        try:
+            self._content_length = int(announced) if announced is not None else None
+        except ValueError:
+            raise ClientException(f"Invalid content-length: {announced!r}") from None
+        return self._content_length
 
     async def _read_body(self) -> bytes:
         if not self.is_connected:
