@@ -35,6 +35,9 @@ HEALTH_CHECK_SECONDS = 5.0
 # next few milliseconds share its NOTIFY: one round trip per burst instead of one per command.
 COALESCE_SECONDS = 0.005
 log = get_logger("playlog.notifications")
+# A NOTIFY commits a transaction of its own, and that commit waited for its WAL flush like an
+# append's. A hint needs no durability: the transaction's own setting lets it return at once.
+_NOTIFY = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)"
 
 
 class Notifier:
@@ -99,7 +102,7 @@ class Notifier:
         payloads.append(";".join(current))
         async with self._pool.acquire() as conn:
             for payload in payloads:
-                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)
+                await conn.execute(_NOTIFY, CHANNEL, payload)
 
 
 class Listener:
