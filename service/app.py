@@ -69,8 +69,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         if settings.read_database_url:
             replica = EventStore(await create_pool(settings.read_database_url, min_size=0, max_size=20))
         reads = Reads(store, replica, wait=settings.replica_wait)
-        notifier = Notifier(pool)
         listener = Listener(url)
+        notifier = Notifier(pool, local=listener.deliver)
         tables = Tables(store, settings.cache_games)  # the one cache: commands, feeds, projector
         games = GameService(
             store, notifier=notifier, retries=settings.command_retries, tables=tables, reads=reads

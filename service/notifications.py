@@ -3,7 +3,8 @@
 ``Notifier`` sends what was appended as ``game_id:seq`` pairs on channel ``playlog_events``, after
 the append committed and coalesced into one NOTIFY per burst: a NOTIFY inside the append
 transaction would take PostgreSQL's cluster-wide notify lock at every commit and halve commit
-throughput. ``Listener`` keeps one LISTEN connection per instance and wakes local waiters; every
+throughput. ``Listener`` keeps one LISTEN connection per instance and wakes local waiters; the
+instance's own appends reach them at once, without the round trip (``Listener.deliver``). Every
 waiter also times out and polls, so a notification lost while reconnecting delays an event,
 never loses it.
 
@@ -32,8 +33,11 @@ MAX_PAYLOAD = 7900  # PostgreSQL refuses payloads of 8000 bytes or more
 CONNECT_TIMEOUT = 5.0
 HEALTH_CHECK_SECONDS = 5.0
 # The notifier waits this long after the first append of a burst, so that the appends of the
-# next few milliseconds share its NOTIFY: one round trip per burst instead of one per command.
-COALESCE_SECONDS = 0.005
+# next 50 ms share its NOTIFY. Each NOTIFY is a transaction and wakes every instance's listener
+# (a backend and a process each): 5 ms bursts, up to 200 a second per process under load, cost
+# throughput and tail latency (bench/README.md, ninth pass). Only other instances wait for it:
+# this one's own waiters are woken at the append (``Notifier(local=...)``).
+COALESCE_SECONDS = 0.05
 log = get_logger("playlog.notifications")
 # A NOTIFY commits a transaction of its own, and that commit waited for its WAL flush like an
 # append's. A hint needs no durability: the transaction's own setting lets it return at once.
@@ -41,8 +45,11 @@ _NOTIFY = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $
 
 
 class Notifier:
-    def __init__(self, pool: Pool) -> None:
+    def __init__(self, pool: Pool, *, local: Callable[[uuid.UUID, int], None] | None = None) -> None:
+        """``local(game_id, seq)``: what this instance does with its own appends at once (the
+        listener's ``deliver``), as a notification would make it do later."""
         self._pool = pool
+        self._local = local
         self._pending: dict[uuid.UUID, int] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -60,9 +67,18 @@ class Notifier:
 
     def publish(self, game_id: uuid.UUID, seq: int) -> None:
         """Record that ``game_id`` reached ``seq``; sent soon, off the caller's path."""
+        if self._local is not None:  # the next turn: a failure there is not the append's
+            asyncio.get_running_loop().call_soon(self._deliver_locally, game_id, seq)
         if seq > self._pending.get(game_id, 0):
             self._pending[game_id] = seq
         self._wake.set()
+
+    def _deliver_locally(self, game_id: uuid.UUID, seq: int) -> None:
+        assert self._local is not None
+        try:
+            self._local(game_id, seq)
+        except Exception as exc:  # a subscriber's: the NOTIFY still tells everyone, this one included
+            log_failure(log, "local_delivery_failed", exc, game_id=str(game_id))
 
     async def _run(self) -> None:
         backoff = Backoff()
@@ -176,10 +192,13 @@ class Listener:
                 continue
             game, _, seq = item.partition(":")
             with contextlib.suppress(ValueError):
-                game_id = uuid.UUID(game)
-                for callback in self._on_append:
-                    callback(game_id, int(seq))
-                self.wake(game_id)
+                self.deliver(uuid.UUID(game), int(seq))
+
+    def deliver(self, game_id: uuid.UUID, seq: int) -> None:
+        """What a notification that ``game_id`` reached ``seq`` does: subscribers told, waiters woken."""
+        for callback in self._on_append:
+            callback(game_id, seq)
+        self.wake(game_id)
 
     async def _run(self) -> None:
         backoff = Backoff()
