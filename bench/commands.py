@@ -311,6 +311,7 @@ def main() -> None:
                         **{f"postgres: {k}": v for k, v in parts.items()},
                         "service": common.tree_cpu_seconds(service.pid),
                         "service in the kernel": common.tree_kernel_seconds(service.pid),
+                        # A count among seconds: print_cpu scales every figure by 1000 (to ms).
                         "service write calls": common.tree_write_calls(service.pid) / 1000,
                         "load generator": common.own_cpu_seconds(),
                         "stolen": common.stolen_cpu_seconds(),

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-import msgspec
 from msgspec.structs import replace
 
 from domain import refusals
@@ -78,6 +77,7 @@ from domain.a_risk_cat.steals import steal, stop
 from domain.a_risk_cat.turn import draw, end_turn, first_after
 from domain.decider import Command, Context, Outcome
 from domain.errors import RuleViolation
+from domain.rereading import reread
 
 __all__ = ["deadline", "decide", "evolve", "initial_state", "on_deadline", "outcome", "start"]
 
@@ -89,20 +89,8 @@ def _refuse_top(state: ARiskCatState, active: int, seat: int, code: str, message
     raise RuleViolation(code, message)
 
 
-_ENCODER = msgspec.json.Encoder()
-
-
 def _validated(command: object) -> ARiskCatCommand:
-    """The command re-read through msgspec: another game's command, or any field of the wrong
-    type, is refused here, so the rules below only ever see well-formed commands."""
-    if type(command) not in COMMAND_TYPES:
-        raise RuleViolation(refusals.UNKNOWN_COMMAND, "This is not an A Risk Cat command.")
-    try:
-        # Re-read as a client's JSON is read: the same checks as msgspec.convert into the
-        # union, which builds the union's type information again on every call (50x slower).
-        valid: ARiskCatCommand = command_decoder.decode(_ENCODER.encode(command))
-    except Exception as exc:  # garbage field values of any kind
-        raise RuleViolation(refusals.INVALID_COMMAND, f"Malformed command: {exc}") from None
+    valid: ARiskCatCommand = reread(command, COMMAND_TYPES, command_decoder, "A Risk Cat")
     return valid
 
 

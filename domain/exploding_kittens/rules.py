@@ -8,8 +8,6 @@ turns.py (1.4, 1.5), actions.py (1.6), combos.py (1.6 combos), reactions.py (1.7
 
 from __future__ import annotations
 
-import msgspec
-
 from domain import refusals
 from domain.batch import Batch
 from domain.decider import Context, Outcome
@@ -40,24 +38,15 @@ from domain.exploding_kittens.reactions import close_window, nope, pass_reaction
 from domain.exploding_kittens.setup import start
 from domain.exploding_kittens.state import ExplodingKittensState
 from domain.exploding_kittens.turns import Steps, answer_defuse, defuse, draw
+from domain.rereading import reread
 
 State = ExplodingKittensState
 
 __all__ = ["deadline", "decide", "evolve", "on_deadline", "outcome", "start"]
 
 
-_ENCODER = msgspec.json.Encoder()
-
-
 def _validated(command: object) -> ExplodingKittensCommand:
-    if type(command) not in COMMAND_TYPES:
-        raise RuleViolation(refusals.UNKNOWN_COMMAND, "This is not an Exploding Kittens command.")
-    try:
-        # Re-read as a client's JSON is read: the same checks as msgspec.convert into the
-        # union, which builds the union's type information again on every call (50x slower).
-        valid: ExplodingKittensCommand = command_decoder.decode(_ENCODER.encode(command))
-    except Exception as exc:  # garbage field values of any kind
-        raise RuleViolation(refusals.INVALID_COMMAND, f"Malformed command: {exc}") from None
+    valid: ExplodingKittensCommand = reread(command, COMMAND_TYPES, command_decoder, "Exploding Kittens")
     return valid
 
 
