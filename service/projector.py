@@ -26,6 +26,7 @@ How it stays exact
     - A shard move changes where a game's rows live, never its seq or version: nothing to redo.
     - Events this instance's commands folded already are not read or folded again while the
       game's status holds (``_jump``): the newest cached table is the log folded to its version.
+      Events that are folded add their changes once per run of one status (``_apply``).
 
 Cadence
     Rounds start at least ``round_interval`` (250 ms) apart: under load, a round folds every game
@@ -136,7 +137,7 @@ SELECT s.game_id, coalesce(g.version, 0) AS projected, s.seq
 # shards that hold them.
 _BEHIND_AMONG = _BEHIND + " AND s.game_id = ANY($1::uuid[])"
 
-# The time ``read_models.changes`` gives a start or an end, passed when there is neither (``_jump``).
+# The time ``read_models.changes`` gives a start or an end, passed when there is neither (a run).
 _NO_TRANSITION = datetime.fromtimestamp(0, UTC)
 
 # The events of several games, each after its own seq and up to its own: one query.
@@ -288,15 +289,17 @@ class ReadModels:
         for game in to_read:
             await slices.pause()
             table = await self._table(game)
+            version = table.version if table is not None else 0
+            following: list[StoredEvent] = []
             for stored in events.get(game.game_id, ()):
-                version = table.version if table is not None else 0
                 if stored.seq <= version:
                     continue  # already folded
                 if stored.seq > version + 1:
                     break  # a gap: held back until the events before it are readable
-                table = self._apply(batch, table, stored)
-                folded += 1
-            staged[game.game_id] = table
+                following.append(stored)
+                version += 1
+            staged[game.game_id] = self._apply(batch, table, following)
+            folded += len(following)
         await self._commit(conn, generation, batch)
         self._remember(staged)
         return folded
@@ -332,10 +335,23 @@ class ReadModels:
         return await self.tables.fold(game.game_id, game.projected)
 
     @staticmethod
-    def _apply(batch: BatchChanges, before: Table | None, stored: StoredEvent) -> Table:
-        after, _ = tables.step(before, stored.type, stored.data, stored.schema_version)
-        batch.add(read_models.changes(stored.game_id, before, after, stored.recorded_at))
-        return after
+    def _apply(batch: BatchChanges, table: Table | None, events: Sequence[StoredEvent]) -> Table | None:
+        """Fold one game's ``events`` (in seq order) onto ``table``. What they change is taken
+        once for each run of events that keeps the game's status, from the run's first table to
+        its last (as ``_jump`` does), and once for each event that starts, runs or ends the game
+        (its time is the event's own): the same changes as event by event, at a fraction of it."""
+        since = table  # where the current run of one status began
+        for stored in events:
+            before = table
+            table, _ = tables.step(before, stored.type, stored.data, stored.schema_version)
+            if before is None or table.status != before.status:
+                if before is not None and since is not before:  # the run before it
+                    batch.add(read_models.changes(stored.game_id, since, before, _NO_TRANSITION))
+                batch.add(read_models.changes(stored.game_id, before, table, stored.recorded_at))
+                since = table
+        if table is not None and since is not table:
+            batch.add(read_models.changes(events[-1].game_id, since, table, _NO_TRANSITION))
+        return table
 
     def _remember(self, staged: dict[uuid.UUID, Table | None]) -> None:
         for game_id, table in staged.items():

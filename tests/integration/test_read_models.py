@@ -329,10 +329,10 @@ async def test_a_round_hands_the_event_loop_back_while_it_folds(
 
     class Counting(ReadModels):
         @staticmethod
-        def _apply(batch: Any, before: Any, stored: Any) -> Any:
+        def _apply(batch: Any, table: Any, events: Any) -> Any:
             nonlocal applied
-            applied += 1
-            return ReadModels._apply(batch, before, stored)
+            applied += len(events)
+            return ReadModels._apply(batch, table, events)
 
     async def seen_while_folding(slice_seconds: float) -> set[int]:
         """The counts of folded events that another task saw while one round folded everything."""

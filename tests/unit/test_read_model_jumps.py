@@ -1,13 +1,14 @@
 """The projector may go straight from one table of a game to a later one (service/projector.py,
-``ReadModels._jump``) while the game's status stays the same: the read models then change as if
-every event in between had been folded one by one. No database."""
+``ReadModels._jump``) while the game's status stays the same, and folds the events it reads in
+runs of one status (``ReadModels._apply``): the read models then change as if every event in
+between had been folded one by one. No database."""
 
 from __future__ import annotations
 
 import itertools
 import random
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from domain.table.state import Table
 from projections import read_models
 from projections import table as tables
 from projections.read_models import BatchChanges
+from service.projector import ReadModels
+from service.store import StoredEvent
 from tests.unit.disputes.test_dispute_decider import then
 from tests.unit.disputes.test_rulings_in_read_models import CLAIMED, RAISED, conceded, ruled
 from tests.unit.test_replay import OPTIONS, random_game
@@ -89,3 +92,29 @@ def test_a_jump_over_a_dispute_and_its_ruling_changes_the_read_models_as_folding
     path = dispute_path(**ruling)
     assert {t.status for t in path} == {"finished"}
     assert effect(one_by_one([path[0], path[-1]])) == effect(one_by_one(path))
+
+
+@pytest.mark.parametrize("kind", sorted(OPTIONS))
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), start=st.integers(0, 10**6))
+def test_folding_in_runs_of_one_status_changes_the_read_models_as_folding_each_event(
+    kind: str, seed: int, start: int
+) -> None:
+    raws, _ = random_game(kind, seed)
+    stored = [
+        StoredEvent(
+            n, GAME, n, raw.type, raw.schema_version, raw.data, "{}", AT + timedelta(seconds=n), b"", b""
+        )
+        for n, raw in enumerate(raws, 1)
+    ]
+    path = tables_of(kind, seed)
+    first = start % len(path)  # fold from a table the read models hold, or from none
+    table: Table | None = path[first - 1] if first else None
+    expected = BatchChanges()
+    for event, after in zip(stored[first:], path[first:], strict=True):
+        expected.add(read_models.changes(GAME, table, after, event.recorded_at))
+        table = after
+    batch = BatchChanges()
+    folded = ReadModels._apply(batch, path[first - 1] if first else None, stored[first:])
+    assert folded == path[-1]
+    assert effect(batch) == effect(expected)
