@@ -1,0 +1,138 @@
+"""Where a command's CPU goes, part by part, in process: the game's rules, the views and events a
+seat is shown, the encodings, the token, the read models' fold. Each part is timed around the
+functions that do it (the outermost call only, so no time counts twice), next to the whole
+command's CPU and to ``GET /healthz`` times the requests a command takes. What the parts leave
+is the rest: Litestar's routing, the guards, the service loop, the append's client and batching,
+the log line, the metrics, and the driver's own share.
+
+Run: ``.venv/bin/python bench/parts.py [--games 10] [--seconds 10]``
+
+The app runs in process as in bench/calls.py (the same bot games, no sockets). The timers cost
+about a microsecond a command; the parts are sync functions, so their wall time on one thread is
+their CPU time, unless the machine takes the core away meanwhile (then every figure grows).
+Served over HTTP, a command also pays uvicorn's share of the floor: bench/commands.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as common
+from inprocess import new_counts, play, run, running_app
+
+_spent: dict[str, int] = defaultdict(int)
+_depth = 0
+
+
+def _timed(part: str, function: Any) -> Any:
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        global _depth
+        if _depth:
+            return function(*args, **kwargs)
+        _depth = 1
+        started = time.perf_counter_ns()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _spent[part] += time.perf_counter_ns() - started
+            _depth = 0
+
+    return timed
+
+
+def _instrument() -> None:
+    """Each part's timer around the functions that do it, where their callers look them up."""
+    import projections.table
+    import service.api.guards
+    import service.api.lanes
+    import service.api.play
+    import service.games
+    import service.projector
+    from domain.table.decider import SeatedDecider
+
+    parts: list[tuple[Any, str, str]] = [
+        (SeatedDecider, "decide", "the rules: decide"),
+        (projections.table, "evolve", "the rules: evolve (the command's own)"),
+        (service.api.play, "seat_view", "the seat's view"),
+        (service.games, "envelopes", "the events as the seat sees them"),
+        (service.games, "_new_event", "the events encoded"),
+        (service.games.GameService, "decode_command", "the command decoded"),
+        (service.api.guards, "read_bearer", "the token read"),
+        (service.api.lanes, "encode_json", "the answer encoded"),
+        (service.projector.ReadModels, "_apply", "read models: fold"),
+    ]
+    for owner, name, part in parts:
+        function = getattr(owner, name)
+        timed = _timed(part, function)
+        setattr(owner, name, staticmethod(timed) if isinstance(owner.__dict__[name], staticmethod) else timed)
+
+
+async def _play_for(client: Any, games: int, seed: int, seconds: float) -> dict[str, int]:
+    counts = new_counts()
+    stop_at = time.monotonic() + seconds
+    await asyncio.gather(
+        *(
+            play(client, random.Random(seed + n), counts, lambda _: time.monotonic() < stop_at)
+            for n in range(games)
+        )
+    )
+    return counts
+
+
+async def measure(url: str, games: int, seconds: float) -> None:
+    _instrument()
+    async with running_app(url, "parts") as client:
+        await _play_for(client, games, 0, 2)
+        _spent.clear()
+        cpu = time.process_time()
+        counts = await _play_for(client, games, 200, seconds)
+        cpu_per_command = (time.process_time() - cpu) / max(1, counts["commands"])
+        cpu = time.process_time()
+        for _ in range(2000):
+            await client.request("GET", "/healthz")
+        cpu_per_healthz = (time.process_time() - cpu) / 2000
+    n = max(1, counts["commands"])
+    requests = (counts["commands"] + counts["other"]) / n
+    rows = [[part, f"{ns / n / 1000:.1f}"] for part, ns in sorted(_spent.items(), key=lambda x: -x[1])]
+    total = sum(_spent.values()) / n / 1000
+    print(f"playlog bench/parts.py  ({common.machine()})")
+    common.print_table(
+        f"CPU per command in process, {games} games, {seconds:g} s, {counts['commands']} commands",
+        ["part", "us"],
+        [
+            *rows,
+            ["all the parts above", f"{total:.1f}"],
+            [
+                "the rest (framework, guards, service loop, append client, logs, metrics, driver)",
+                f"{cpu_per_command * 1e6 - total - cpu_per_healthz * requests * 1e6:.1f}",
+            ],
+            [
+                "the whole command, its views and lobby share (driver's share in it)",
+                f"{cpu_per_command * 1e6:.1f}",
+            ],
+            [f"GET /healthz x {requests:.2f} requests a command", f"{cpu_per_healthz * requests * 1e6:.1f}"],
+        ],
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    args = parser.parse_args()
+    run("parts", lambda url: measure(url, args.games, args.seconds))
+
+
+if __name__ == "__main__":
+    main()
