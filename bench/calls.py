@@ -18,41 +18,25 @@ bench/README.md); ``--save`` keeps the commands' profile, to see where the calls
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import pstats
-import random
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common
-from inprocess import new_counts, play, run, running_app
-
-
-async def _play_for(client: Any, games: int, seed: int, seconds: float) -> dict[str, int]:
-    """``games`` bot games at once for ``seconds``; what they did."""
-    counts = new_counts()
-    stop_at = time.monotonic() + seconds
-    await asyncio.gather(
-        *(
-            play(client, random.Random(seed + n), counts, lambda _: time.monotonic() < stop_at)
-            for n in range(games)
-        )
-    )
-    return counts
+from inprocess import play_for, run, running_app
 
 
 async def measure(url: str, games: int, seconds: float, save: str | None = None) -> None:
     async with running_app(url, "calls") as client:
-        await _play_for(client, games, 0, 2)  # warm-up
+        await play_for(client, games, 0, 2)  # warm-up
         # First without the profiler: the process's CPU per command (the driver's share in it)
         # and per healthz. CPU moves with the machine's load; the calls below do not.
         cpu = time.process_time()
-        unprofiled = await _play_for(client, games, 200, seconds)
+        unprofiled = await play_for(client, games, 200, seconds)
         cpu_per_command = (time.process_time() - cpu) / max(1, unprofiled["commands"])
         cpu = time.process_time()
         for _ in range(2000):
@@ -60,7 +44,7 @@ async def measure(url: str, games: int, seconds: float, save: str | None = None)
         cpu_per_healthz = (time.process_time() - cpu) / 2000
         profile = cProfile.Profile()
         profile.enable()
-        counts = await _play_for(client, games, 100, seconds)
+        counts = await play_for(client, games, 100, seconds)
         profile.disable()
         if save:  # for pstats / snakeviz: where the calls go, not only how many
             profile.dump_stats(save)

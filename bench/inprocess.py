@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
@@ -145,6 +146,19 @@ async def play(client: Asgi, rng: random.Random, counts: dict[str, int], more: C
                 view = await client.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
                 continue
             view = msgspec.json.decode(data)["view"]
+
+
+async def play_for(client: Asgi, games: int, seed: int, seconds: float) -> dict[str, int]:
+    """``games`` bot games at once for ``seconds``; what they did."""
+    counts = new_counts()
+    stop_at = time.monotonic() + seconds
+    await asyncio.gather(
+        *(
+            play(client, random.Random(seed + n), counts, lambda _: time.monotonic() < stop_at)
+            for n in range(games)
+        )
+    )
+    return counts
 
 
 def run(prefix: str, measure: Callable[[str], Coroutine[Any, Any, None]]) -> None:

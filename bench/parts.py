@@ -16,8 +16,6 @@ Served over HTTP, a command also pays uvicorn's share of the floor: bench/comman
 from __future__ import annotations
 
 import argparse
-import asyncio
-import random
 import sys
 import time
 from collections import defaultdict
@@ -27,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common
-from inprocess import new_counts, play, run, running_app
+from inprocess import play_for, run, running_app
 
 _spent: dict[str, int] = defaultdict(int)
 _depth = 0
@@ -76,25 +74,13 @@ def _instrument() -> None:
         setattr(owner, name, staticmethod(timed) if isinstance(owner.__dict__[name], staticmethod) else timed)
 
 
-async def _play_for(client: Any, games: int, seed: int, seconds: float) -> dict[str, int]:
-    counts = new_counts()
-    stop_at = time.monotonic() + seconds
-    await asyncio.gather(
-        *(
-            play(client, random.Random(seed + n), counts, lambda _: time.monotonic() < stop_at)
-            for n in range(games)
-        )
-    )
-    return counts
-
-
 async def measure(url: str, games: int, seconds: float) -> None:
     _instrument()
     async with running_app(url, "parts") as client:
-        await _play_for(client, games, 0, 2)
+        await play_for(client, games, 0, 2)
         _spent.clear()
         cpu = time.process_time()
-        counts = await _play_for(client, games, 200, seconds)
+        counts = await play_for(client, games, 200, seconds)
         cpu_per_command = (time.process_time() - cpu) / max(1, counts["commands"])
         cpu = time.process_time()
         for _ in range(2000):

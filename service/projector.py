@@ -90,8 +90,8 @@ PAUSE_LOCK = 0x706C_6179_0002
 # database is still folded at once.
 ROUND_INTERVAL = 1.0
 # Folding runs on the event loop that answers requests: a round folds up to a second of the log
-# (600 events took 19 ms here, eighth pass), so it hands the loop back at least this often, or every request
-# that arrives meanwhile waits for the whole round.
+# (600 events took 19 ms in the eighth pass), so it hands the loop back at least this often, or
+# every request that arrives meanwhile waits for the whole round.
 FOLD_SLICE = 0.001
 
 ProgressCallback = Callable[[int, int], None]  # (events read so far, events in the log at the start)
@@ -340,7 +340,7 @@ class ReadModels:
     def _apply(batch: BatchChanges, table: Table | None, events: Sequence[StoredEvent]) -> Table | None:
         """Fold one game's ``events`` (in seq order) onto ``table``. What they change is taken
         once for each run of events that keeps the game's status, from the run's first table to
-        its last (as ``_jump`` does), and once for each event that starts, runs or ends the game
+        its last (as ``_jump`` does), and once for each event that creates, starts or ends the game
         (its time is the event's own): the same changes as event by event, at a fraction of it."""
         since = table  # where the current run of one status began
         for stored in events:
