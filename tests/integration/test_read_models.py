@@ -365,6 +365,46 @@ async def test_a_round_hands_the_event_loop_back_while_it_folds(
     assert not await seen_while_folding(3600.0)  # the same round unsliced: only at its ends
 
 
+async def test_a_live_round_rests_between_its_slices_and_a_rebuild_does_not(
+    api: PlaylogClient,
+    store: EventStore,
+    pool: asyncpg.Pool,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The live projector spreads a round's work so that the other processes get the cores
+    meanwhile; a rebuild, which no request waits behind, folds at full speed."""
+    rests: list[float] = []
+    slept: list[float] = []
+
+    class Recorded(projector._Slices):
+        def __init__(self, rest: float = 0.0) -> None:
+            rests.append(rest)
+            super().__init__(rest)
+
+    real_sleep, this_test = asyncio.sleep, asyncio.current_task()
+
+    async def sleep(seconds: float) -> None:
+        if asyncio.current_task() is this_test:  # the app's own loops sleep too
+            slept.append(seconds)
+        await real_sleep(seconds)
+
+    monkeypatch.setattr(projector, "_Slices", Recorded)
+    monkeypatch.setattr(projector, "FOLD_SLICE", 0.0)  # every pause hands the loop back
+    await bot_games(api, 1)
+    await wait_for(lambda: caught_up(pool))
+    assert rests and set(rests) == {projector.FOLD_REST}
+
+    rests.clear()
+    await rebuild(store, database_url)
+    assert rests and set(rests) == {0.0}
+
+    monkeypatch.setattr(projector.asyncio, "sleep", sleep)
+    await projector._Slices(rest=0.25).pause()
+    await projector._Slices().pause()
+    assert slept == [0.25, 0.0]
+
+
 async def test_an_interrupted_rebuild_then_a_full_one_gives_the_same_rows(
     api: PlaylogClient, pool: asyncpg.Pool, store: EventStore, database_url: str
 ) -> None:
