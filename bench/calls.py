@@ -21,13 +21,12 @@ import argparse
 import cProfile
 import pstats
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common
-from inprocess import play_for, run, running_app
+from inprocess import cpu_of_play, play_for, run, running_app
 
 
 async def measure(url: str, games: int, seconds: float, save: str | None = None) -> None:
@@ -35,13 +34,7 @@ async def measure(url: str, games: int, seconds: float, save: str | None = None)
         await play_for(client, games, 0, 2)  # warm-up
         # First without the profiler: the process's CPU per command (the driver's share in it)
         # and per healthz. CPU moves with the machine's load; the calls below do not.
-        cpu = time.process_time()
-        unprofiled = await play_for(client, games, 200, seconds)
-        cpu_per_command = (time.process_time() - cpu) / max(1, unprofiled["commands"])
-        cpu = time.process_time()
-        for _ in range(2000):
-            await client.request("GET", "/healthz")
-        cpu_per_healthz = (time.process_time() - cpu) / 2000
+        _, cpu_per_command, cpu_per_healthz = await cpu_of_play(client, games, seconds)
         profile = cProfile.Profile()
         profile.enable()
         counts = await play_for(client, games, 100, seconds)

@@ -161,6 +161,18 @@ async def play_for(client: Asgi, games: int, seed: int, seconds: float) -> dict[
     return counts
 
 
+async def cpu_of_play(client: Asgi, games: int, seconds: float) -> tuple[dict[str, int], float, float]:
+    """What ``games`` bot games did in ``seconds``, the process's CPU seconds per command meanwhile
+    (the driver's share in it), then per ``GET /healthz``."""
+    cpu = time.process_time()
+    counts = await play_for(client, games, 200, seconds)
+    per_command = (time.process_time() - cpu) / max(1, counts["commands"])
+    cpu = time.process_time()
+    for _ in range(2000):
+        await client.request("GET", "/healthz")
+    return counts, per_command, (time.process_time() - cpu) / 2000
+
+
 def run(prefix: str, measure: Callable[[str], Coroutine[Any, Any, None]]) -> None:
     """``measure(url)`` on a fresh database (dropped afterwards), without a log line per command."""
     import logging

@@ -25,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common
-from inprocess import play_for, run, running_app
+from inprocess import cpu_of_play, play_for, run, running_app
 
 _spent: dict[str, int] = defaultdict(int)
 _depth = 0
@@ -79,13 +79,7 @@ async def measure(url: str, games: int, seconds: float) -> None:
     async with running_app(url, "parts") as client:
         await play_for(client, games, 0, 2)
         _spent.clear()
-        cpu = time.process_time()
-        counts = await play_for(client, games, 200, seconds)
-        cpu_per_command = (time.process_time() - cpu) / max(1, counts["commands"])
-        cpu = time.process_time()
-        for _ in range(2000):
-            await client.request("GET", "/healthz")
-        cpu_per_healthz = (time.process_time() - cpu) / 2000
+        counts, cpu_per_command, cpu_per_healthz = await cpu_of_play(client, games, seconds)
     n = max(1, counts["commands"])
     requests = (counts["commands"] + counts["other"]) / n
     rows = [[part, f"{ns / n / 1000:.1f}"] for part, ns in sorted(_spent.items(), key=lambda x: -x[1])]
