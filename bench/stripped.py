@@ -53,11 +53,17 @@ REMOVALS = {
 }
 
 
+MARK = ".playlog-bench-copy"  # in each copy: only a folder that has it is ever replaced
+
+
 def copy(destination: Path, removals: list[str]) -> None:
     """The committed tree (``git archive HEAD``) into ``destination``, without ``removals``."""
-    if destination.exists():
+    if destination.exists() and any(destination.iterdir()):
+        if not (destination / MARK).exists():
+            raise SystemExit(f"{destination} is not empty and is no copy made by bench/stripped.py")
         shutil.rmtree(destination)
-    destination.mkdir(parents=True)
+    destination.mkdir(parents=True, exist_ok=True)
+    (destination / MARK).touch()
     archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, check=True, capture_output=True)
     subprocess.run(["tar", "-xf", "-", "-C", str(destination)], input=archive.stdout, check=True)
     for removal in removals:
