@@ -22,6 +22,9 @@ pytestmark = pytest.mark.integration
 
 EVIL = "<img src=x onerror=alert(1)>"
 REASON = f"alice drew twice {EVIL}"
+# The queue is a read model a moment behind the log, and its page refreshes every 5 s: a dispute
+# raised just before the page opened can take one refresh to show.
+QUEUE_WAIT = 15_000
 
 
 @pytest.fixture
@@ -68,7 +71,7 @@ async def test_a_dispute_goes_from_the_play_page_through_the_moderator_pages_to_
     await open_with_token(mod, f"{server_url}/moderate/disputes", mod_token)
     assert mod_token not in mod.url
     row = mod.locator("#queue-list li.dispute").first
-    await expect(row).to_contain_text("rules dispute")
+    await expect(row).to_contain_text("rules dispute", timeout=QUEUE_WAIT)
     await expect(row).to_contain_text("waiting for a moderator")
     await mod.get_by_label("Status").select_option("open")
     await mod.get_by_role("button", name="Filter").click()
@@ -165,11 +168,29 @@ async def test_a_refusal_shows_the_servers_message(
     await raise_from_play_page(bob, server_url, str(game_id), tokens[1])
     mod = await new_page()
     await open_with_token(mod, f"{server_url}/moderate/disputes", moderator_token(settings))
-    await mod.locator("#queue-list li.dispute a").first.click()
+    await mod.locator("#queue-list li.dispute a").first.click(timeout=QUEUE_WAIT)
     await mod.get_by_label("Ask a seat").select_option("1")
     await mod.get_by_label("Question (the seat sees it on its page)").fill("Unclaimed?")
     await mod.get_by_role("button", name="Ask", exact=True).click()  # nobody claimed it yet
     await expect(mod.locator("#action-problem")).to_contain_text("(dispute_not_claimed)")
+
+
+async def test_the_queue_shows_a_dispute_raised_after_it_was_opened(
+    server_url: str, remote: PlaylogClient, settings: Settings, new_page: Any
+) -> None:
+    game_id, tokens = await finished_game(remote, public=False)
+    mod = await new_page()
+    await open_with_token(mod, f"{server_url}/moderate/disputes", moderator_token(settings))
+    await expect(mod.locator("#count")).not_to_be_empty()
+    raised = await remote.http.post(
+        f"/games/{game_id}/disputes",
+        json={"seqs": [1], "category": "other", "reason": "raised while the queue was open"},
+        headers={"Authorization": f"Bearer {tokens[1]}"},
+    )
+    assert raised.status_code == 201, raised.text
+    dispute_id = raised.json()["dispute_id"]
+    row = mod.locator(f'#queue-list li.dispute[data-dispute-id="{dispute_id}"]')
+    await expect(row).to_contain_text("waiting for a moderator", timeout=QUEUE_WAIT)  # no reload
 
 
 async def test_the_dispute_pages_show_nothing_without_a_moderator_token(

@@ -49,15 +49,28 @@
     node.hidden = false;
   }
 
-  PL.moderatorGate(form, problem, async (value) => {
-    token = value;
+  // The queue is a read model a moment behind the log: it refreshes itself, so a dispute raised
+  // while the page is open (or just before it was) shows up without a reload.
+  const REFRESH = 5000;
+  let shown = null;
+  let timer = null;
+  async function load() {
     const query = new URLSearchParams({ limit: String(PAGE) });
     for (const name of ["status", "kind", "category", "cursor"]) if (params.get(name)) query.set(name, params.get(name));
     const page = await api(`/moderation/disputes?${query}`, { token });
-    $("queue").hidden = false;
+    const fresh = JSON.stringify(page);
+    if (fresh === shown) return;  // unchanged: leave the rows (and a button under the pointer) alone
+    shown = fresh;
     $("count").textContent = page.items.length ? `${page.items.length} dispute${page.items.length === 1 ? "" : "s"} on this page, oldest first.` : "No dispute matches.";
     $("queue-list").replaceChildren(...page.items.map(row));
     if (params.get("cursor")) pageLink($("first-page"), null);
-    if (page.next) pageLink($("next-page"), page.next);
+    if (page.next) pageLink($("next-page"), page.next); else $("next-page").hidden = true;
+  }
+
+  PL.moderatorGate(form, problem, async (value) => {
+    token = value;
+    await load();
+    $("queue").hidden = false;
+    timer ??= setInterval(() => { if (!document.hidden) load().catch((error) => showProblem(problem, error)); }, REFRESH);
   }, () => { $("queue").hidden = true; });
 })();
