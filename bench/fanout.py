@@ -137,10 +137,15 @@ def raise_fd_limit() -> int:
 
 
 async def play(conn: Connection, game: dict, stop: asyncio.Event, interval: float, rng: random.Random) -> int:
-    """Random legal moves at about one per ``interval`` seconds until ``stop``."""
+    """Random legal moves, one every ``interval`` seconds on a schedule of the game's own (a random
+    phase), until ``stop``. The schedule does not move with the answers: a driver that slept
+    ``interval`` after each answer would fall in step with every other one after any stall of
+    the service, and the games would go on moving together, a burst every ``interval``."""
     commands = 0
-    await asyncio.sleep(rng.random() * interval)
+    due = time.monotonic() + rng.random() * interval
     while not stop.is_set():
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        due += interval
         views = [
             await conn.call("GET", f"/games/{game['id']}/seats/{s['seat']}/view", token=s["token"])
             for s in game["seats"]
@@ -165,7 +170,6 @@ async def play(conn: Connection, game: dict, stop: asyncio.Event, interval: floa
                 commands += 1
             except Exception:
                 pass
-        await asyncio.sleep(interval)
     return commands
 
 
