@@ -6,7 +6,7 @@ and several hundred per open stream. With the default settings (a collection eve
 objects) the objects of requests and stream wake-ups in flight survived into the older
 generations, full collections followed every few seconds, and with 10,000 open spectator streams
 each stopped the instance for 0.8-1.2 s and the collector took a third of its CPU
-(``bench/fanout.py``; bench/README.md). Two settings, applied once the app has started:
+(``bench/fanout.py``; docs/performance.md). Two settings, applied once the app has started:
 
 - what start-up made is collected once and frozen (``gc.freeze``): it lives as long as the
   process, so no later collection walks it again;

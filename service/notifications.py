@@ -35,7 +35,7 @@ HEALTH_CHECK_SECONDS = 5.0
 # The notifier waits this long after the first append of a burst, so that the appends of the
 # next 50 ms share its NOTIFY. Each NOTIFY is a transaction and wakes every instance's listener
 # (a backend and a process each): 5 ms bursts, up to 200 a second per process under load, cost
-# throughput and tail latency (bench/README.md, ninth pass). Only other instances wait for it:
+# throughput and tail latency (docs/performance.md). Only other instances wait for it:
 # this one's own waiters are woken at the append (``Notifier(local=...)``).
 COALESCE_SECONDS = 0.05
 log = get_logger("playlog.notifications")

@@ -83,22 +83,18 @@ NAME = "read_models"
 LEADER_LOCK = 0x706C_6179_0001
 PAUSE_LOCK = 0x706C_6179_0002
 
-# See "Cadence": with a round per burst of notifications (5 ms apart under load), the projector's
-# backend took about a quarter of PostgreSQL's CPU per command; with rounds 50 ms apart, its
-# rounds (a commit each, and each busy game's lobby row rewritten) still took a third of what
-# PostgreSQL spent per command (bench/README.md, eighth pass). At 1 s rather than 250 ms, the
-# open-loop p99 at half the peak fell from 22-41 ms to 18-22 ms (tenth pass): each round rewrites
-# every busy game's lobby row once, whatever number of its events it folds. An append to a quiet
-# database is still folded at once.
+# See "Cadence": each round is a commit and a rewrite of every busy game's lobby row, whatever
+# number of its events it folds, so under load frequent rounds cost PostgreSQL a large share of
+# its work per command and lengthen the commands' tail (docs/performance.md). An append to a
+# quiet database is still folded at once.
 ROUND_INTERVAL = 1.0
 # Folding runs on the event loop that answers requests: a round folds up to a second of the log
-# (600 events took 19 ms in the eighth pass), so it hands the loop back at least this often, or
+# (tens of milliseconds of work under load), so it hands the loop back at least this often, or
 # every request that arrives meanwhile waits for the whole round.
 FOLD_SLICE = 0.001
 # A live round then rests this long, and commits every LIVE_BATCH events: its work, and its
 # backend's, spread over the round's second instead of taking a core in one burst while the
-# requests wait for one. At half the peak (tenth pass): open-loop p99 15.0-17.0 ms against
-# 22.4-28.4. A rebuild does not rest.
+# requests wait for one (the open-loop tail, docs/performance.md). A rebuild does not rest.
 FOLD_REST = 0.001
 LIVE_BATCH = 200
 
