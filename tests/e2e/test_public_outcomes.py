@@ -9,6 +9,7 @@ second behind: the tests wait (bounded) for the projector to hold what they chec
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from tests.e2e.test_disputes import Finished, claim, moderator_headers, raise_di
 from tests.e2e.test_listing import eventually, projected
 
 LONG = 30.0  # longer than the test takes: nothing may show in it
-SHORT = 3.0  # short enough to wait for
+SHORT = 8.0  # short enough to wait for, long enough to check a read model within it
 
 
 @dataclass
@@ -120,40 +121,57 @@ async def test_a_long_delay_hides_the_end_and_the_ruling_from_every_public_read(
     assert await not_released(pool, game)  # all of the above within the delay
 
 
-async def test_the_end_and_then_the_ruling_show_once_each_ones_delay_has_passed(
+async def test_the_end_and_then_a_later_ruling_show_once_each_ones_delay_has_passed(
     api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool, settings: Settings
 ) -> None:
+    """The issue's case: a ruling made after the game's end was released stays hidden for a delay
+    of its own, while the end's result shows."""
     game = await finished(api, SHORT)
-    ruled = await award_to_seat_0(http, game, settings)
-    ruled_at = ruled["verdict"]["at"]
     seen: list[tuple[float, dict[str, Any]]] = []  # each public read, with when it was answered
 
-    async def all_shown() -> bool:
-        reads = await public_reads(http, game)
-        seen.append((time.time(), reads))
-        return (
-            bool(reads["listed"])
-            and reads["listed"][2] is not None
-            and reads["stats"] == [[(1, 1, 0)], [(1, 0, 0)]]
-        )
+    def showing(*, listed: bool, stats: list[list[tuple[int, int, int]]]) -> Callable[[], Awaitable[bool]]:
+        async def check() -> bool:
+            reads = await public_reads(http, game)
+            seen.append((time.time(), reads))
+            return (
+                bool(reads["listed"])
+                and (reads["listed"][2] is not None) == listed
+                and reads["stats"] == stats
+            )
 
-    await eventually(all_shown)
-    _, final = seen[-1]
-    assert final == {
+        return check
+
+    await eventually(showing(listed=False, stats=[[(1, 0, 0)], [(1, 1, 0)]]))
+    _, reads = seen[-1]
+    assert reads == {
+        "listed": ("finished", [1], None),
+        "listed_finished": True,
+        "summary": ("finished", [1], None),
+        "stats": [[(1, 0, 0)], [(1, 1, 0)]],
+    }
+    listing = (await http.get("/games")).json()["games"]
+    ended_at = next(g["finished_at"] for g in listing if g["game_id"] == str(game.game_id))
+
+    ruled = await award_to_seat_0(http, game, settings)
+    ruled_at = ruled["verdict"]["at"]
+    await eventually(lambda: projected(pool, game.game_id, ruled["history"][-1]["seq"]))
+    assert await public_reads(http, game) == reads  # the end's result, not the ruling's
+    assert time.time() < ruled_at + SHORT  # (that was within the ruling's delay)
+
+    await eventually(showing(listed=True, stats=[[(1, 1, 0)], [(1, 0, 0)]]))  # ann's win is the ruling's
+    assert seen[-1][1] == {
         "listed": ("finished", [1], {"winners": [0]}),
         "listed_finished": True,
         "summary": ("finished", [1], {"winners": [0]}),
-        "stats": [[(1, 1, 0)], [(1, 0, 0)]],  # ann's win is the ruling's
+        "stats": [[(1, 1, 0)], [(1, 0, 0)]],
     }
-    listed = [g for g in (await http.get("/games")).json()["games"] if g["game_id"] == str(game.game_id)]
-    ended_at = listed[0]["finished_at"]
     # Nothing showed before its time: the end a delay after it, the ruling a delay after it.
-    for answered, reads in seen:
-        if reads["listed_finished"] or reads["stats"] != [[], []] or reads["summary"][0] == "finished":
-            assert answered >= ended_at + SHORT, reads
+    for answered, shown in seen:
+        if shown["listed_finished"] or shown["stats"] != [[], []] or shown["summary"][0] == "finished":
+            assert answered >= ended_at + SHORT, shown
         if (
-            (reads["listed"] and reads["listed"][2] is not None)
-            or reads["summary"][2] is not None
-            or reads["stats"][0][:1] == [(1, 1, 0)]
+            (shown["listed"] and shown["listed"][2] is not None)
+            or shown["summary"][2] is not None
+            or shown["stats"][0] == [(1, 1, 0)]
         ):
-            assert answered >= ruled_at + SHORT, reads
+            assert answered >= ruled_at + SHORT, shown
