@@ -202,7 +202,7 @@ def player_games(table: Table) -> tuple[PlayerGame, ...]:
             tuple(
                 PlayerRuling(
                     r.at,
-                    _outcome(held, r.outcome or table.outcome),
+                    _outcome(held, r.outcome if r.outcome is not None else table.outcome),
                     sum(r.penalties[seat] for seat in held) if r.penalties else 0,
                 )
                 for r in ruled
