@@ -181,7 +181,7 @@ async def measure(url: str, events: int, batch_size: int) -> None:
 
         report = await rebuild(store, url, batch_size=batch_size, progress=progress)
         lobby = await pool.fetchval("SELECT count(*) FROM lobby_games")
-        players = await pool.fetchval("SELECT count(*) FROM player_stats")
+        players = await pool.fetchval("SELECT count(DISTINCT player_id) FROM player_games")
     finally:
         await pool.close()
 

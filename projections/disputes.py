@@ -47,7 +47,7 @@ def ruled_outcome(table: Table) -> RuledOutcome | None:
 
 
 def ruled_from_row(winners: list[int] | None) -> RuledOutcome | None:
-    """The read models' ``ruled_winners`` column as shown."""
+    """The listing's ruled winners (the last ruling released; None: none) as shown."""
     return RuledOutcome(winners=list(winners)) if winners is not None else None
 
 

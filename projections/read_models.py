@@ -1,22 +1,21 @@
-"""The read models' rules, with no I/O: what one event changes in the lobby row and the statistics.
+"""The read models' rules, with no I/O: what one event changes in the lobby row and a player's games.
 
 Given a game's table before and after one event (and when the event was recorded), ``changes``
-says what the lobby row of that game becomes and which player statistics move. ``BatchChanges``
-gathers the changes of many events into one row per game and one increment per (player, kind),
+says what the lobby row of that game becomes and which player rows change. ``BatchChanges``
+gathers the changes of many events into one lobby row and one set of player rows per game,
 ready to be written in a single transaction by the projector (service/projector.py).
 
-- A game counts as *played* for every seat's player (the player id its ``lobby.joined`` names)
-  when it finishes, and as *won* for the player of each winning seat. A player sitting in several
-  seats of one game counts once. Guests (no player id) get no statistics; display names are
-  never identities (two players may share one).
-- A player's games (``PlayerGamesChange``): one row per player holding a seat of the game, with
-  its seats and, once finished, its outcome (``won`` if any of its seats won). A player who left
-  an open game has no row; one who conceded a running game keeps it (the seat is still theirs).
-  A game's rows are rewritten whole, and only when an event changes them.
-- An upheld verdict that changes the outcome (domain/disputes) moves ``won`` to the ruled
-  winners, and each ``penalize`` mark adds one to the seat's player's ``penalties``; the lobby row
-  shows the ruled winners next to the original ones. Each dispute's row in the moderators' queue
-  follows its events.
+- A player's games (``PlayerGamesChange``): one row per player (the player id its
+  ``lobby.joined`` names) holding a seat of the game, with its seats and, once finished, its
+  outcome (``won`` if any of its seats won). A player who left an open game has no row; one who
+  conceded a running game keeps it (the seat is still theirs). Guests (no player id) have no
+  rows; display names are never identities. A game's rows are rewritten whole, and only when an
+  event changes them. A player's statistics are counted from these rows (service/players.py).
+- Each row and the lobby row keep what the public may learn and when (projections/spectator.py):
+  the outcome as the game ended, from ``finished_at``; after each upheld verdict that changed it
+  (domain/disputes: the ruled winners, a ``penalize`` mark per seat), from the ruling's time
+  (``rulings``). ``outcome`` is the result now, for the player's own list. Each dispute's row in
+  the moderators' queue follows its events.
 - ``created_at`` is the game's own creation time; ``started_at`` and ``finished_at`` are the
   ``recorded_at`` of the event that made it run and of the one that ended it (the database
   clock, the one the spectator delay is measured against).
@@ -31,7 +30,16 @@ from typing import Literal
 
 import msgspec
 
+from domain.decider import Outcome
+from projections.spectator import rulings
 from projections.table import Status, Table
+
+
+class ListedRuling(msgspec.Struct, frozen=True):
+    """The listing's part of a ruling: the winners after it (None: the original ones stand)."""
+
+    at: float  # the ruling's time (epoch seconds)
+    winners: tuple[int, ...] | None
 
 
 class LobbyChange(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,7 +56,7 @@ class LobbyChange(msgspec.Struct, frozen=True, kw_only=True):
     winners: tuple[int, ...] | None
     version: int
     created_at: datetime
-    ruled_winners: tuple[int, ...] | None = None
+    rulings: tuple[ListedRuling, ...] = ()
     started_at: datetime | None = None
     finished_at: datetime | None = None
 
@@ -59,14 +67,6 @@ class LobbyChange(msgspec.Struct, frozen=True, kw_only=True):
             started_at=self.started_at or later.started_at,
             finished_at=self.finished_at or later.finished_at,
         )
-
-
-class StatChange(msgspec.Struct, frozen=True):
-    player: str  # the player's id
-    kind: str
-    played: int
-    won: int  # may be negative: a ruling took a win away
-    penalties: int = 0
 
 
 class DisputeRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,10 +90,20 @@ class DisputeRow(msgspec.Struct, frozen=True, kw_only=True):
 PlayerOutcome = Literal["won", "lost"]
 
 
+class PlayerRuling(msgspec.Struct, frozen=True):
+    """A player's result in a game after a ruling changed the game's."""
+
+    at: float  # the ruling's time (epoch seconds)
+    outcome: PlayerOutcome
+    penalties: int  # the marks on the player's seats so far
+
+
 class PlayerGame(msgspec.Struct, frozen=True):
     player: str  # the player's id
     seats: tuple[int, ...]
-    outcome: PlayerOutcome | None  # once the game is finished
+    outcome: PlayerOutcome | None  # once the game is finished, as ruled
+    ended: PlayerOutcome | None = None  # as the game ended
+    rulings: tuple[PlayerRuling, ...] = ()
 
 
 class PlayerGamesChange(msgspec.Struct, frozen=True, kw_only=True):
@@ -102,20 +112,29 @@ class PlayerGamesChange(msgspec.Struct, frozen=True, kw_only=True):
     game_id: uuid.UUID
     kind: str
     status: Status
+    spectator_delay: float
     created_at: datetime
     rows: tuple[PlayerGame, ...]
+    finished_at: datetime | None = None  # only by the event that ended the game
+
+    def then(self, later: PlayerGamesChange) -> PlayerGamesChange:
+        """This change followed by ``later`` (of the same game): later rows, the earliest end."""
+        return msgspec.structs.replace(later, finished_at=self.finished_at or later.finished_at)
 
 
 class Changes(msgspec.Struct, frozen=True):
     lobby: LobbyChange
-    stats: tuple[StatChange, ...] = ()
     player_games: PlayerGamesChange | None = None
     disputes: tuple[DisputeRow, ...] = ()
 
 
+def _just_finished(before: Table | None, after: Table) -> bool:
+    return after.status == "finished" and (before is None or before.status != "finished")
+
+
 def lobby_change(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> LobbyChange:
     started = after.status != "open" and (before is None or before.status == "open")
-    finished = after.status == "finished" and (before is None or before.status != "finished")
+    finished = _just_finished(before, after)
     return LobbyChange(
         game_id=game_id,
         kind=after.kind,
@@ -126,53 +145,14 @@ def lobby_change(game_id: uuid.UUID, before: Table | None, after: Table, at: dat
         seats_taken=sum(1 for name in after.seats if name is not None),
         seats_total=len(after.seats),
         winners=tuple(after.outcome.winners) if after.outcome is not None else None,
-        ruled_winners=tuple(after.ruled_outcome.winners) if after.ruled_outcome is not None else None,
+        rulings=tuple(
+            ListedRuling(r.at, r.outcome.winners if r.outcome is not None else None) for r in rulings(after)
+        ),
         version=after.version,
         created_at=datetime.fromtimestamp(after.created_at, UTC),
         started_at=at if started else None,
         finished_at=at if finished else None,
     )
-
-
-def _won(table: Table) -> dict[str, bool]:
-    """Per player of the table: whether one of its seats wins, as the outcome now counts."""
-    outcome = table.final_outcome
-    winners = set(outcome.winners) if outcome is not None else set()
-    won: dict[str, bool] = {}
-    for seat, player in enumerate(table.players):
-        if player is not None:
-            won[player] = won.get(player, False) or seat in winners
-    return won
-
-
-def _penalties(table: Table | None) -> dict[str, int]:
-    marks: dict[str, int] = {}
-    if table is not None:
-        for seat, count in enumerate(table.penalties):
-            player = table.players[seat]
-            if player is not None and count:
-                marks[player] = marks.get(player, 0) + count
-    return marks
-
-
-def stat_changes(before: Table | None, after: Table) -> tuple[StatChange, ...]:
-    """One played game for each seat's player when the game has just finished; won for winners.
-    Once finished, a ruling that changes the outcome moves the wins; a penalty adds a mark."""
-    finished = after.status == "finished"
-    just_finished = finished and (before is None or before.status != "finished")
-    won_after = _won(after) if finished else {}
-    won_before = _won(before) if finished and not just_finished and before is not None else {}
-    marks_after, marks_before = _penalties(after), _penalties(before)
-    out = []
-    for player in dict.fromkeys([*after.players, *marks_after]):
-        if player is None:
-            continue
-        played = int(just_finished)
-        won = int(won_after.get(player, False)) - int(won_before.get(player, False))
-        penalties = marks_after.get(player, 0) - marks_before.get(player, 0)
-        if played or won or penalties:
-            out.append(StatChange(player, after.kind, played, won, penalties))
-    return tuple(out)
 
 
 def dispute_changes(game_id: uuid.UUID, before: Table | None, after: Table) -> tuple[DisputeRow, ...]:
@@ -199,24 +179,42 @@ def dispute_changes(game_id: uuid.UUID, before: Table | None, after: Table) -> t
     )
 
 
+def _outcome(held: list[int], outcome: Outcome | None) -> PlayerOutcome:
+    return "won" if outcome is not None and set(outcome.winners).intersection(held) else "lost"
+
+
 def player_games(table: Table) -> tuple[PlayerGame, ...]:
-    """Each player holding a seat of the game, its seats, and its outcome once finished."""
+    """Each player holding a seat of the game, its seats, and its outcome once finished (as the
+    game ended, after each ruling that changed it, and now)."""
     seats: dict[str, list[int]] = {}
     for seat, player in enumerate(table.players):
         if player is not None:
             seats.setdefault(player, []).append(seat)
-    outcome_now = table.final_outcome  # as ruled, once a verdict changed it
-    winners = set(outcome_now.winners) if outcome_now is not None else set()
+    if table.status != "finished":
+        return tuple(PlayerGame(player, tuple(held), None) for player, held in seats.items())
+    ruled = rulings(table)
+    return tuple(
+        PlayerGame(
+            player,
+            tuple(held),
+            _outcome(held, table.final_outcome),
+            _outcome(held, table.outcome),
+            tuple(
+                PlayerRuling(
+                    r.at,
+                    _outcome(held, r.outcome if r.outcome is not None else table.outcome),
+                    sum(r.penalties[seat] for seat in held) if r.penalties else 0,
+                )
+                for r in ruled
+            ),
+        )
+        for player, held in seats.items()
+    )
 
-    def outcome(held: list[int]) -> PlayerOutcome | None:
-        if table.status != "finished":
-            return None
-        return "won" if winners.intersection(held) else "lost"
 
-    return tuple(PlayerGame(player, tuple(held), outcome(held)) for player, held in seats.items())
-
-
-def player_games_change(game_id: uuid.UUID, before: Table | None, after: Table) -> PlayerGamesChange | None:
+def player_games_change(
+    game_id: uuid.UUID, before: Table | None, after: Table, at: datetime
+) -> PlayerGamesChange | None:
     """The game's player rows, when this event changed them (``None`` when it did not)."""
     rows = player_games(after)
     if before is not None and before.status == after.status and player_games(before) == rows:
@@ -225,8 +223,10 @@ def player_games_change(game_id: uuid.UUID, before: Table | None, after: Table) 
         game_id=game_id,
         kind=after.kind,
         status=after.status,
+        spectator_delay=after.spectator_delay,
         created_at=datetime.fromtimestamp(after.created_at, UTC),
         rows=rows,
+        finished_at=at if _just_finished(before, after) else None,
     )
 
 
@@ -234,19 +234,16 @@ def changes(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime
     """What folding one event (``before`` -> ``after``, recorded ``at``) changes."""
     return Changes(
         lobby_change(game_id, before, after, at),
-        stat_changes(before, after),
-        player_games_change(game_id, before, after),
+        player_games_change(game_id, before, after, at),
         dispute_changes(game_id, before, after),
     )
 
 
 class BatchChanges:
-    """The changes of many events, merged: one lobby row per game, one increment per player,
-    the latest player rows per game."""
+    """The changes of many events, merged: one lobby row and the latest player rows per game."""
 
     def __init__(self) -> None:
         self.lobby: dict[uuid.UUID, LobbyChange] = {}
-        self.stats: dict[tuple[str, str], tuple[int, int, int]] = {}
         self.disputes: dict[uuid.UUID, DisputeRow] = {}
         self.player_games: dict[uuid.UUID, PlayerGamesChange] = {}
 
@@ -254,21 +251,15 @@ class BatchChanges:
         row = change.lobby
         previous = self.lobby.get(row.game_id)
         self.lobby[row.game_id] = row if previous is None else previous.then(row)
-        for stat in change.stats:
-            played, won, penalties = self.stats.get((stat.player, stat.kind), (0, 0, 0))
-            self.stats[stat.player, stat.kind] = (
-                played + stat.played,
-                won + stat.won,
-                penalties + stat.penalties,
-            )
         for dispute in change.disputes:
             self.disputes[dispute.dispute_id] = dispute
-        if change.player_games is not None:
-            self.player_games[row.game_id] = change.player_games
+        if (games := change.player_games) is not None:
+            earlier = self.player_games.get(row.game_id)
+            self.player_games[row.game_id] = games if earlier is None else earlier.then(games)
 
     def extend(self, items: Iterable[Changes]) -> None:
         for change in items:
             self.add(change)
 
     def __bool__(self) -> bool:
-        return bool(self.lobby or self.stats or self.player_games or self.disputes)
+        return bool(self.lobby or self.player_games or self.disputes)

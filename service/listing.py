@@ -1,9 +1,11 @@
 """The public lobby listing, served from the lobby read model (eventually consistent).
 
-Spectators must not learn from the listing what the spectator delay hides from their stream: a
-game shows as running only once ``started_at + spectator_delay`` has passed, and as finished (with
-its winners) only once ``finished_at + spectator_delay`` has; before that it shows its previous
-status. Seat names are lobby information and show at once.
+Spectators must not learn from the listing what the spectator delay hides from their stream
+(projections/spectator.py decides what and when): a game shows as running only once
+``started_at + spectator_delay`` has passed, and as finished (with its winners) only once
+``finished_at + spectator_delay`` has; before that it shows its previous status. A ruling that
+changed the outcome shows once its own time plus the delay has passed (before that, the outcome
+as the previous one released left it). Seat names are lobby information and show at once.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncpg
 import msgspec
 
 from projections.disputes import RuledOutcome, ruled_from_row
+from projections.spectator import released_sql, ruling_released_sql
 from service.errors import ServiceError
 from service.replica import Reads
 
@@ -62,7 +65,17 @@ def listing_query(status: str | None, kind: str | None, limit: int, offset: int)
     return ListingQuery(cast(ListedStatus | None, status), kind or None, limit, offset)
 
 
-_LISTING = """
+# The ruled winners the listing may show: those of the last ruling released (``rulings`` holds
+# each one's time and winners, a JSON null where the original winners stand).
+_RULED = f"""
+SELECT CASE WHEN jsonb_typeof(r -> 'winners') = 'array'
+            THEN ARRAY(SELECT jsonb_array_elements_text(r -> 'winners')::int) END
+  FROM jsonb_array_elements(g.rulings) WITH ORDINALITY AS made(r, n)
+ WHERE {ruling_released_sql("r", "g.spectator_delay")}
+ ORDER BY n DESC LIMIT 1
+"""
+
+_LISTING = f"""
 SELECT game_id, kind, spectator_delay, seat_names, seats_taken, seats_total, shown,
        extract(epoch FROM created_at)::float8 AS created_at,
        extract(epoch FROM started_at)::float8 AS started_at,
@@ -70,10 +83,11 @@ SELECT game_id, kind, spectator_delay, seat_names, seats_taken, seats_total, sho
        winners, ruled_winners
   FROM (
     SELECT g.*,
-           CASE WHEN g.finished_at + make_interval(secs => g.spectator_delay) <= now() THEN 'finished'
-                WHEN g.started_at + make_interval(secs => g.spectator_delay) <= now() THEN 'running'
+           CASE WHEN {released_sql("g.finished_at", "g.spectator_delay")} THEN 'finished'
+                WHEN {released_sql("g.started_at", "g.spectator_delay")} THEN 'running'
                 ELSE 'open'
-           END AS shown
+           END AS shown,
+           ({_RULED}) AS ruled_winners
       FROM lobby_games g
      WHERE g.public AND ($1::text IS NULL OR g.kind = $1)
   ) listed

@@ -1,8 +1,10 @@
 """Players: an identity across games (an id and a display name, not unique) and its token.
 
 The ``players`` table is the source of truth for who exists and whose token was revoked; what a
-player did lives in the log (``lobby.joined`` names the player), its statistics in the read
-model ``player_stats`` and its games in ``player_games``, both keyed by the player's id. No
+player did lives in the log (``lobby.joined`` names the player), its games in the read model
+``player_games``, keyed by the player's id. Its statistics, read by anyone, are counted from
+those rows as the public may know them (projections/spectator.py): a game counts once its end
+is released by the spectator delay, as the last ruling released left its result. No
 passwords, no e-mail: the player token is the credential, and its holder can revoke it
 (``DELETE /players/me``). A player reads the transcript of each seat it held with that token,
 long after the seat token has expired; who held a seat is read from the game's log.
@@ -18,6 +20,7 @@ import msgspec
 from domain.viewers import Seat
 from projections.read_models import PlayerOutcome
 from projections.replay import transcript
+from projections.spectator import released_sql, ruling_released_sql
 from projections.table import Status
 from service import auth
 from service.audit import replayed
@@ -30,7 +33,7 @@ from service.pool import Pool
 class KindStats(msgspec.Struct, frozen=True):
     kind: str
     played: int
-    won: int  # as the outcomes stand after any ruling
+    won: int  # as the outcomes stand after the rulings released
     penalties: int = 0  # marks by moderators' rulings (disputes upheld with "penalize")
 
 
@@ -61,6 +64,25 @@ def check_name(name: str) -> str:
     if not 1 <= len(name) <= 40:
         raise ServiceError(422, "invalid_name", "A display name has 1 to 40 characters.")
     return name
+
+
+# Per kind: the games whose end is released, won as the last released ruling (else the end) left
+# them, and the penalty marks that ruling counted.
+_STATS = f"""
+SELECT g.kind, count(*)::int AS played,
+       count(*) FILTER (WHERE coalesce(last.outcome, g.ended) = 'won')::int AS won,
+       coalesce(sum(last.penalties), 0)::int AS penalties
+  FROM player_games g
+  LEFT JOIN LATERAL (
+    SELECT r ->> 'outcome' AS outcome, (r ->> 'penalties')::int AS penalties
+      FROM jsonb_array_elements(g.rulings) WITH ORDINALITY AS made(r, n)
+     WHERE {ruling_released_sql("r", "g.spectator_delay")}
+     ORDER BY n DESC LIMIT 1
+  ) last ON true
+ WHERE g.player_id = $1 AND {released_sql("g.finished_at", "g.spectator_delay")}
+ GROUP BY g.kind
+ ORDER BY g.kind
+"""
 
 
 class Players:
@@ -109,10 +131,7 @@ class Players:
         )
         if row is None:
             raise not_found(f"Player {player_id}")
-        stats = await self._pool.fetch(
-            "SELECT kind, played, won, penalties FROM player_stats WHERE player_id = $1 ORDER BY kind",
-            player_id,
-        )
+        stats = await self._pool.fetch(_STATS, player_id)
         return PlayerOut(
             player_id=player_id,
             name=row["name"],

@@ -1,5 +1,5 @@
-"""The read-model projector: keeps the lobby list, player statistics, each player's games and the
-dispute queue, game by game.
+"""The read-model projector: keeps the lobby list, each player's games (its statistics are counted
+from them) and the dispute queue, game by game.
 
 No global order
     A global cursor over the whole log (``(tx_id, position)`` until migration 0007) does not
@@ -7,7 +7,7 @@ No global order
     rewrites both. Read models need only each game's order, and each game already says how far it
     is: ``streams.seq`` (committed with the events, in the same transaction) and the read model's own
     ``lobby_games.version`` (the seq of the last event folded, written in the same transaction as
-    the statistics that event changed). A game is *behind* while ``streams.seq > version``.
+    the player rows that event changed). A game is *behind* while ``streams.seq > version``.
 
 How it stays exact
     - Nothing is lost: every committed event leaves its game behind until it is folded, and the
@@ -160,27 +160,16 @@ SELECT {event_columns("e")}
 _UPSERT_GAME = """
 INSERT INTO lobby_games AS g (game_id, kind, status, public, spectator_delay, seat_names, seats_taken,
                               seats_total, created_at, started_at, finished_at, winners, version,
-                              ruled_winners)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                              rulings)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)
 ON CONFLICT (game_id) DO UPDATE SET
     kind = EXCLUDED.kind, status = EXCLUDED.status, public = EXCLUDED.public,
     spectator_delay = EXCLUDED.spectator_delay, seat_names = EXCLUDED.seat_names,
     seats_taken = EXCLUDED.seats_taken, seats_total = EXCLUDED.seats_total,
     started_at = coalesce(g.started_at, EXCLUDED.started_at),
     finished_at = coalesce(g.finished_at, EXCLUDED.finished_at),
-    winners = EXCLUDED.winners, version = EXCLUDED.version, ruled_winners = EXCLUDED.ruled_winners
+    winners = EXCLUDED.winners, version = EXCLUDED.version, rulings = EXCLUDED.rulings
 WHERE g.version < EXCLUDED.version
-"""
-
-# Two steps: a ruling may take a win away (a negative increment), which the table's CHECK
-# would refuse as the row an INSERT proposes, even when it conflicts.
-_ENSURE_STATS = """
-INSERT INTO player_stats (player_id, kind, played, won, penalties) VALUES ($1::text::uuid, $2, 0, 0, 0)
-ON CONFLICT (player_id, kind) DO NOTHING
-"""
-_ADD_STATS = """
-UPDATE player_stats SET played = played + $3, won = won + $4, penalties = penalties + $5
-WHERE player_id = $1::text::uuid AND kind = $2
 """
 
 # A dispute's queue row: the batch holds each dispute's latest state (a game's events are folded
@@ -195,11 +184,17 @@ ON CONFLICT (game_id, dispute_id) DO UPDATE SET
 """
 
 
-# A game's player rows are replaced whole: those of players who left go, the others are rewritten.
-_DELETE_PLAYER_GAMES = "DELETE FROM player_games WHERE game_id = ANY($1::uuid[])"
-_INSERT_PLAYER_GAME = """
-INSERT INTO player_games (player_id, game_id, kind, seats, status, outcome, created_at)
-VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7)
+# A game's player rows are replaced whole: those of players who left go, the others are rewritten,
+# keeping the game's end (given only by the event that ended it).
+_DELETE_PLAYER_GAMES = "DELETE FROM player_games WHERE game_id = $1 AND player_id <> ALL($2::text[]::uuid[])"
+_UPSERT_PLAYER_GAME = """
+INSERT INTO player_games AS p (player_id, game_id, kind, seats, status, outcome, created_at,
+                               spectator_delay, finished_at, ended, rulings)
+VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)
+ON CONFLICT (player_id, game_id) DO UPDATE SET
+    kind = EXCLUDED.kind, seats = EXCLUDED.seats, status = EXCLUDED.status, outcome = EXCLUDED.outcome,
+    spectator_delay = EXCLUDED.spectator_delay, finished_at = coalesce(p.finished_at, EXCLUDED.finished_at),
+    ended = EXCLUDED.ended, rulings = EXCLUDED.rulings
 """
 
 
@@ -222,7 +217,7 @@ class ReadModels:
     async def reset(self, conn: asyncpg.Connection) -> int:
         """Empty the read models and start a new generation, atomically; returns it."""
         async with conn.transaction():
-            await conn.execute("TRUNCATE lobby_games, player_stats, player_games, disputes")
+            await conn.execute("TRUNCATE lobby_games, player_games, disputes")
             generation: int = await conn.fetchval(
                 "INSERT INTO projector_checkpoints AS c (name, generation) VALUES ($1, 1) ON CONFLICT (name)"
                 " DO UPDATE SET generation = c.generation + 1, updated_at = EXCLUDED.updated_at"
@@ -405,15 +400,10 @@ class ReadModels:
                             row.finished_at,
                             list(row.winners) if row.winners is not None else None,
                             row.version,
-                            list(row.ruled_winners) if row.ruled_winners is not None else None,
+                            msgspec.json.encode(row.rulings).decode(),
                         )
                         for row in batch.lobby.values()
                     ],
-                )
-            if batch.stats:
-                await conn.executemany(_ENSURE_STATS, list(batch.stats))
-                await conn.executemany(
-                    _ADD_STATS, [(player, kind, *counts) for (player, kind), counts in batch.stats.items()]
                 )
             if batch.disputes:
                 await conn.executemany(
@@ -438,9 +428,15 @@ class ReadModels:
                     ],
                 )
             if batch.player_games:
-                await conn.execute(_DELETE_PLAYER_GAMES, list(batch.player_games))
                 await conn.executemany(
-                    _INSERT_PLAYER_GAME,
+                    _DELETE_PLAYER_GAMES,
+                    [
+                        (game.game_id, [row.player for row in game.rows])
+                        for game in batch.player_games.values()
+                    ],
+                )
+                await conn.executemany(
+                    _UPSERT_PLAYER_GAME,
                     [
                         (
                             row.player,
@@ -450,6 +446,10 @@ class ReadModels:
                             game.status,
                             row.outcome,
                             game.created_at,
+                            game.spectator_delay,
+                            game.finished_at,
+                            row.ended,
+                            msgspec.json.encode(row.rulings).decode(),
                         )
                         for game in batch.player_games.values()
                         for row in game.rows

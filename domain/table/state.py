@@ -126,20 +126,31 @@ def evolve(table: Table | None, event: Any) -> Table:
     )
 
 
+Result = tuple[Outcome | None, tuple[int, ...]]  # the ruled outcome (None: none) and penalties
+
+
+def after_ruling(table: Table, result: Result, verdict: str, action: str, seats: Iterable[int]) -> Result:
+    """``result`` after one ruling of ``table``'s game: an upheld verdict may change it."""
+    ruled, penalties = result
+    if verdict == "upheld":
+        scores = table.outcome.scores if table.outcome is not None else None
+        if action == "void":
+            ruled = Outcome(winners=(), scores=scores)
+        elif action == "award":
+            ruled = Outcome(winners=tuple(sorted(seats)), scores=scores)
+        elif action == "penalize":
+            counts = list(penalties or (0,) * len(table.seats))
+            for seat in seats:
+                counts[seat] += 1
+            penalties = tuple(counts)
+    return ruled, penalties
+
+
 def _disputed(table: Table, event: DisputeEvent, version: int) -> Table:
     """``table`` after a dispute event; a ruling may change the outcome and the penalties."""
     ruled, penalties = table.ruled_outcome, table.penalties
-    if isinstance(event, DisputeResolved) and event.verdict == "upheld":
-        scores = table.outcome.scores if table.outcome is not None else None
-        if event.action == "void":
-            ruled = Outcome(winners=(), scores=scores)
-        elif event.action == "award":
-            ruled = Outcome(winners=tuple(sorted(event.seats)), scores=scores)
-        elif event.action == "penalize":
-            counts = list(penalties or (0,) * len(table.seats))
-            for seat in event.seats:
-                counts[seat] += 1
-            penalties = tuple(counts)
+    if isinstance(event, DisputeResolved):
+        ruled, penalties = after_ruling(table, (ruled, penalties), event.verdict, event.action, event.seats)
     return msgspec.structs.replace(
         table,
         version=version,

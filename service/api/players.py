@@ -150,6 +150,8 @@ class PlayersController(Controller):
         "/{player_id:uuid}",
         operation_id="getPlayer",
         summary="A player's name and statistics",
+        description="Statistics as the public may know them: a game counts once its end is a "
+        "spectator delay old, and a ruling that changed its result once the ruling is.",
         responses=problems(PARAMS, {404: ["not_found"]}, UNAVAILABLE),
     )
     async def get_player(self, player_id: uuid.UUID, state: State) -> PlayerOut:

@@ -98,8 +98,8 @@ async def caught_up(pool: asyncpg.Pool) -> bool:
 
 async def read_model_rows(pool: asyncpg.Pool) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     lobby = await pool.fetch("SELECT * FROM lobby_games ORDER BY game_id")
-    stats = await pool.fetch("SELECT * FROM player_stats ORDER BY player_id, kind")
-    return [tuple(r) for r in lobby], [tuple(r) for r in stats]
+    games = await pool.fetch("SELECT * FROM player_games ORDER BY player_id, game_id")
+    return [tuple(r) for r in lobby], [tuple(r) for r in games]
 
 
 async def test_bot_games_survive_a_shard_move_and_the_read_models_stay_exact(

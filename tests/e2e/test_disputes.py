@@ -580,7 +580,7 @@ async def test_the_rebuild_gives_the_same_queue(
 
     async def rows() -> tuple[list[Any], ...]:
         queue = await pool.fetch("SELECT * FROM disputes ORDER BY dispute_id")
-        stats = await pool.fetch("SELECT * FROM player_stats ORDER BY player_id, kind")
+        stats = await pool.fetch("SELECT * FROM player_games ORDER BY player_id, game_id")
         lobby = await pool.fetch("SELECT * FROM lobby_games ORDER BY game_id")
         return [tuple(r) for r in queue], [tuple(r) for r in stats], [tuple(r) for r in lobby]
 

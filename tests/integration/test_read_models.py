@@ -28,7 +28,7 @@ from service.projector import PAUSE_LOCK, Behind, GenerationMoved, ReadModels, r
 from service.store import EventStore
 
 EK_OPTIONS = {"players": 2, "reaction_window": 0}
-Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
 async def wait_for(check: Callable[[], Awaitable[bool]], timeout: float = 60.0) -> None:
@@ -50,9 +50,8 @@ async def caught_up(pool: asyncpg.Pool) -> bool:
 
 async def read_model_rows(pool: asyncpg.Pool) -> Rows:
     lobby = await pool.fetch("SELECT * FROM lobby_games ORDER BY game_id")
-    stats = await pool.fetch("SELECT * FROM player_stats ORDER BY player_id, kind")
     games = await pool.fetch("SELECT * FROM player_games ORDER BY player_id, game_id")
-    return [tuple(r) for r in lobby], [tuple(r) for r in stats], [tuple(r) for r in games]
+    return [tuple(r) for r in lobby], [tuple(r) for r in games]
 
 
 async def bot_games(api: PlaylogClient, count: int, player_tokens: Sequence[str] = ()) -> list[GameReport]:
@@ -79,7 +78,7 @@ def created(kind: str = "exploding_kittens") -> str:
     return msgspec.json.encode(event).decode()
 
 
-async def test_projector_follows_bot_games_into_lobby_rows_and_player_stats(
+async def test_projector_follows_bot_games_into_lobby_rows_and_player_games(
     api: PlaylogClient, pool: asyncpg.Pool
 ) -> None:
     await some_lobby_games(api)
@@ -105,15 +104,10 @@ async def test_projector_follows_bot_games_into_lobby_rows_and_player_stats(
     assert open_row["spectator_delay"] == 5
 
     assert guests[0].finished
-    stats = {
-        (r["player_id"], r["kind"]): (r["played"], r["won"])
-        for r in await pool.fetch("SELECT * FROM player_stats")
-    }
+    rows = await pool.fetch("SELECT player_id, outcome, ended, finished_at FROM player_games")
+    assert {r["player_id"] for r in rows} == {p.player_id for p in players}  # guests have no rows
+    assert len(rows) == 6 and all(r["outcome"] == r["ended"] and r["finished_at"] for r in rows)
     wins = [sum(seat in (r.winners or []) for r in reports) for seat in (0, 1)]
-    assert stats == {
-        (players[0].player_id, "exploding_kittens"): (3, wins[0]),
-        (players[1].player_id, "exploding_kittens"): (3, wins[1]),
-    }  # guests (the last bot game, alice, bob) get no statistics
     for player, won in zip(players, wins, strict=True):
         shown = await api.player(player.player_id)
         assert (shown.name, [(s.kind, s.played, s.won) for s in shown.stats]) == (
@@ -269,8 +263,8 @@ async def test_rebuild_gives_the_same_rows_as_the_live_projector(
     await bot_games(api, 2, [p.token for p in players])
     await wait_for(lambda: caught_up(pool))
     live = await read_model_rows(pool)
-    # Statistics and each player's games (two players, two games each), by player id, rebuilt the same.
-    assert (len(live[0]), len(live[1]), len(live[2])) == (4, 2, 4)
+    # Each player's games (two players, two games each), by player id, rebuilt the same.
+    assert (len(live[0]), len(live[1])) == (4, 4)
 
     seen: list[tuple[int, int]] = []
     report = await rebuild(store, database_url, batch_size=37, progress=lambda d, t: seen.append((d, t)))
@@ -289,7 +283,7 @@ async def test_folding_a_games_events_in_pieces_gives_the_rows_of_folding_them_o
     api: PlaylogClient, pool: asyncpg.Pool, store: EventStore
 ) -> None:
     """A round folds whatever each game has appended since the last: its changes merged in one
-    batch (the latest lobby row, the sums of the statistics) must give the rows that folding
+    batch (the latest lobby row and player rows) must give the rows that folding
     one event a round gives."""
     players = [await api.create_player("bot") for _ in range(2)]
     await bot_games(api, 3, [p.token for p in players])

