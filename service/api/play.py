@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
@@ -15,7 +15,7 @@ from service import bodies
 from service.api import guards
 from service.api.deps import AnyRequest, games_of, seat_holder
 from service.api.lanes import lane, take_command, take_nothing
-from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, SeatNumber
+from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, IdempotencyKey, SeatNumber
 from service.api.problems import (
     BEARER,
     JSON_BODY,
@@ -87,16 +87,7 @@ class PlayController(Controller):
         game_id: uuid.UUID,
         seat: SeatNumber,
         request: AnyRequest,
-        idempotency_key: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Idempotency-Key",
-                required=False,
-                max_length=200,
-                pattern=r"^[!-~]+$",  # visible ASCII
-                description="A retried request with the same key returns the original result",
-            ),
-        ] = None,
+        idempotency_key: IdempotencyKey = None,
         expected_version: Annotated[
             int | None,
             QueryParameter(
@@ -105,7 +96,10 @@ class PlayController(Controller):
                 ge=0,
                 le=INT32_MAX,
                 schema_extra=LOWER_BOUND_ZERO,
-                description="Refuse with 409 unless the game is at this version",
+                description=(
+                    "Refuse with 409 unless the game is at this version (in this seat's numbering);"
+                    " a retry with a known Idempotency-Key gets its first answer instead"
+                ),
             ),
         ] = None,
         view: Annotated[
