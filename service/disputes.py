@@ -38,7 +38,7 @@ from service import metrics
 from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.games import Executed, GameService
-from service.idempotency import Keyed, keyed, seat_caller
+from service.idempotency import Keyed, disputes_caller, keyed
 from service.log import get_logger
 from service.pool import Pool
 from service.store import StoredEvent
@@ -201,7 +201,7 @@ class Disputes:
             reason=reason,
             window_closes_at=closes,
         )
-        keys = keyed(key, seat_caller(seat), "raiseDispute", (game_id,), body)
+        keys = keyed(key, disputes_caller(f"seat:{seat}"), "raiseDispute", (game_id,), body)
         done = await self._execute(game_id, command, f"seat:{seat}", keys)
         raised = self._raised(table, done)
         if not done.duplicate:
@@ -222,7 +222,7 @@ class Disputes:
         command = ReplyToQuestion(
             dispute_id=str(dispute_id), seat=seat, holder=principal.occupancy, text=text
         )
-        keys = keyed(key, seat_caller(seat), "replyToDispute", (game_id, dispute_id), body)
+        keys = keyed(key, disputes_caller(f"seat:{seat}"), "replyToDispute", (game_id, dispute_id), body)
         done = await self._execute(game_id, command, f"seat:{seat}", keys)
         return await self.one(game_id, str(dispute_id), Seat(seat), upto=_last(done))
 
@@ -257,7 +257,7 @@ class Disputes:
         game_id = await self.game_of(dispute_id)
         built = command(str(dispute_id), name)
         outcome = "error"
-        keys = keyed(key, f"moderator:{name}", operation, (dispute_id,), body)
+        keys = keyed(key, disputes_caller(f"moderator:{name}"), operation, (dispute_id,), body)
         try:
             done = await self._execute(game_id, built, f"moderator:{name}", keys)
             outcome = "duplicate" if done.duplicate else "applied"

@@ -1,7 +1,8 @@
 """Idempotency keys: what a key names, and the one fingerprint of the request it was sent with.
 
 A key is remembered in the ``commands`` table of the game the request acted on, under its caller
-(a seat, a moderator, a game's host, a player, a guest): two callers never share a key. With it
+(a seat's commands, a seat's or a moderator's disputes, a game's host, a player, a guest): two
+callers never share a key. With it
 goes the request's fingerprint: the operation, the path's resource ids (game, seat, dispute) and
 the body. The same key again with the same fingerprint gets the first request's answer, whatever
 else the request carries and whatever happened since; with another fingerprint (another
@@ -21,7 +22,16 @@ import msgspec
 
 from service.errors import ServiceError
 
-__all__ = ["Keyed", "command_id", "created_game_id", "key_reused", "keyed", "seat_caller", "token_id"]
+__all__ = [
+    "Keyed",
+    "command_id",
+    "created_game_id",
+    "disputes_caller",
+    "key_reused",
+    "keyed",
+    "seat_caller",
+    "token_id",
+]
 
 # Names the ids derived here; fixed for good, as those ids are stored.
 _NAMESPACE = uuid.UUID("5f0c2a8e-4b7d-5c1e-9a3f-6d2b8e4c1a70")
@@ -55,8 +65,15 @@ def command_id(caller: str, key: str) -> str:
 
 
 def seat_caller(seat: int) -> str:
-    """The caller a seat's keys belong to: its commands and its disputes share them."""
+    """The caller a seat's command keys belong to."""
     return f"seat:{seat}"
+
+
+def disputes_caller(actor: str) -> str:
+    """The caller the dispute keys of ``actor`` (a seat, a moderator) belong to: named as before
+    fingerprints covered the dispute, so that a retry sent across that upgrade is refused
+    (another fingerprint), never applied again."""
+    return f"{actor}:dispute"
 
 
 def created_game_id(key: str) -> uuid.UUID:

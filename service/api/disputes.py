@@ -38,6 +38,7 @@ from service.api.problems import (
     AUDITOR,
     BEARER,
     JSON_BODY,
+    KEYED,
     PARAMS,
     PRIVATE,
     UNAVAILABLE,
@@ -54,7 +55,11 @@ Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 Seq = Annotated[int, msgspec.Meta(ge=1, le=INT32_MAX)]
 SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
 # Refusals shared by the routes that change a dispute.
-CHANGE: Codes = {422: ["idempotency_key_reused", "invalid_text", "text_too_long"], 409: ["version_conflict"]}
+CHANGE: Codes = {
+    **KEYED,
+    422: ["idempotency_key_reused", "invalid_text", "text_too_long"],
+    409: ["version_conflict"],
+}
 UNKNOWN_DISPUTE: Codes = {404: ["not_found"]}
 MODERATOR_WORK: Codes = {409: ["moderator_was_seated", "dispute_resolved"], 422: ["unknown_dispute"]}
 

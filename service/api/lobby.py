@@ -24,6 +24,7 @@ from service.api.params import INT32_MAX, IdempotencyKey, SeatNumber
 from service.api.problems import (
     BEARER,
     JSON_BODY,
+    KEYED,
     PARAMS,
     PRIVATE,
     RATE_LIMITED,
@@ -137,6 +138,7 @@ class LobbyController(Controller):
         summary="Create a game; returns its host token",
         responses=problems(
             JSON_BODY,
+            KEYED,
             {404: ["unknown_game_kind"], 422: ["invalid_options", "invalid_spectator_delay"]},
             RATE_LIMITED,
             UNAVAILABLE,
@@ -187,6 +189,7 @@ class LobbyController(Controller):
             UNKNOWN_GAME,
             BEARER,
             {409: ["game_already_started", "game_full", "version_conflict"], 422: ["invalid_name"]},
+            KEYED,
             RATE_LIMITED,
             UNAVAILABLE,
         ),
@@ -227,6 +230,7 @@ class LobbyController(Controller):
             BEARER,
             UNKNOWN_GAME,
             {409: ["game_already_started", "seats_not_filled", "version_conflict"]},
+            KEYED,
             UNAVAILABLE,
         ),
         summary="Start the game (host token; every seat taken)",

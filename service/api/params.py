@@ -25,9 +25,9 @@ IDEMPOTENCY = (
     " the first answer, its status and body, whatever else the request carries (expected_version"
     " included) and whatever happened since; nothing is done twice. The same key with another"
     " request (another operation, resource or body) is refused with 422 idempotency_key_reused."
-    " Keys are remembered per game and per caller (a seat, the host, a moderator, a player, a"
-    " guest); a key sent without a token (a create, a guest's join) is the only proof of being the"
-    " same caller: make it unguessable (a random UUID)."
+    " Keys are remembered per game and per caller (a seat's commands, a seat's or a moderator's"
+    " disputes, the host, a player, the guests); a key sent without a token (a create, a guest's"
+    " join) is the only proof of being the same caller: make it unguessable (a random UUID)."
 )
 IdempotencyKey = Annotated[
     str | None,

@@ -19,6 +19,7 @@ from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, Idempotenc
 from service.api.problems import (
     BEARER,
     JSON_BODY,
+    KEYED,
     RATE_LIMITED,
     RULES,
     SEAT,
@@ -67,12 +68,13 @@ class PlayController(Controller):
         operation_id="sendCommand",
         responses=problems(
             SEAT,
-            {400: ["invalid_expected_version", "invalid_idempotency_key", "invalid_view"]},
+            {400: ["invalid_expected_version", "invalid_view"]},
+            KEYED,
             JSON_BODY,
             BEARER,
             UNKNOWN_GAME,
             {409: ["version_conflict", "game_not_started"]},
-            {422: ["idempotency_key_reused", "unknown_command"]},
+            {422: ["unknown_command"]},
             RULES,
             RATE_LIMITED,
             UNAVAILABLE,

@@ -67,7 +67,7 @@ async def test_a_retried_command_gets_its_first_answer_whatever_its_expected_ver
     assert (await game.view(seat)).version == moved  # the retries appended nothing
 
 
-async def test_a_command_key_used_again_for_another_request_of_the_seat_is_refused(
+async def test_a_command_key_used_again_for_another_body_or_seat(
     api: PlaylogClient, http: AsyncTestClient[Litestar]
 ) -> None:
     game = await started_game(api, seed=5, reaction_window=0)
@@ -76,16 +76,10 @@ async def test_a_command_key_used_again_for_another_request_of_the_seat_is_refus
     body = msgspec.json.encode({"type": "DrawCard"})
     assert (await http.post(_command_path(game, seat, ""), content=body, headers=headers)).status_code == 200
     version = (await game.view(seat)).version
-    # Another body, then another operation (a dispute) with the same key: refused, nothing done.
+    # Another body with the same key: refused, nothing done.
     leave = msgspec.json.encode({"type": "Leave"})
     _refused(
         await http.post(_command_path(game, seat, ""), content=leave, headers=headers),
-        422,
-        "idempotency_key_reused",
-    )
-    dispute = {"seqs": [2], "category": "rules", "reason": "why"}
-    _refused(
-        await http.post(f"/games/{game.id}/disputes", json=dispute, headers=headers),
         422,
         "idempotency_key_reused",
     )
@@ -277,3 +271,18 @@ async def test_two_starts_with_one_key_answer_alike(
     _refused(await http.post(start, headers=_key(host, "start-2")), 409, "game_already_started")
     # The create's key (the same caller, the host) on the start: another operation.
     _refused(await http.post(start, headers=_key(host, key)), 422, "idempotency_key_reused")
+
+
+async def test_a_lobby_key_out_of_its_schema_is_refused_by_name(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    bad = {"Idempotency-Key": "a b"}
+    answers = [
+        await http.post("/games", json=CREATE, headers=bad),
+        await http.post(f"/games/{created.game_id}/seats", json={"name": "ann"}, headers=bad),
+        await http.post(f"/games/{created.game_id}/start", headers={**bad, **bearer(created.host_token)}),
+    ]
+    for answer in answers:
+        _refused(answer, 400, "invalid_idempotency_key")
+    assert (await api.game(created.game_id)).seats == [None, None]
