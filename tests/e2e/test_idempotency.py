@@ -286,3 +286,19 @@ async def test_a_lobby_key_out_of_its_schema_is_refused_by_name(
     for answer in answers:
         _refused(answer, 400, "invalid_idempotency_key")
     assert (await api.game(created.game_id)).seats == [None, None]
+
+
+async def test_the_client_replays_a_lobby_call_with_its_key(api: PlaylogClient) -> None:
+    key = str(uuid.uuid4())
+    created = await api.create_game(
+        "exploding_kittens", {"players": 2}, spectator_delay=0, idempotency_key=key
+    )
+    assert (
+        await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0, idempotency_key=key)
+        == created
+    )
+    joined = await api.join(created.game_id, "ann", idempotency_key=key)
+    assert await api.join(created.game_id, "ann", idempotency_key=key) == joined
+    await api.join(created.game_id, "ben")
+    started = await api.start(created.game_id, created.host_token, idempotency_key="s")
+    assert await api.start(created.game_id, created.host_token, idempotency_key="s") == started
