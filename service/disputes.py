@@ -257,8 +257,10 @@ class Disputes:
         game_id = await self.game_of(dispute_id)
         built = command(str(dispute_id), name)
         outcome = "error"
-        keys = keyed(key, disputes_caller(f"moderator:{name}"), operation, (dispute_id,), body)
+        caller = disputes_caller(f"moderator:{name}")
+        keys = keyed(key, caller, operation, (dispute_id,), body)
         try:
+            await self.games.bind_key(caller, key, game_id)  # a moderator's token reaches every game
             done = await self._execute(game_id, built, f"moderator:{name}", keys)
             outcome = "duplicate" if done.duplicate else "applied"
         except (RuleViolation, ServiceError) as exc:

@@ -381,7 +381,10 @@ class GameService:
         """Take the first free seat for ``name`` (and ``player``, unless a guest); the table after
         holds the new occupancy id, which the seat token carries. With ``key``: the seat the
         first join with that key (and caller and ``body``) took, as it was taken."""
-        keys = keyed(key, f"player:{player}" if player else "guest", "joinGame", (game_id,), body)
+        caller = f"player:{player}" if player else "guest"
+        if player:  # a player's token reaches every game
+            await self.bind_key(caller, key, game_id)
+        keys = keyed(key, caller, "joinGame", (game_id,), body)
         command = JoinSeat(name=name, occupancy=uuid.uuid4().hex, player=player)
         done = await self.execute(game_id, command, "lobby", **_ids(keys))
         answer, joined = await self._answered(game_id, done)
@@ -395,6 +398,12 @@ class GameService:
         ids = _ids(keys) if keys is not None else {"command_id": "start"}
         done = await self.execute(game_id, StartGame(), "host", **ids)
         return (await self._answered(game_id, done))[0].table
+
+    async def bind_key(self, caller: str, key: str | None, game_id: uuid.UUID) -> None:
+        """Refuse ``key`` unless ``caller`` (whose token reaches several games) sent it for
+        ``game_id`` first: each game's log knows only its own keys (migration 0013)."""
+        if key is not None and await self.store.key_game(caller, key, game_id) != game_id:
+            raise key_reused()
 
     async def _answered(self, game_id: uuid.UUID, done: Executed) -> tuple[Lobbied, Any]:
         """A lobby action's answer and its first event; a replay's as the action left the game."""

@@ -8,6 +8,10 @@ the body. The same key again with the same fingerprint gets the first request's 
 else the request carries and whatever happened since; with another fingerprint (another
 operation, another dispute, another body) it gets 422 ``idempotency_key_reused``.
 
+A moderator's and a player's tokens reach every game: their keys are also bound to the first
+game they were sent for (``caller_keys``, migration 0013), so that one key never names requests
+in two logs.
+
 A new game has no log to remember a key in before it exists, so a keyed create derives the game's
 id from the key: the second create with the key lands on the game the first one made.
 """

@@ -28,6 +28,7 @@ IDEMPOTENCY = (
     " Keys are remembered per game and per caller (a seat's commands, a seat's or a moderator's"
     " disputes, the host, a player, the guests); a key sent without a token (a create, a guest's"
     " join) is the only proof of being the same caller: make it unguessable (a random UUID)."
+    " A moderator's or a player's key belongs to the first game it was sent for."
 )
 IdempotencyKey = Annotated[
     str | None,

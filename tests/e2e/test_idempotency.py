@@ -145,6 +145,21 @@ async def test_a_moderators_key_is_bound_to_its_dispute(
     _same(first, await http.post(f"/moderation/disputes/{a}/{route}", json=body, headers=keyed))
 
 
+async def test_a_moderators_key_is_bound_to_its_game(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings
+) -> None:
+    mod = moderator_headers(settings)
+    first_game, second_game = await finished_game(api), await finished_game(api)
+    a = (await raise_dispute(http, first_game))["dispute_id"]
+    b = (await raise_dispute(http, second_game))["dispute_id"]
+    keyed = _key(mod, "k-games")
+    first = await http.post(f"/moderation/disputes/{a}/claim", headers=keyed)
+    assert first.status_code == 200, first.text
+    _refused(await http.post(f"/moderation/disputes/{b}/claim", headers=keyed), 422, "idempotency_key_reused")
+    assert await _history(http, b, mod) == ["raised"]
+    _same(first, await http.post(f"/moderation/disputes/{a}/claim", headers=keyed))
+
+
 async def test_a_seats_key_is_bound_to_its_dispute_and_its_operation(
     api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings
 ) -> None:
@@ -249,6 +264,16 @@ async def test_a_players_join_key_is_the_players_own(
     assert [a.json()["seat"] for a in answers] == [0, 1]
     _same(answers[0], await http.post(seats, json={}, headers=_key(bearer(players[0].token), "join-1")))
     assert (await api.game(created.game_id)).seats == ["ann", "ben", None]
+    # The player's key on another game's seats: another request, refused; that game untouched.
+    other = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    _refused(
+        await http.post(
+            f"/games/{other.game_id}/seats", json={}, headers=_key(bearer(players[0].token), "join-1")
+        ),
+        422,
+        "idempotency_key_reused",
+    )
+    assert (await api.game(other.game_id)).seats == [None, None]
 
 
 async def test_two_starts_with_one_key_answer_alike(
