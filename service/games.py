@@ -382,7 +382,8 @@ class GameService:
         holds the new occupancy id, which the seat token carries. With ``key``: the seat the
         first join with that key (and caller and ``body``) took, as it was taken."""
         caller = f"player:{player}" if player else "guest"
-        if player:  # a player's token reaches every game
+        if player and key is not None:  # a player's token reaches every game
+            await self.load(game_id, cached_ok=True)  # a key sent for no game binds to none
             await self.bind_key(caller, key, game_id)
         keys = keyed(key, caller, "joinGame", (game_id,), body)
         command = JoinSeat(name=name, occupancy=uuid.uuid4().hex, player=player)
@@ -401,7 +402,8 @@ class GameService:
 
     async def bind_key(self, caller: str, key: str | None, game_id: uuid.UUID) -> None:
         """Refuse ``key`` unless ``caller`` (whose token reaches several games) sent it for
-        ``game_id`` first: each game's log knows only its own keys (migration 0013)."""
+        ``game_id`` first: each game's log knows only its own keys (migration 0013). A key is
+        bound to the first existing game it is sent for, whatever that game answers."""
         if key is not None and await self.store.key_game(caller, key, game_id) != game_id:
             raise key_reused()
 

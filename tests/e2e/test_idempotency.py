@@ -264,8 +264,17 @@ async def test_a_players_join_key_is_the_players_own(
     assert [a.json()["seat"] for a in answers] == [0, 1]
     _same(answers[0], await http.post(seats, json={}, headers=_key(bearer(players[0].token), "join-1")))
     assert (await api.game(created.game_id)).seats == ["ann", "ben", None]
+    # A key sent for no game binds to none.
+    missing = await http.post(
+        f"/games/{uuid.uuid4()}/seats", json={}, headers=_key(bearer(players[1].token), "join-2")
+    )
+    _refused(missing, 404, "not_found")
     # The player's key on another game's seats: another request, refused; that game untouched.
     other = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    joined = await http.post(
+        f"/games/{other.game_id}/seats", json={}, headers=_key(bearer(players[1].token), "join-2")
+    )
+    assert joined.status_code == 201, joined.text
     _refused(
         await http.post(
             f"/games/{other.game_id}/seats", json={}, headers=_key(bearer(players[0].token), "join-1")
@@ -273,7 +282,7 @@ async def test_a_players_join_key_is_the_players_own(
         422,
         "idempotency_key_reused",
     )
-    assert (await api.game(other.game_id)).seats == [None, None]
+    assert (await api.game(other.game_id)).seats == ["ben", None]
 
 
 async def test_two_starts_with_one_key_answer_alike(
