@@ -473,12 +473,14 @@ class GameService:
         expected_version: int | None = None,
         holder: str | None = None,
         checked: Table | None = None,
+        view: bool = False,
     ) -> CommandResult:
         """Decode, decide and append one seat's command; one canonical log line whatever happens.
 
         ``holder``: the occupancy id the caller's token names; the command is refused unless it
         still holds the seat in the very table the command is decided on. ``checked``: a table
         of the game the caller already holds (its guard's), read only for the game's kind.
+        ``view``: add the seat's view right after the command (a retry's too: as it was then).
         """
         started = time.perf_counter()
         outcome, command_type, kind = "error", "?", "?"
@@ -499,9 +501,9 @@ class GameService:
             )
             if done.duplicate:
                 outcome = "duplicate"
-                return await self._earlier_result(game_id, seat, done.stored)
+                return await self._earlier_result(game_id, seat, done.stored, view)
             outcome = "applied"
-            return self._result(done.table, seat, done.stored, done.events)
+            return self._result(game_id, done.table, seat, done.stored, done.events, view)
         except (RuleViolation, ServiceError) as exc:
             outcome = exc.code
             raise
@@ -520,7 +522,13 @@ class GameService:
             )
 
     def _result(
-        self, table: Table, seat: int, stored: Sequence[StoredEvent], events: Sequence[Any]
+        self,
+        game_id: uuid.UUID,
+        table: Table,
+        seat: int,
+        stored: Sequence[StoredEvent],
+        events: Sequence[Any],
+        view: bool,
     ) -> CommandResult:
         """What the seat may see of the events just appended (``table``: right after them)."""
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
@@ -528,14 +536,21 @@ class GameService:
         version = version_for(table, viewer)
         # Numbered back from the seat's version: the last event it sees is its number ``version``.
         before = version - count_seen(table.decider, events, viewer)
-        return CommandResult(version=version, events=envelopes(table, items, viewer, before))
+        return CommandResult(
+            version=version,
+            events=envelopes(table, items, viewer, before),
+            view=_view(game_id, table, seat, view),
+        )
 
     async def _earlier_result(
-        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent]
+        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent], view: bool
     ) -> CommandResult:
         """What the seat may see of an earlier command's events, numbered as they were then."""
         if not stored:
-            return CommandResult(version=version_for(await self.load(game_id), Seat(seat)), events=[])
+            current = await self.load(game_id)
+            return CommandResult(
+                version=version_for(current, Seat(seat)), events=[], view=_view(game_id, current, seat, view)
+            )
         viewer = Seat(seat)
         first = stored[0].seq
         table: Table | None = None
@@ -549,7 +564,9 @@ class GameService:
                 items.append((s.seq, s.recorded_at.timestamp(), event))
         assert table is not None
         return CommandResult(
-            version=version_for(table, viewer), events=envelopes(table, items, viewer, before)
+            version=version_for(table, viewer),
+            events=envelopes(table, items, viewer, before),
+            view=_view(game_id, table, seat, view),
         )
 
     # -- reading -------------------------------------------------------------------------------
@@ -609,6 +626,11 @@ class GameService:
             for s in stored
         ]
         return [e for e in envelopes(table, items, viewer, before) if e.seq > after]
+
+
+def _view(game_id: uuid.UUID, table: Table, seat: int, asked: bool) -> SeatViewOut | None:
+    """The seat's view of ``table`` when asked for (``?view=true``)."""
+    return seat_view(game_id, table, seat) if asked else None
 
 
 def _ids(keys: Keyed | None) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller
 from litestar.params import QueryParameter
 
@@ -40,7 +39,7 @@ async def send_command(
     bodies.check_media_type(header(request.scope, b"content-type"))
     body = await request.body()
     games, holder = games_of(request), seat_holder(request)
-    result = await games.command(
+    return await games.command(
         game_id,
         seat,
         body,
@@ -48,11 +47,8 @@ async def send_command(
         expected_version=taken["expected_version"],
         holder=holder.principal.occupancy,
         checked=holder.table,
+        view=taken["view"],  # saves the client the view request it would send next
     )
-    if taken["view"]:  # saves the client the view request it would send next
-        table = await games.load(game_id, cached_ok=True)
-        result = msgspec.structs.replace(result, view=seat_view(game_id, table, seat))
-    return result
 
 
 async def get_seat_view(request: AnyRequest, game_id: uuid.UUID, seat: int, _: dict[str, Any]) -> SeatViewOut:
