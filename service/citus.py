@@ -7,6 +7,7 @@ stay plain PostgreSQL. What goes where:
   ``game_id`` in one colocation group: everything one append or one projection of a game
   touches lives on one node;
 - ``players`` and ``player_games`` by ``player_id``, colocated with each other;
+- ``caller_keys`` by ``caller`` (a key is looked up by its caller alone);
 - ``moderators`` and ``projector_checkpoints`` (a handful of rows, read everywhere) are reference
   tables;
 - ``playlog_append`` is delegated to the node holding the game (``force_delegation``): one round
@@ -29,6 +30,7 @@ log = get_logger("playlog.citus")
 
 BY_GAME = ("streams", "events", "commands", "lobby_games", "disputes")  # the first one anchors the group
 BY_PLAYER = ("players", "player_games")
+BY_CALLER = ("caller_keys",)
 REFERENCE = ("moderators", "projector_checkpoints")
 APPEND = "playlog_append(uuid, integer, text, text, text[], integer[], jsonb[], jsonb, double precision)"
 HELPERS = (
@@ -65,6 +67,7 @@ async def distribute(conn: asyncpg.Connection, *, shard_count: int | None = None
     for table, column, anchor in [
         *((t, "game_id", BY_GAME[0]) for t in BY_GAME),
         *((t, "player_id", BY_PLAYER[0]) for t in BY_PLAYER),
+        *((t, "caller", BY_CALLER[0]) for t in BY_CALLER),
     ]:
         if table in existing:
             continue

@@ -4,9 +4,10 @@ Errors come back as ``ApiError`` carrying the problem+json ``code``.
 
 With ``max_retries`` (0 by default), a request that may be repeated is retried on a transport error
 or a 5xx, with a growing pause (the server's ``Retry-After`` when it gives one): reads, and
-commands sent with an Idempotency-Key, which the server applies once however often it receives
-them. Lobby calls, which carry no key, are retried only when they surely did nothing: the
-connection was never made, or the answer was 503 (the database refused the write).
+commands and lobby calls sent with an Idempotency-Key, which the server applies once however
+often it receives them (a retried join gets the same seat and token). Lobby calls sent without a
+key are retried only when they surely did nothing: the connection was never made, or the answer
+was 503 (the database refused the write).
 """
 
 from __future__ import annotations
@@ -195,20 +196,33 @@ class PlaylogClient:
         *,
         public: bool = True,
         spectator_delay: float | None = None,
+        idempotency_key: str | None = None,
     ) -> CreatedGame:
         body: dict[str, Any] = {"kind": kind, "options": options, "public": public}
         if spectator_delay is not None:
             body["spectator_delay"] = spectator_delay
-        result: CreatedGame = await self._call("POST", "/games", CreatedGame, json=body)
+        result: CreatedGame = await self._call(
+            "POST", "/games", CreatedGame, json=body, **_keyed(idempotency_key)
+        )
         return result
 
     async def join(
-        self, game_id: uuid.UUID, name: str | None = None, *, player_token: str | None = None
+        self,
+        game_id: uuid.UUID,
+        name: str | None = None,
+        *,
+        player_token: str | None = None,
+        idempotency_key: str | None = None,
     ) -> JoinedSeat:
         """Take a free seat: as the player of ``player_token``, or as a guest."""
         body = {} if name is None else {"name": name}
         result: JoinedSeat = await self._call(
-            "POST", f"/games/{game_id}/seats", JoinedSeat, json=body, token=player_token
+            "POST",
+            f"/games/{game_id}/seats",
+            JoinedSeat,
+            json=body,
+            token=player_token,
+            **_keyed(idempotency_key),
         )
         return result
 
@@ -242,9 +256,11 @@ class PlaylogClient:
             body = response.json()
             raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
 
-    async def start(self, game_id: uuid.UUID, host_token: str) -> GameSummary:
+    async def start(
+        self, game_id: uuid.UUID, host_token: str, *, idempotency_key: str | None = None
+    ) -> GameSummary:
         result: GameSummary = await self._call(
-            "POST", f"/games/{game_id}/start", GameSummary, token=host_token
+            "POST", f"/games/{game_id}/start", GameSummary, token=host_token, **_keyed(idempotency_key)
         )
         return result
 
@@ -269,7 +285,6 @@ class PlaylogClient:
         expected_version: int | None = None,
         with_view: bool = False,
     ) -> CommandResult:
-        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
         params: dict[str, Any] = {}
         if expected_version is not None:
             params["expected_version"] = expected_version
@@ -282,8 +297,7 @@ class PlaylogClient:
             token=token,
             content=msgspec.json.encode(command),
             params=params,
-            headers=headers,
-            idempotent=idempotency_key is not None,
+            **_keyed(idempotency_key),
         )
         return result
 
@@ -308,3 +322,10 @@ class PlaylogClient:
             "GET", f"/games/{game_id}/audit/verify", ChainReport, token=token
         )
         return result
+
+
+def _keyed(idempotency_key: str | None) -> dict[str, Any]:
+    """A call's header and retry policy: with a key, the server answers a repeat as the first."""
+    if idempotency_key is None:
+        return {}
+    return {"headers": {"Idempotency-Key": idempotency_key}, "idempotent": True}

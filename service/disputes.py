@@ -38,6 +38,7 @@ from service import metrics
 from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.games import Executed, GameService
+from service.idempotency import Keyed, disputes_caller, keyed
 from service.log import get_logger
 from service.pool import Pool
 from service.store import StoredEvent
@@ -144,8 +145,13 @@ class Disputes:
         table, _, items = await self._log(game_id)
         return self._shown(game_id, table, items, self.viewer(table, game_id, principal))
 
-    async def one(self, game_id: uuid.UUID, dispute_id: str, viewer: Viewer) -> DisputeOut:
+    async def one(
+        self, game_id: uuid.UUID, dispute_id: str, viewer: Viewer, *, upto: int | None = None
+    ) -> DisputeOut:
+        """The dispute as ``viewer`` reads it (``upto``: as the log left it at that seq)."""
         table, _, items = await self._log(game_id)
+        if upto is not None:
+            items = [item for item in items if item[0] <= upto]
         for shown in self._shown(game_id, table, items, viewer):
             if str(shown.dispute_id) == dispute_id:
                 return shown
@@ -175,7 +181,7 @@ class Disputes:
         reason: str,
         *,
         key: str | None,
-        fingerprint: str | None,
+        body: bytes,
     ) -> DisputeOut:
         """``seqs`` are in the seat's numbering; the log gets the log's seqs."""
         seat = self.seat_of(game_id, principal)
@@ -195,11 +201,12 @@ class Disputes:
             reason=reason,
             window_closes_at=closes,
         )
-        done = await self._execute(game_id, command, f"seat:{seat}", key, fingerprint)
+        keys = keyed(key, disputes_caller(f"seat:{seat}"), "raiseDispute", (game_id,), body)
+        done = await self._execute(game_id, command, f"seat:{seat}", keys)
         raised = self._raised(table, done)
         if not done.duplicate:
             metrics.DISPUTES_RAISED.labels(category=category).inc()
-        return await self.one(game_id, raised, Seat(seat))
+        return await self.one(game_id, raised, Seat(seat), upto=_last(done))
 
     async def reply(
         self,
@@ -209,14 +216,15 @@ class Disputes:
         text: str,
         *,
         key: str | None,
-        fingerprint: str | None,
+        body: bytes,
     ) -> DisputeOut:
         seat = self.seat_of(game_id, principal)
         command = ReplyToQuestion(
             dispute_id=str(dispute_id), seat=seat, holder=principal.occupancy, text=text
         )
-        await self._execute(game_id, command, f"seat:{seat}", key, fingerprint)
-        return await self.one(game_id, str(dispute_id), Seat(seat))
+        keys = keyed(key, disputes_caller(f"seat:{seat}"), "replyToDispute", (game_id, dispute_id), body)
+        done = await self._execute(game_id, command, f"seat:{seat}", keys)
+        return await self.one(game_id, str(dispute_id), Seat(seat), upto=_last(done))
 
     # -- the moderators' side --------------------------------------------------------------------
 
@@ -236,20 +244,24 @@ class Disputes:
         principal: Principal,
         command: Callable[[str, str], ModeratorCommand],
         *,
+        operation: str,
         key: str | None,
-        fingerprint: str | None,
+        body: bytes,
     ) -> DisputeOut:
         """Run a moderator's command on a dispute; one log line with the moderator's name.
 
         ``command(dispute_id, moderator)`` builds it. Returns the dispute the command is about
-        (for a review: the new one).
+        (for a review: the new one) as the command left it.
         """
         name = moderator_name(principal)
         game_id = await self.game_of(dispute_id)
         built = command(str(dispute_id), name)
         outcome = "error"
+        caller = disputes_caller(f"moderator:{name}")
+        keys = keyed(key, caller, operation, (dispute_id,), body)
         try:
-            done = await self._execute(game_id, built, f"moderator:{name}", key, fingerprint)
+            await self.games.bind_key(caller, key, game_id)  # a moderator's token reaches every game
+            done = await self._execute(game_id, built, f"moderator:{name}", keys)
             outcome = "duplicate" if done.duplicate else "applied"
         except (RuleViolation, ServiceError) as exc:
             outcome = exc.code
@@ -266,7 +278,7 @@ class Disputes:
         if isinstance(built, ResolveDispute) and not done.duplicate:
             self._count_ruling(done.table, str(dispute_id))
         shown = self._raised(done.table, done) if isinstance(built, OpenReview) else str(dispute_id)
-        return await self.one(game_id, shown, MODERATOR)
+        return await self.one(game_id, shown, MODERATOR, upto=_last(done))
 
     @staticmethod
     def _count_ruling(table: Table, dispute_id: str) -> None:
@@ -311,15 +323,13 @@ class Disputes:
 
     # -- the loop --------------------------------------------------------------------------------
 
-    async def _execute(
-        self, game_id: uuid.UUID, command: Any, actor: str, key: str | None, fingerprint: str | None
-    ) -> Executed:
+    async def _execute(self, game_id: uuid.UUID, command: Any, actor: str, keys: Keyed | None) -> Executed:
         return await self.games.execute(
             game_id,
             command,
             actor,
-            command_id=f"{actor}:dispute:{key}" if key else None,
-            fingerprint=fingerprint if key else None,
+            command_id=keys.command_id if keys else None,
+            fingerprint=keys.fingerprint if keys else None,
         )
 
     @staticmethod
@@ -332,3 +342,8 @@ class Disputes:
             event = tables.decode(table.kind, first.type, first.data, first.schema_version)
         assert isinstance(event, DisputeRaised)
         return event.dispute_id
+
+
+def _last(done: Executed) -> int | None:
+    """The seq of the command's last event: its answer reads the log up to there."""
+    return done.stored[-1].seq if done.stored else None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import random
 import time
 import uuid
@@ -34,6 +33,7 @@ from domain.table.commands import (
     StartGame,
     TableCommand,
 )
+from domain.table.events import SeatJoined
 from domain.table.rules import check_holder
 from domain.viewers import Seat, Viewer
 from projections import table as tables
@@ -42,16 +42,17 @@ from projections.envelopes import EventOut, envelopes
 from projections.numbering import count_seen, same_for_everyone, version_for
 from projections.spectator import released_by, shown_at
 from projections.table import Table
-from service import bodies, metrics
+from service import bodies, idempotency, metrics
 from service.auth import Principal
 from service.errors import ServiceError, not_found
+from service.idempotency import Keyed, created_game_id, key_reused, keyed, seat_caller
 from service.log import get_logger
 from service.notifications import Notifier
 from service.replica import Reads
 from service.store import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent, StoredEvent
 from service.tables import Tables
 
-__all__ = ["CommandResult", "Executed", "GameService", "SeatViewOut", "check_holder", "seat_view"]
+__all__ = ["CommandResult", "Executed", "GameService", "Lobbied", "SeatViewOut", "check_holder", "seat_view"]
 
 log = get_logger("playlog.commands")
 _encoder = msgspec.json.Encoder()
@@ -88,6 +89,15 @@ class CommandResult(msgspec.Struct, frozen=True):
     version: int  # the seat's version right after the command (projections/numbering)
     events: list[EventOut]
     view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
+
+
+class Lobbied(msgspec.Struct, frozen=True):
+    """A lobby action's answer: the table right after it, and where and when its first event was
+    recorded (a token issued for it is named and dated by that event: a replay issues the same)."""
+
+    table: Table
+    seq: int
+    recorded_at: float
 
 
 class Executed(msgspec.Struct, frozen=True):
@@ -128,12 +138,6 @@ def _count_command(kind: str, outcome: str) -> None:
     if counter is None:
         counter = _command_counters[(kind, outcome)] = metrics.COMMANDS.labels(kind=kind, outcome=outcome)
     counter.inc()
-
-
-def _key_reused() -> ServiceError:
-    return ServiceError(
-        422, "idempotency_key_reused", "This Idempotency-Key was already used for a different request."
-    )
 
 
 def _command_type(body: bytes) -> str | None:
@@ -241,9 +245,11 @@ class GameService:
         The first attempt trusts the cache: the append's expected seq guards it, and a refusal
         decided on a cached table is only final once the log confirms that table is current.
         ``expected_version`` is in ``viewer``'s numbering: only a change it can see conflicts.
-        ``command_id`` (with the request's ``fingerprint``) makes the command idempotent: a
-        second request with it gets the first one's events, whether the log says so at the
-        append or because the command, already applied, is now refused.
+        ``command_id`` (with the request's ``fingerprint``, service/idempotency.py) makes the
+        command idempotent: a second request with it gets the first one's events whatever it
+        carries (``expected_version`` included). The append answers a known key before anything
+        else, so the key is looked up here only before a refusal is answered (a stale version,
+        a rule's refusal, a game too busy): a retry is never refused for what its first run did.
         """
         if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
             rules = composed.for_kind(command.kind)
@@ -259,6 +265,8 @@ class GameService:
                     if expected_version > seen and not checked:
                         table, checked = await self.load(game_id, fresh=True), True
                         continue
+                    if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
+                        return earlier
                     raise ServiceError(
                         409,
                         "version_conflict",
@@ -268,10 +276,8 @@ class GameService:
                 try:
                     events = list(rules.decide(table, command, self._context(table, game_id)))
                 except RuleViolation:
-                    if fingerprint is not None and command_id is not None:
-                        earlier = await self._earlier(game_id, command_id, fingerprint)
-                        if earlier is not None:
-                            return earlier
+                    if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
+                        return earlier
                     if checked:
                         raise
                     fresh = await self.load(game_id, fresh=True)
@@ -279,8 +285,9 @@ class GameService:
                         raise
                     table, checked = fresh, True
                     continue
-                if not events:
-                    return Executed(table=table, events=[], stored=[])
+                if not events:  # nothing to do now: a retry still gets what its first run did
+                    earlier = await self._earlier(game_id, command_id, fingerprint)
+                    return earlier or Executed(table=table, events=[], stored=[])
                 try:
                     return await self._append(game_id, table, events, command_id, fingerprint, actor)
                 except ConcurrencyConflict:
@@ -291,6 +298,8 @@ class GameService:
                     log.warning("cache_ahead_of_log", game_id=str(game_id), cached=table.version)
                     self.forget(game_id)
                     table, checked = await self.load(game_id, fresh=True), True
+            if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
+                return earlier
             seen = table.version if viewer is None else version_for(table, viewer)
             raise ServiceError(409, "version_conflict", "The game is too busy; retry.", current_version=seen)
 
@@ -319,42 +328,96 @@ class GameService:
         )
         if result.duplicate:
             if result.fingerprint != fingerprint:
-                raise _key_reused()
+                raise key_reused()
             return Executed(table=await self.load(game_id), events=[], stored=result.events, duplicate=True)
         self.tables.offer(game_id, new_table)
         if self.notifier is not None:
             self.notifier.publish(game_id, new_table.version)
         return Executed(table=new_table, events=events, stored=result.events)
 
-    async def _earlier(self, game_id: uuid.UUID, command_id: str, fingerprint: str | None) -> Executed | None:
-        """The earlier run of ``command_id``, if the log has one (same request, or refused)."""
+    async def _earlier(
+        self, game_id: uuid.UUID, command_id: str | None, fingerprint: str | None
+    ) -> Executed | None:
+        """The earlier run of a client's key (``command_id`` with its ``fingerprint``), if the log
+        has one: asked before any refusal is answered (same request, or refused)."""
+        if command_id is None or fingerprint is None:
+            return None
         found = await self.store.command_events(game_id, command_id)
         if found is None:
             return None
         stored, original_fingerprint = found
         if original_fingerprint != fingerprint:
-            raise _key_reused()
+            raise key_reused()
         return Executed(table=await self.load(game_id), events=[], stored=stored, duplicate=True)
 
     # -- lobby ---------------------------------------------------------------------------------
 
     async def create(
-        self, kind: str, options: dict[str, Any], *, public: bool, spectator_delay: float | None
-    ) -> tuple[uuid.UUID, Table]:
-        game_id = uuid.uuid4()
+        self,
+        kind: str,
+        options: dict[str, Any],
+        *,
+        public: bool,
+        spectator_delay: float | None,
+        key: str | None = None,
+        body: bytes = b"",
+    ) -> tuple[uuid.UUID, Lobbied]:
+        """A new game (with ``key``: the one the first create with that key and ``body`` made)."""
+        game_id = created_game_id(key) if key is not None else uuid.uuid4()
         command = CreateGame(kind=kind, options=options, public=public, spectator_delay=spectator_delay)
-        done = await self.execute(game_id, command, "lobby")
-        return game_id, done.table
+        keys = keyed(key, "host", "createGame", (), body)
+        done = await self.execute(game_id, command, "lobby", **_ids(keys))
+        return game_id, (await self._answered(game_id, done))[0]
 
-    async def join(self, game_id: uuid.UUID, name: str, *, player: str | None = None) -> tuple[int, Table]:
+    async def join(
+        self,
+        game_id: uuid.UUID,
+        name: str,
+        *,
+        player: str | None = None,
+        key: str | None = None,
+        body: bytes = b"",
+    ) -> tuple[int, Lobbied]:
         """Take the first free seat for ``name`` (and ``player``, unless a guest); the table after
-        holds the new occupancy id, which the seat token carries."""
-        occupancy = uuid.uuid4().hex
-        done = await self.execute(game_id, JoinSeat(name=name, occupancy=occupancy, player=player), "lobby")
-        return done.table.occupancies.index(occupancy), done.table
+        holds the new occupancy id, which the seat token carries. With ``key``: the seat the
+        first join with that key (and caller and ``body``) took, as it was taken."""
+        caller = f"player:{player}" if player else "guest"
+        if player and key is not None:  # a player's token reaches every game
+            await self.load(game_id, cached_ok=True)  # a key sent for no game binds to none
+            await self.bind_key(caller, key, game_id)
+        keys = keyed(key, caller, "joinGame", (game_id,), body)
+        command = JoinSeat(name=name, occupancy=uuid.uuid4().hex, player=player)
+        done = await self.execute(game_id, command, "lobby", **_ids(keys))
+        answer, joined = await self._answered(game_id, done)
+        assert isinstance(joined, SeatJoined)
+        return joined.seat, answer
 
-    async def start(self, game_id: uuid.UUID) -> Table:
-        return (await self.execute(game_id, StartGame(), "host", command_id="start")).table
+    async def start(self, game_id: uuid.UUID, *, key: str | None = None) -> Table:
+        """The table right after the start (a second start with ``key``: the first one's)."""
+        keys = keyed(key, "host", "startGame", (game_id,), b"")
+        # Without a key, two starts racing still append once.
+        ids = _ids(keys) if keys is not None else {"command_id": "start"}
+        done = await self.execute(game_id, StartGame(), "host", **ids)
+        return (await self._answered(game_id, done))[0].table
+
+    async def bind_key(self, caller: str, key: str | None, game_id: uuid.UUID) -> None:
+        """Refuse ``key`` unless ``caller`` (whose token reaches several games) sent it for
+        ``game_id`` first: each game's log knows only its own keys (migration 0013). A key is
+        bound to the first existing game it is sent for, whatever that game answers."""
+        if key is not None and await self.store.key_game(caller, key, game_id) != game_id:
+            raise key_reused()
+
+    async def _answered(self, game_id: uuid.UUID, done: Executed) -> tuple[Lobbied, Any]:
+        """A lobby action's answer and its first event; a replay's as the action left the game."""
+        first = done.stored[0]
+        if done.duplicate:
+            rows = await self.store.read_bodies(game_id, 0, done.stored[-1].seq)
+            table = tables.fold_rows(None, rows)
+            assert table is not None
+            event = tables.decode(table.kind, first.type, first.data, first.schema_version)
+        else:
+            table, event = done.table, done.events[0]
+        return Lobbied(table=table, seq=first.seq, recorded_at=first.recorded_at.timestamp()), event
 
     async def leave(self, game_id: uuid.UUID, seat: int, *, holder: str | None = None) -> Table:
         """Leave the lobby before the start; once the game runs, concede through its rules."""
@@ -396,9 +459,9 @@ class GameService:
             raise
 
     async def applied(self, game_id: uuid.UUID, seat: int, idempotency_key: str) -> bool:
-        """Whether the seat's command with this key is in the log (its retry gets its result)."""
-        command_id = _seat_command_id(seat, idempotency_key)
-        return command_id is not None and await self.store.command_events(game_id, command_id) is not None
+        """Whether the seat's request with this key is in the log (its retry gets its result)."""
+        command_id = idempotency.command_id(seat_caller(seat), idempotency_key)
+        return await self.store.command_events(game_id, command_id) is not None
 
     async def command(
         self,
@@ -410,12 +473,14 @@ class GameService:
         expected_version: int | None = None,
         holder: str | None = None,
         checked: Table | None = None,
+        view: bool = False,
     ) -> CommandResult:
         """Decode, decide and append one seat's command; one canonical log line whatever happens.
 
         ``holder``: the occupancy id the caller's token names; the command is refused unless it
         still holds the seat in the very table the command is decided on. ``checked``: a table
         of the game the caller already holds (its guard's), read only for the game's kind.
+        ``view``: add the seat's view right after the command (a retry's too: as it was then).
         """
         started = time.perf_counter()
         outcome, command_type, kind = "error", "?", "?"
@@ -430,16 +495,15 @@ class GameService:
                 game_id,
                 Play(seat=seat, command=command, holder=holder),
                 f"seat:{seat}",
-                command_id=_seat_command_id(seat, idempotency_key),
-                fingerprint=hashlib.sha256(body).hexdigest() if idempotency_key else None,
+                **_ids(keyed(idempotency_key, seat_caller(seat), "sendCommand", (game_id, seat), body)),
                 expected_version=expected_version,
                 viewer=Seat(seat),
             )
             if done.duplicate:
                 outcome = "duplicate"
-                return await self._earlier_result(game_id, seat, done.stored)
+                return await self._earlier_result(game_id, seat, done.stored, view)
             outcome = "applied"
-            return self._result(done.table, seat, done.stored, done.events)
+            return self._result(game_id, done.table, seat, done.stored, done.events, view)
         except (RuleViolation, ServiceError) as exc:
             outcome = exc.code
             raise
@@ -458,7 +522,13 @@ class GameService:
             )
 
     def _result(
-        self, table: Table, seat: int, stored: Sequence[StoredEvent], events: Sequence[Any]
+        self,
+        game_id: uuid.UUID,
+        table: Table,
+        seat: int,
+        stored: Sequence[StoredEvent],
+        events: Sequence[Any],
+        view: bool,
     ) -> CommandResult:
         """What the seat may see of the events just appended (``table``: right after them)."""
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
@@ -466,14 +536,21 @@ class GameService:
         version = version_for(table, viewer)
         # Numbered back from the seat's version: the last event it sees is its number ``version``.
         before = version - count_seen(table.decider, events, viewer)
-        return CommandResult(version=version, events=envelopes(table, items, viewer, before))
+        return CommandResult(
+            version=version,
+            events=envelopes(table, items, viewer, before),
+            view=_view(game_id, table, seat, view),
+        )
 
     async def _earlier_result(
-        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent]
+        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent], view: bool
     ) -> CommandResult:
         """What the seat may see of an earlier command's events, numbered as they were then."""
         if not stored:
-            return CommandResult(version=version_for(await self.load(game_id), Seat(seat)), events=[])
+            current = await self.load(game_id)
+            return CommandResult(
+                version=version_for(current, Seat(seat)), events=[], view=_view(game_id, current, seat, view)
+            )
         viewer = Seat(seat)
         first = stored[0].seq
         table: Table | None = None
@@ -487,7 +564,9 @@ class GameService:
                 items.append((s.seq, s.recorded_at.timestamp(), event))
         assert table is not None
         return CommandResult(
-            version=version_for(table, viewer), events=envelopes(table, items, viewer, before)
+            version=version_for(table, viewer),
+            events=envelopes(table, items, viewer, before),
+            view=_view(game_id, table, seat, view),
         )
 
     # -- reading -------------------------------------------------------------------------------
@@ -549,5 +628,11 @@ class GameService:
         return [e for e in envelopes(table, items, viewer, before) if e.seq > after]
 
 
-def _seat_command_id(seat: int, idempotency_key: str | None) -> str | None:
-    return f"seat:{seat}:{idempotency_key}" if idempotency_key else None
+def _view(game_id: uuid.UUID, table: Table, seat: int, asked: bool) -> SeatViewOut | None:
+    """The seat's view of ``table`` when asked for (``?view=true``)."""
+    return seat_view(game_id, table, seat) if asked else None
+
+
+def _ids(keys: Keyed | None) -> dict[str, Any]:
+    """``execute``'s idempotency arguments for a request sent with (or without) a key."""
+    return {} if keys is None else {"command_id": keys.command_id, "fingerprint": keys.fingerprint}

@@ -263,6 +263,17 @@ class EventStore:
         events = await self.read(game_id, row["first_seq"] - 1, row["last_seq"])
         return events, row["fingerprint"]
 
+    async def key_game(self, caller: str, key: str, game_id: uuid.UUID) -> uuid.UUID:
+        """The game ``caller`` first sent ``key`` for (``game_id``, if never before: recorded)."""
+        bound: uuid.UUID = await self.db.fetchval(
+            "INSERT INTO caller_keys AS k (caller, key, game_id) VALUES ($1, $2, $3)"
+            " ON CONFLICT (caller, key) DO UPDATE SET game_id = k.game_id RETURNING k.game_id",
+            caller,
+            key,
+            game_id,
+        )
+        return bound
+
     async def due_games(self, limit: int = 100) -> list[uuid.UUID]:
         """Games whose deadline has passed, earliest first (for the scheduler)."""
         rows = await self.db.fetch(

@@ -16,14 +16,14 @@ The read models start over: the projector folds every game again (each is behind
 lobby row is missing).
 
 Revision ID: 0014
-Revises: 0011
+Revises: 0013
 Create Date: 2026-12-02
 """
 
 from alembic import op
 
 revision = "0014"
-down_revision = "0011"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 

@@ -6,7 +6,6 @@ Every POST is a command in the game's own log (service/disputes.py), idempotent 
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -16,7 +15,7 @@ from litestar import Controller
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import QueryParameter
 
 from domain.disputes.commands import (
     AskSeat,
@@ -34,11 +33,12 @@ from projections.replay import snapshot
 from service import audit as audits
 from service.api import guards
 from service.api.deps import provide_principal, provide_principal_if_sent
-from service.api.params import INT32_MAX
+from service.api.params import INT32_MAX, IdempotencyKey
 from service.api.problems import (
     AUDITOR,
     BEARER,
     JSON_BODY,
+    KEYED,
     PARAMS,
     PRIVATE,
     UNAVAILABLE,
@@ -54,19 +54,12 @@ from service.disputes import DisputeQueue, Disputes, moderator_name
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 Seq = Annotated[int, msgspec.Meta(ge=1, le=INT32_MAX)]
 SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
-IdempotencyKey = Annotated[
-    str | None,
-    HeaderParameter(
-        name="Idempotency-Key",
-        required=False,
-        max_length=200,
-        pattern=r"^[!-~]+$",
-        description="A retried request with the same key returns the original result",
-    ),
-]
-
 # Refusals shared by the routes that change a dispute.
-CHANGE: Codes = {422: ["idempotency_key_reused", "invalid_text", "text_too_long"], 409: ["version_conflict"]}
+CHANGE: Codes = {
+    **KEYED,
+    422: ["idempotency_key_reused", "invalid_text", "text_too_long"],
+    409: ["version_conflict"],
+}
 UNKNOWN_DISPUTE: Codes = {404: ["not_found"]}
 MODERATOR_WORK: Codes = {409: ["moderator_was_seated", "dispute_resolved"], 422: ["unknown_dispute"]}
 
@@ -156,9 +149,9 @@ def _disputes(state: State) -> Disputes:
     return disputes
 
 
-def _fingerprint(body: msgspec.Struct) -> str:
-    """What makes a retried request the same request (with its Idempotency-Key)."""
-    return hashlib.sha256(msgspec.json.encode(body)).hexdigest()
+def _body(data: msgspec.Struct | None) -> bytes:
+    """The body as decoded (spacing and field order aside), for the key's fingerprint."""
+    return msgspec.json.encode(data) if data is not None else b""
 
 
 class GameDisputesController(Controller):
@@ -199,7 +192,7 @@ class GameDisputesController(Controller):
             data.category,
             data.reason,
             key=idempotency_key,
-            fingerprint=_fingerprint(data),
+            body=_body(data),
         )
 
     @get(
@@ -241,7 +234,7 @@ class GameDisputesController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> DisputeOut:
         return await _disputes(state).reply(
-            game_id, dispute_id, principal, data.text, key=idempotency_key, fingerprint=_fingerprint(data)
+            game_id, dispute_id, principal, data.text, key=idempotency_key, body=_body(data)
         )
 
 
@@ -323,14 +316,12 @@ class ModerationController(Controller):
         dispute_id: uuid.UUID,
         principal: Principal,
         command: Callable[[str, str], ModeratorCommand],
-        action: str,
+        operation: str,
         data: msgspec.Struct | None,
         key: str | None,
     ) -> DisputeOut:
-        body = msgspec.json.encode(data) if data is not None else b""
-        fingerprint = hashlib.sha256(action.encode() + b":" + body).hexdigest()
         return await _disputes(state).moderate(
-            dispute_id, principal, command, key=key, fingerprint=fingerprint
+            dispute_id, principal, command, operation=operation, key=key, body=_body(data)
         )
 
     @post(
@@ -350,7 +341,7 @@ class ModerationController(Controller):
         def command(d: str, m: str) -> ModeratorCommand:
             return ClaimDispute(dispute_id=d, moderator=m)
 
-        return await self._run(state, dispute_id, principal, command, "claim", None, idempotency_key)
+        return await self._run(state, dispute_id, principal, command, "claimDispute", None, idempotency_key)
 
     @post(
         "/{dispute_id:uuid}/release",
@@ -369,7 +360,7 @@ class ModerationController(Controller):
         def command(d: str, m: str) -> ModeratorCommand:
             return ReleaseDispute(dispute_id=d, moderator=m)
 
-        return await self._run(state, dispute_id, principal, command, "release", None, idempotency_key)
+        return await self._run(state, dispute_id, principal, command, "releaseDispute", None, idempotency_key)
 
     @post(
         "/{dispute_id:uuid}/notes",
@@ -389,7 +380,7 @@ class ModerationController(Controller):
         def command(d: str, m: str) -> ModeratorCommand:
             return NoteDispute(dispute_id=d, moderator=m, text=data.text)
 
-        return await self._run(state, dispute_id, principal, command, "note", data, idempotency_key)
+        return await self._run(state, dispute_id, principal, command, "noteDispute", data, idempotency_key)
 
     @post(
         "/{dispute_id:uuid}/questions",
@@ -409,7 +400,7 @@ class ModerationController(Controller):
         def command(d: str, m: str) -> ModeratorCommand:
             return AskSeat(dispute_id=d, moderator=m, seat=data.seat, text=data.text)
 
-        return await self._run(state, dispute_id, principal, command, "ask", data, idempotency_key)
+        return await self._run(state, dispute_id, principal, command, "askSeat", data, idempotency_key)
 
     @post(
         "/{dispute_id:uuid}/resolve",
@@ -438,7 +429,7 @@ class ModerationController(Controller):
                 explanation=data.explanation,
             )
 
-        return await self._run(state, dispute_id, principal, command, "resolve", data, idempotency_key)
+        return await self._run(state, dispute_id, principal, command, "resolveDispute", data, idempotency_key)
 
     @post(
         "/{dispute_id:uuid}/reviews",
@@ -460,4 +451,4 @@ class ModerationController(Controller):
         def command(d: str, m: str) -> ModeratorCommand:
             return OpenReview(dispute_id=d, moderator=m, review_id=review_id, reason=data.reason)
 
-        return await self._run(state, dispute_id, principal, command, "review", data, idempotency_key)
+        return await self._run(state, dispute_id, principal, command, "reviewDispute", data, idempotency_key)

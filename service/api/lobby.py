@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from typing import Annotated, Any
 
@@ -16,13 +17,14 @@ from domain.viewers import SPECTATOR
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.numbering import version_for
 from projections.table import Table
-from service import auth
+from service import auth, idempotency
 from service.api import guards
 from service.api.deps import SeatHolder, provide_principal_if_sent, provide_seat_holder
-from service.api.params import INT32_MAX, SeatNumber
+from service.api.params import INT32_MAX, IdempotencyKey, SeatNumber
 from service.api.problems import (
     BEARER,
     JSON_BODY,
+    KEYED,
     PARAMS,
     PRIVATE,
     RATE_LIMITED,
@@ -36,7 +38,7 @@ from service.api.routes import delete, get, post
 from service.auth import Principal
 from service.config import Settings
 from service.errors import ServiceError
-from service.games import GameService
+from service.games import GameService, Lobbied
 from service.listing import MAX_LIMIT, GameListing, ListedStatus, Listings, listing_query
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
@@ -97,6 +99,15 @@ def summary(game_id: uuid.UUID, table: Table) -> GameSummary:
     )
 
 
+def _token(state: State, principal: Principal, answer: Lobbied, game_id: uuid.UUID, lifetime: float) -> str:
+    """The token a lobby answer carries, named and dated by the event that made the answer: a
+    replay re-issues the very same token from the log (no token is stored), expiring as the first."""
+    named = dataclasses.replace(principal, token_id=idempotency.token_id(game_id, answer.seq))
+    # Dated a second early: a database clock a little ahead of this instance's never dates a
+    # token in the future, which verifying would refuse (iat).
+    return auth.issue(state.keyring, named, lifetime, now=int(answer.recorded_at) - 1)
+
+
 class LobbyController(Controller):
     path = "/games"
     tags = ["lobby"]
@@ -127,19 +138,27 @@ class LobbyController(Controller):
         summary="Create a game; returns its host token",
         responses=problems(
             JSON_BODY,
+            KEYED,
             {404: ["unknown_game_kind"], 422: ["invalid_options", "invalid_spectator_delay"]},
             RATE_LIMITED,
             UNAVAILABLE,
         ),
     )
-    async def create(self, data: CreateGame, games: GameService, state: State) -> GameCreatedOut:
-        game_id, table = await games.create(
-            data.kind, data.options, public=data.public, spectator_delay=data.spectator_delay
+    async def create(
+        self, data: CreateGame, games: GameService, state: State, idempotency_key: IdempotencyKey = None
+    ) -> GameCreatedOut:
+        game_id, created = await games.create(
+            data.kind,
+            data.options,
+            public=data.public,
+            spectator_delay=data.spectator_delay,
+            key=idempotency_key,
+            body=msgspec.json.encode(data),
         )
         settings: Settings = state.settings
-        token = auth.issue(
-            state.keyring, Principal(role="host", game_id=game_id), settings.host_token_lifetime
-        )
+        host = Principal(role="host", game_id=game_id)
+        token = _token(state, host, created, game_id, settings.host_token_lifetime)
+        table = created.table
         return GameCreatedOut(game_id=game_id, kind=table.kind, seats=len(table.seats), host_token=token)
 
     @get(
@@ -170,6 +189,7 @@ class LobbyController(Controller):
             UNKNOWN_GAME,
             BEARER,
             {409: ["game_already_started", "game_full", "version_conflict"], 422: ["invalid_name"]},
+            KEYED,
             RATE_LIMITED,
             UNAVAILABLE,
         ),
@@ -181,6 +201,7 @@ class LobbyController(Controller):
         games: GameService,
         state: State,
         principal: Principal | None,
+        idempotency_key: IdempotencyKey = None,
     ) -> SeatOut:
         player_id = principal.player_id if principal is not None else None
         name = data.name
@@ -188,11 +209,17 @@ class LobbyController(Controller):
             if player_id is None:
                 raise ServiceError(422, "invalid_name", "A guest joins with a display name.")
             name = await state.players.name(player_id)
-        seat, table = await games.join(game_id, name, player=str(player_id) if player_id else None)
-        occupancy = table.occupancies[seat] or ""
+        seat, joined = await games.join(
+            game_id,
+            name,
+            player=str(player_id) if player_id else None,
+            key=idempotency_key,
+            body=msgspec.json.encode(data),
+        )
+        occupancy = joined.table.occupancies[seat] or ""
         settings: Settings = state.settings
         holder = Principal(role="seat", game_id=game_id, seat=seat, occupancy=occupancy)
-        token = auth.issue(state.keyring, holder, settings.seat_token_lifetime)
+        token = _token(state, holder, joined, game_id, settings.seat_token_lifetime)
         return SeatOut(game_id=game_id, seat=seat, token=token, player_id=player_id)
 
     @post(
@@ -203,14 +230,17 @@ class LobbyController(Controller):
             BEARER,
             UNKNOWN_GAME,
             {409: ["game_already_started", "seats_not_filled", "version_conflict"]},
+            KEYED,
             UNAVAILABLE,
         ),
         summary="Start the game (host token; every seat taken)",
         guards=[guards.host],
         status_code=200,
     )
-    async def start(self, game_id: uuid.UUID, games: GameService) -> GameSummary:
-        return summary(game_id, await games.start(game_id))
+    async def start(
+        self, game_id: uuid.UUID, games: GameService, idempotency_key: IdempotencyKey = None
+    ) -> GameSummary:
+        return summary(game_id, await games.start(game_id, key=idempotency_key))
 
     @delete(
         "/{game_id:uuid}/seats/{seat:int}",

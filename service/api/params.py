@@ -1,14 +1,15 @@
-"""Integer parameters shared by the controllers, bounded as the database stores them.
+"""Parameters shared by the controllers.
 
 Seqs, versions and seats are ``integer`` (int32) columns: a bigger number is refused with 400 here,
 in the schema, before it can overflow a query parameter (which asyncpg refuses with a 500).
+Every route that changes something takes the same ``Idempotency-Key`` (service/idempotency.py).
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from litestar.params import Parameter, QueryParameter
+from litestar.params import HeaderParameter, Parameter, QueryParameter
 
 INT32_MAX = 2**31 - 1
 
@@ -18,3 +19,24 @@ AfterSeq = Annotated[
 ]
 # Litestar leaves a falsy bound (ge=0) of an optional parameter out of the schema: restated.
 LOWER_BOUND_ZERO = {"minimum": 0}
+
+IDEMPOTENCY = (
+    "A retry is always safe: the same key with the same request (operation, path and body) returns"
+    " the first answer, its status and body, whatever else the request carries (expected_version"
+    " included) and whatever happened since; nothing is done twice. The same key with another"
+    " request (another operation, resource or body) is refused with 422 idempotency_key_reused."
+    " Keys are remembered per game and per caller (a seat's commands, a seat's or a moderator's"
+    " disputes, the host, a player, the guests); a key sent without a token (a create, a guest's"
+    " join) is the only proof of being the same caller: make it unguessable (a random UUID)."
+    " A moderator's or a player's key belongs to the first game it was sent for."
+)
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        max_length=200,
+        pattern=r"^[!-~]+$",  # visible ASCII (service/api/lanes.py reads it the same way)
+        description=IDEMPOTENCY,
+    ),
+]

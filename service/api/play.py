@@ -5,9 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller
-from litestar.params import HeaderParameter, QueryParameter
+from litestar.params import QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
@@ -15,10 +14,11 @@ from service import bodies
 from service.api import guards
 from service.api.deps import AnyRequest, games_of, seat_holder
 from service.api.lanes import lane, take_command, take_nothing
-from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, SeatNumber
+from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, IdempotencyKey, SeatNumber
 from service.api.problems import (
     BEARER,
     JSON_BODY,
+    KEYED,
     RATE_LIMITED,
     RULES,
     SEAT,
@@ -39,7 +39,7 @@ async def send_command(
     bodies.check_media_type(header(request.scope, b"content-type"))
     body = await request.body()
     games, holder = games_of(request), seat_holder(request)
-    result = await games.command(
+    return await games.command(
         game_id,
         seat,
         body,
@@ -47,11 +47,8 @@ async def send_command(
         expected_version=taken["expected_version"],
         holder=holder.principal.occupancy,
         checked=holder.table,
+        view=taken["view"],  # saves the client the view request it would send next
     )
-    if taken["view"]:  # saves the client the view request it would send next
-        table = await games.load(game_id, cached_ok=True)
-        result = msgspec.structs.replace(result, view=seat_view(game_id, table, seat))
-    return result
 
 
 async def get_seat_view(request: AnyRequest, game_id: uuid.UUID, seat: int, _: dict[str, Any]) -> SeatViewOut:
@@ -67,12 +64,13 @@ class PlayController(Controller):
         operation_id="sendCommand",
         responses=problems(
             SEAT,
-            {400: ["invalid_expected_version", "invalid_idempotency_key", "invalid_view"]},
+            {400: ["invalid_expected_version", "invalid_view"]},
+            KEYED,
             JSON_BODY,
             BEARER,
             UNKNOWN_GAME,
             {409: ["version_conflict", "game_not_started"]},
-            {422: ["idempotency_key_reused", "unknown_command"]},
+            {422: ["unknown_command"]},
             RULES,
             RATE_LIMITED,
             UNAVAILABLE,
@@ -87,16 +85,7 @@ class PlayController(Controller):
         game_id: uuid.UUID,
         seat: SeatNumber,
         request: AnyRequest,
-        idempotency_key: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Idempotency-Key",
-                required=False,
-                max_length=200,
-                pattern=r"^[!-~]+$",  # visible ASCII
-                description="A retried request with the same key returns the original result",
-            ),
-        ] = None,
+        idempotency_key: IdempotencyKey = None,
         expected_version: Annotated[
             int | None,
             QueryParameter(
@@ -105,7 +94,10 @@ class PlayController(Controller):
                 ge=0,
                 le=INT32_MAX,
                 schema_extra=LOWER_BOUND_ZERO,
-                description="Refuse with 409 unless the game is at this version",
+                description=(
+                    "Refuse with 409 unless the game is at this version (in this seat's numbering);"
+                    " a retry with a known Idempotency-Key gets its first answer instead"
+                ),
             ),
         ] = None,
         view: Annotated[

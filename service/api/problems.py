@@ -43,6 +43,9 @@ BEARER: Codes = {
 }
 JSON_BODY: Codes = {400: ["invalid_body"], 413: ["body_too_large"], 415: ["unsupported_media_type"]}
 RATE_LIMITED: Codes = {429: ["too_many_requests"]}
+# Any operation that takes an Idempotency-Key (service/idempotency.py): a key out of its schema,
+# or a key already used for another request of the caller.
+KEYED: Codes = {400: ["invalid_idempotency_key"], 422: ["idempotency_key_reused"]}
 STREAM: Codes = {503: ["too_many_streams"]}
 SEAT: Codes = {400: ["invalid_seat", "invalid_request"]}
 PARAMS: Codes = {400: ["invalid_request"]}

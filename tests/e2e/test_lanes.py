@@ -108,3 +108,22 @@ async def test_a_seat_view_answers_alike_in_the_lane_and_in_litestar(
     lane, litestar = await _both(http, "GET", games, 0, "view", "")
     assert lane[0] == 200
     assert lane == litestar
+
+
+async def test_a_retried_command_answers_alike_in_the_lane_and_in_litestar(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    games = await _pair(api)
+    seat = await games[0].active()
+    version = (await games[0].view(seat)).version
+    request = {
+        "content": msgspec.json.encode({"type": "DrawCard"}),
+        "headers": {"Content-Type": "application/json", "Idempotency-Key": "k-2"},
+    }
+    query = f"expected_version={version}"
+    first = await _both(http, "POST", games, seat, "commands", query, **request)
+    # Its expected_version is stale now: the key is looked up first, in both paths.
+    again = await _both(http, "POST", games, seat, "commands", query, **request)
+    assert first[0][0] == 200
+    assert again == first
+    assert first[0] == first[1]

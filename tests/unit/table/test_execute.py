@@ -45,7 +45,8 @@ async def test_given_another_writer_moved_the_game_when_executing_then_the_loop_
     game_id, _ = await games.create(KIND, OPTIONS, public=True, spectator_delay=0)
     store.appends = 0
     store.before_append = lambda gid: (someone_joined(store, gid), setattr(store, "before_append", None))
-    seat, table = await games.join(game_id, "alice")
+    seat, joined = await games.join(game_id, "alice")
+    table = joined.table
     # eve took seat 1 between alice's decide and append: alice's retry lands on seat 0 of the
     # fresh table, after eve's event.
     assert (seat, table.seats, table.version) == (0, ("alice", "eve"), 3)
@@ -125,6 +126,7 @@ async def test_given_a_cache_ahead_of_the_log_when_executing_then_the_loop_drops
     await games.join(game_id, "alice")
     # The log lost alice's join (restored from a backup, say) while this instance cached it.
     del store.events[game_id][-1]
-    seat, table = await games.join(game_id, "bob")
+    seat, joined = await games.join(game_id, "bob")
+    table = joined.table
     assert (seat, table.seats, table.version) == (0, ("bob", None), 2)
     assert (await games.load(game_id, cached_ok=True)).version == 2
