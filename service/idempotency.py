@@ -3,9 +3,10 @@
 A key is remembered in the ``commands`` table of the game the request acted on, under its caller
 (a seat's commands, a seat's or a moderator's disputes, a game's host, a player, a guest): two
 callers never share a key. With it goes the request's fingerprint: the operation, the path's
-resource ids (game, seat, dispute) and the body. The same key again with the same fingerprint gets the first request's answer, whatever
-else the request carries and whatever happened since; with another fingerprint (another
-operation, another dispute, another body) it gets 422 ``idempotency_key_reused``.
+resource ids (game, seat, dispute) and the body. The same key again with the same fingerprint
+gets the first request's answer, whatever else the request carries and whatever happened since;
+with another fingerprint (another operation, another dispute, another body) it gets 422
+``idempotency_key_reused``.
 
 A moderator's and a player's tokens reach every game: their keys are also bound to the first
 game they were sent for (``caller_keys``, migration 0013), so that one key never names requests
