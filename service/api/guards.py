@@ -21,6 +21,7 @@ the OpenAPI document's security requirements are read from it (service/openapi.p
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from typing import Any
@@ -36,6 +37,7 @@ from service.config import Settings
 from service.errors import ServiceError
 from service.games import GameService
 from service.headers import header
+from service.legacy_tokens import UNBOUND, bound
 
 Connection = ASGIConnection[Any, Any, Any, Any]
 
@@ -59,9 +61,20 @@ def _game_id(connection: Connection) -> uuid.UUID:
     return game_id
 
 
+async def _bound(connection: Connection, principal: Principal) -> Principal:
+    """An older release's seat token bound to the holder it was issued to, if that holder still
+    holds the seat (service/legacy_tokens.py); it stays unbound (holding nothing) otherwise.
+    Not remembered: such tokens are few and short-lived, and this is one indexed read."""
+    if principal.occupancy != UNBOUND or principal.game_id is None or principal.seat is None:
+        return principal
+    moves = await _games(connection).store.seat_moves(principal.game_id, principal.seat)
+    return dataclasses.replace(principal, occupancy="") if bound(moves, principal.issued_at) else principal
+
+
 async def _verified(connection: Connection) -> Principal:
     """The caller's principal: signature, expiry, and for moderators and players revocation."""
     principal = read_bearer(header(connection.scope, b"authorization"), connection.app.state.keyring)
+    principal = await _bound(connection, principal)
     if principal.role == "moderator":
         await connection.app.state.moderators.check(principal)
     elif principal.role == "player":
@@ -84,6 +97,7 @@ async def seat_holder(connection: Connection, _: BaseRouteHandler) -> None:
         raise ServiceError(403, "forbidden", "This token does not act for a seat of this game.")
     if principal.seat != seat:
         raise ServiceError(403, "forbidden", "This token acts for another seat.")
+    principal = await _bound(connection, principal)
     games = _games(connection)
     table = await games.load(game_id, cached_ok=True)
     if table.status == "open":  # seats still change hands: ask the log, not the cache
