@@ -21,7 +21,6 @@ the OpenAPI document's security requirements are read from it (service/openapi.p
 
 from __future__ import annotations
 
-import dataclasses
 import time
 import uuid
 from typing import Any
@@ -37,7 +36,7 @@ from service.config import Settings
 from service.errors import ServiceError
 from service.games import GameService
 from service.headers import header
-from service.legacy_tokens import UNBOUND, bound
+from service.legacy_tokens import UNBOUND
 
 Connection = ASGIConnection[Any, Any, Any, Any]
 
@@ -62,13 +61,10 @@ def _game_id(connection: Connection) -> uuid.UUID:
 
 
 async def _bound(connection: Connection, principal: Principal) -> Principal:
-    """An older release's seat token bound to the holder it was issued to, if that holder still
-    holds the seat (service/legacy_tokens.py); it stays unbound (holding nothing) otherwise.
-    Not remembered: such tokens are few and short-lived, and this is one indexed read."""
-    if principal.occupancy != UNBOUND or principal.game_id is None or principal.seat is None:
+    """An older release's seat token bound to its holder, if it still holds the seat."""
+    if principal.occupancy != UNBOUND:
         return principal
-    moves = await _games(connection).store.seat_moves(principal.game_id, principal.seat)
-    return dataclasses.replace(principal, occupancy="") if bound(moves, principal.issued_at) else principal
+    return await _games(connection).bind_legacy(principal)
 
 
 async def _verified(connection: Connection) -> Principal:
