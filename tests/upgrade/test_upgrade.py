@@ -1,13 +1,14 @@
-"""An in-place upgrade from an older release (issue 34): its database, restored and migrated with
-today's migrations, served by today's app with the release's signing secret.
+"""In-place upgrades from older releases (issue 34): a release's database, restored and migrated
+with today's migrations, served by today's app with the release's signing secret.
 
-The fixture (tests/upgrade/fixtures, written by tests/upgrade/record.py from commit 2355c24, the
-last before occupancy-bound tokens) holds the release's dump, every token it issued and what it
-answered about each game. After the upgrade: every chain, state, outcome and the listing read as
-the release left them, and the release's seat and host tokens act (service/legacy_tokens.py): a
-running game finishes, a lobby is joined and started by its host token, a finished game is
-disputed, while a seat's earlier holder's token, an expired token and an unnamed moderator token
-are refused.
+Each fixture (tests/upgrade/fixtures/RELEASE, written by tests/upgrade/record.py) holds a
+release's dump, every token it issued and what it answered about each game. ``2355c24`` is the
+last commit before occupancy-bound tokens (another claim shape, service/legacy_tokens.py);
+``v0.1`` has player tokens and disputes. After the upgrade: every chain, complete state, seat
+view, outcome and the listing read as the release left them, and the release's tokens act: a
+running game finishes, a lobby is joined and started by its host token, finished games are read
+and disputed, a player's token joins, lists its games and reads its statistics; a seat's earlier
+holder's token, an expired token and an unnamed moderator token are refused.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import asyncio
 import json
 import random
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,12 @@ from service.bot import pick
 from service.config import Settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
-RECORDED: dict[str, Any] = json.loads((FIXTURES / "recorded.json").read_text())
-GAMES: dict[str, Any] = RECORDED["games"]
+RELEASES = ("2355c24", "v0.1")
+RECORDED: dict[str, dict[str, Any]] = {
+    name: json.loads((FIXTURES / name / "recorded.json").read_text()) for name in RELEASES
+}
+OLD, V0_1 = RECORDED["2355c24"], RECORDED["v0.1"]
+GAMES: dict[str, Any] = OLD["games"]
 YEARS = 50 * 365 * 86400.0
 
 
@@ -42,11 +47,17 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @pytest.fixture
-async def upgraded(empty_database_url: str) -> str:
+def release() -> str:
+    """The release a test upgrades from (tests parametrized by ``release`` name theirs)."""
+    return "2355c24"
+
+
+@pytest.fixture
+async def upgraded(empty_database_url: str, release: str) -> str:
     """The release's database restored, then migrated to today's head by today's code."""
     connection = await asyncpg.connect(empty_database_url)
     try:
-        await connection.execute((FIXTURES / "dump.sql").read_text())
+        await connection.execute((FIXTURES / release / "dump.sql").read_text())
     finally:
         await connection.close()
     await asyncio.to_thread(database.upgrade, empty_database_url)
@@ -54,13 +65,13 @@ async def upgraded(empty_database_url: str) -> str:
 
 
 @pytest.fixture
-def settings(upgraded: str, tmp_path: Path) -> Settings:
+def settings(upgraded: str, release: str, tmp_path: Path) -> Settings:
     # The games ended when the fixture was recorded: a seat token's lapse after its game's end, and
     # the dispute window, are today's rules (tests/e2e/test_token_lifetimes.py), set wide here.
     return Settings(
         database_url=upgraded,
         data_dir=tmp_path,
-        jwt_secret=RECORDED["secret"],
+        jwt_secret=RECORDED[release]["secret"],
         scheduler_interval=0.02,
         log_format="json",
         seat_token_after_game=YEARS,
@@ -125,10 +136,11 @@ def as_then(today: Any, then: Any) -> bool:
     return bool(today == then)
 
 
+@pytest.mark.parametrize("release", RELEASES)
 async def test_chains_states_outcomes_and_the_listing_read_as_the_release_left_them(
-    http: AsyncTestClient[Litestar], moderator: dict[str, str]
+    http: AsyncTestClient[Litestar], moderator: dict[str, str], release: str
 ) -> None:
-    for game in GAMES.values():
+    for game in RECORDED[release]["games"].values():
         gid = game["game_id"]
         chain = (await http.get(f"/games/{gid}/audit/verify", headers=moderator)).json()
         assert {k: chain[k] for k in ("ok", "events", "last_hash")} == {
@@ -144,7 +156,7 @@ async def test_chains_states_outcomes_and_the_listing_read_as_the_release_left_t
         if "state" in game:
             state = await http.get(f"/games/{gid}/audit/state", headers=moderator)
             assert as_then(state.json()["state"], game["state"]), gid
-    expected = {g["game_id"]: g for g in RECORDED["listing"]["games"]}
+    expected = {g["game_id"]: g for g in RECORDED[release]["listing"]["games"]}
     listed: dict[str, Any] = {}
     for _ in range(500):  # migration 0005 starts the read models over: the projector refills them
         listed = {g["game_id"]: g for g in (await http.get("/games", params={"limit": 100})).json()["games"]}
@@ -204,7 +216,7 @@ async def test_old_tokens_end_with_their_own_expiry_and_old_moderator_tokens_are
     running = GAMES["running"]["game_id"]
     expired = await http.get(f"/games/{running}/seats/0/view", headers=bearer(GAMES["running"]["expired"]))
     assert (expired.status_code, expired.json()["code"]) == (401, "token_expired")
-    unnamed = await http.get("/moderation/disputes", headers=bearer(RECORDED["moderator"]))
+    unnamed = await http.get("/moderation/disputes", headers=bearer(OLD["moderator"]))
     assert unnamed.status_code == 401
 
 
@@ -224,3 +236,59 @@ async def test_a_finished_old_game_is_read_and_disputed_with_its_old_seat_tokens
         assert raised.status_code == 201, raised.text
         dispute = await http.get(f"/moderation/disputes/{raised.json()['dispute_id']}", headers=moderator)
         assert dispute.json()["dispute"]["seat"] == 1, dispute.text
+
+
+async def eventually(read: Callable[[], Awaitable[Any]], expected: Any) -> None:
+    """``read`` answers as ``expected`` (a read model, rebuilt after the upgrade, catching up)."""
+    answer = None
+    for _ in range(500):
+        answer = await read()
+        if as_then(answer, expected):
+            return
+        await asyncio.sleep(0.02)
+    assert answer == expected
+
+
+@pytest.mark.parametrize("release", ["v0.1"])
+async def test_v0_1_player_tokens_read_their_games_and_join_an_old_lobby_started_by_its_host(
+    http: AsyncTestClient[Litestar], release: str
+) -> None:
+    games = V0_1["games"]
+    for player in V0_1["players"].values():
+        token = bearer(player["token"])
+
+        async def held(token: dict[str, str] = token) -> Any:
+            return (await http.get("/players/me/games", headers=token)).json()
+
+        await eventually(held, player["games"])
+        stats = await http.get(f"/players/{player['player_id']}")
+        assert as_then(stats.json(), player["stats"])
+    ben = V0_1["players"]["ben"]
+    lobby = games["lobby"]["game_id"]
+    joined = await http.post(f"/games/{lobby}/seats", json={}, headers=bearer(ben["token"]))
+    assert joined.status_code == 201, joined.text
+    assert (joined.json()["seat"], joined.json()["player_id"]) == (1, ben["player_id"])
+    started = await http.post(f"/games/{lobby}/start", headers=bearer(games["lobby"]["host"]))
+    assert started.status_code == 200, started.text
+    await play_to_the_end(http, lobby, {0: games["lobby"]["seats"]["0"], 1: joined.json()["token"]})
+    running = games["running"]
+    await play_to_the_end(http, running["game_id"], {int(s): t for s, t in running["seats"].items()})
+
+    async def bens_games() -> Any:
+        listed = (await http.get("/players/me/games", headers=bearer(ben["token"]))).json()["games"]
+        return sorted(g["status"] for g in listed)
+
+    await eventually(bens_games, ["finished"] * 4)
+
+
+@pytest.mark.parametrize("release", ["v0.1"])
+async def test_v0_1_a_dispute_reads_as_recorded_and_its_old_seat_token_reads_it(
+    http: AsyncTestClient[Litestar], moderator: dict[str, str], release: str
+) -> None:
+    recorded = V0_1["games"]["disputed"]
+    dispute = recorded["dispute"]["dispute"]
+    detail = await http.get(f"/moderation/disputes/{dispute['dispute_id']}", headers=moderator)
+    assert as_then(detail.json(), recorded["dispute"]), detail.text
+    seat = await http.get(f"/games/{recorded['game_id']}/disputes", headers=bearer(recorded["seats"]["0"]))
+    assert seat.status_code == 200, seat.text
+    assert [d["status"] for d in seat.json()["items"]] == ["claimed"], seat.text
