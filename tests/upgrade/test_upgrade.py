@@ -18,12 +18,14 @@ import json
 import random
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
 from litestar import Litestar
+from litestar.security.jwt import Token
 from litestar.testing import AsyncTestClient
 
 from service import database
@@ -208,6 +210,12 @@ async def test_an_old_seat_token_acts_only_for_the_holder_it_was_issued_to(
     assert (await http.post(f"/games/{gid}/seats", json={"name": "next"})).json()["seat"] == 0
     after = await http.get(f"/games/{gid}/seats/0/view", headers=bearer(game["seats"]["0"]))
     assert (after.status_code, after.json()["code"]) == (403, "seat_token_revoked")
+    # Nor does the old shape, signed even after that join, act for a holder with an occupancy id.
+    extras = {"role": "seat", "game_id": gid, "seat": 0}
+    later = Token(exp=datetime.now(UTC) + timedelta(days=1), sub=f"seat:{gid}", extras=extras)
+    signed_later = later.encode(OLD["secret"], "HS256")
+    refused = await http.get(f"/games/{gid}/seats/0/view", headers=bearer(signed_later))
+    assert (refused.status_code, refused.json()["code"]) == (403, "seat_token_revoked")
 
 
 async def test_old_tokens_end_with_their_own_expiry_and_old_moderator_tokens_are_refused(
