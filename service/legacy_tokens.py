@@ -1,4 +1,4 @@
-"""Tokens issued by releases before occupancy-bound seat tokens (up to v0.1's ancestor 2355c24).
+"""Tokens issued by releases before occupancy-bound seat tokens (commits up to 2355c24, before v0.1).
 
 Those releases signed Litestar ``Token`` claims: ``exp``, ``iat`` (whole seconds), ``sub``
 (``"seat:<game>"``, ``"host:<game>"`` or ``"moderator"``) and the grant inside ``extras``
@@ -19,12 +19,12 @@ look-alike tokens. The token names its second of issue (``iat``); the log names 
 and leave of the seat was recorded (``recorded_at``, the appending transaction's start, so before
 the token was signed). The token is bound to the seat's current holder when that holder joined
 before the end of the token's second and the seat's previous holder (if any) left before the
-start of it: a token issued to an earlier holder was issued before that holder left, so at or
-before the second of the leave. A leave and a rejoin of one seat within one second leave the
-new holder's token refused (it cannot be told apart from the old holder's): never a widening,
-at worst an old token that no longer acts. This assumes the service and PostgreSQL read one clock
-(the embedded PostgreSQL, or hosts kept in step). Joins made after the upgrade have an occupancy
-id, so an old token never binds to them.
+start of it: a token issued to an earlier holder was issued before that holder left (leaving
+took the holder's own token), so at or before the second of the leave. A leave and a rejoin of
+one seat within one second leave the new holder's token refused (it cannot be told apart from
+the old holder's): never a widening, at worst an old token that no longer acts. This assumes
+the service and PostgreSQL read one clock (the embedded PostgreSQL, or hosts kept in step).
+Joins made after the upgrade have an occupancy id, so an old token never binds to them.
 """
 
 from __future__ import annotations
