@@ -160,7 +160,7 @@ async def test_chains_states_outcomes_and_the_listing_read_as_the_release_left_t
             assert as_then(state.json()["state"], game["state"]), gid
     expected = {g["game_id"]: g for g in RECORDED[release]["listing"]["games"]}
     listed: dict[str, Any] = {}
-    for _ in range(500):  # migration 0005 starts the read models over: the projector refills them
+    for _ in range(1500):  # migration 0005 starts the read models over: the projector refills them
         listed = {g["game_id"]: g for g in (await http.get("/games", params={"limit": 100})).json()["games"]}
         if listed.keys() == expected.keys() and as_then(listed, expected):
             break
@@ -249,7 +249,7 @@ async def test_a_finished_old_game_is_read_and_disputed_with_its_old_seat_tokens
 async def eventually(read: Callable[[], Awaitable[Any]], expected: Any) -> None:
     """``read`` answers as ``expected`` (a read model, rebuilt after the upgrade, catching up)."""
     answer = None
-    for _ in range(500):
+    for _ in range(1500):
         answer = await read()
         if as_then(answer, expected):
             return
