@@ -10,6 +10,9 @@
 
 Signing keys: a ``Keyring`` holds several keys at once; the newest signs (its ``kid`` goes in the
 token's header), every key listed verifies. A token naming an unknown ``kid`` is refused.
+
+Tokens of older releases (another claim shape, no ``kid``) read as today's grants where they still
+grant anything (service/legacy_tokens.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import jwt
 from litestar.exceptions import NotAuthorizedException
 
 from service.errors import ServiceError
+from service.legacy_tokens import is_legacy, legacy_grant
 
 ALGORITHM = "HS256"
 Role = Literal["seat", "host", "moderator", "player"]
@@ -146,6 +150,8 @@ def _decode(encoded: str, keys: Keyring) -> tuple[Principal, float]:
             continue
     if claims is None:
         raise ValueError("no key verifies this token")
+    if kid is None and is_legacy(claims):
+        claims = legacy_grant(claims)
     if claims["role"] not in ROLES:
         raise ValueError(claims["role"])
     principal, expires = _principal(claims), float(claims["exp"])

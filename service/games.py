@@ -10,6 +10,7 @@ wrong event, and a refusal decided on a cached table stands only once the log co
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import random
 import time
@@ -46,6 +47,7 @@ from service import bodies, idempotency, metrics
 from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.idempotency import Keyed, created_game_id, key_reused, keyed, seat_caller
+from service.legacy_tokens import bound
 from service.log import get_logger
 from service.notifications import Notifier
 from service.replica import Reads
@@ -570,6 +572,17 @@ class GameService:
         )
 
     # -- reading -------------------------------------------------------------------------------
+
+    async def bind_legacy(self, principal: Principal) -> Principal:
+        """An older release's seat token bound to the holder it was issued to, if that holder
+        still holds the seat (service/legacy_tokens.py); else as it came (it holds no seat).
+        Not remembered: such tokens are few and short-lived, and this is one indexed read."""
+        if principal.game_id is None or principal.seat is None:
+            return principal
+        moves = await self.store.seat_moves(principal.game_id, principal.seat)
+        return (
+            dataclasses.replace(principal, occupancy="") if bound(moves, principal.issued_at) else principal
+        )
 
     async def ended_at(self, game_id: uuid.UUID, table: Table) -> float | None:
         """When the game's last event, the one that finished it, was recorded (None: running)."""

@@ -294,6 +294,16 @@ class EventStore:
         )
         return [_stored(row, game_id) for row in rows]
 
+    async def seat_moves(self, game_id: uuid.UUID, seat: int) -> list[tuple[str, str | None, datetime]]:
+        """A seat's joins and leaves in log order: ``(type, the join's occupancy, recorded_at)``."""
+        rows = await self.db.fetch(
+            "SELECT type, data->>'occupancy', recorded_at FROM events WHERE game_id = $1"
+            " AND type IN ('lobby.joined', 'lobby.left') AND (data->>'seat')::int = $2 ORDER BY seq",
+            game_id,
+            seat,
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
     async def read_bodies(
         self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
     ) -> list[tuple[str, int, str]]:

@@ -36,6 +36,7 @@ from service.config import Settings
 from service.errors import ServiceError
 from service.games import GameService
 from service.headers import header
+from service.legacy_tokens import UNBOUND
 
 Connection = ASGIConnection[Any, Any, Any, Any]
 
@@ -59,9 +60,17 @@ def _game_id(connection: Connection) -> uuid.UUID:
     return game_id
 
 
+async def _bound(connection: Connection, principal: Principal) -> Principal:
+    """An older release's seat token bound to its holder, if it still holds the seat."""
+    if principal.occupancy != UNBOUND:
+        return principal
+    return await _games(connection).bind_legacy(principal)
+
+
 async def _verified(connection: Connection) -> Principal:
     """The caller's principal: signature, expiry, and for moderators and players revocation."""
     principal = read_bearer(header(connection.scope, b"authorization"), connection.app.state.keyring)
+    principal = await _bound(connection, principal)
     if principal.role == "moderator":
         await connection.app.state.moderators.check(principal)
     elif principal.role == "player":
@@ -84,6 +93,7 @@ async def seat_holder(connection: Connection, _: BaseRouteHandler) -> None:
         raise ServiceError(403, "forbidden", "This token does not act for a seat of this game.")
     if principal.seat != seat:
         raise ServiceError(403, "forbidden", "This token acts for another seat.")
+    principal = await _bound(connection, principal)
     games = _games(connection)
     table = await games.load(game_id, cached_ok=True)
     if table.status == "open":  # seats still change hands: ask the log, not the cache
