@@ -102,7 +102,7 @@ class AuditController(Controller):
                 seq=s.seq,
                 type=s.type,
                 recorded_at=s.recorded_at.timestamp(),
-                metadata=s.metadata,
+                metadata=audits.metadata(s, step),
                 prev_hash=s.prev_hash.hex(),
                 hash=s.hash.hex(),
                 data=step.event,
@@ -131,7 +131,7 @@ class AuditController(Controller):
             raise ServiceError(
                 404, "seq_out_of_range", f"The game has {len(steps)} events; there is no seq {seq}."
             )
-        return StateAt(seq=seq, state=snapshot(steps[seq - 1].table))
+        return StateAt(seq=seq, state=snapshot(steps[seq - 1].table, raisers=audits.moderates(principal)))
 
     @get(
         "/diffs",
@@ -145,7 +145,9 @@ class AuditController(Controller):
         steps = await audits.audited(games, game_id, principal)
         return [
             EventDiff(seq=step.seq, type=step.type, changes=changes)
-            for step, changes in zip(steps, replay_diffs(steps), strict=True)
+            for step, changes in zip(
+                steps, replay_diffs(steps, raisers=audits.moderates(principal)), strict=True
+            )
         ]
 
     @get(

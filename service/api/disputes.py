@@ -49,7 +49,7 @@ from service.api.problems import (
 from service.api.routes import get, post
 from service.audit import ChainReport, replayed
 from service.auth import Principal
-from service.disputes import DisputeQueue, Disputes, moderator_name
+from service.disputes import DisputeQueue, Disputes, moderator_name, refuse_seated
 
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 Seq = Annotated[int, msgspec.Meta(ge=1, le=INT32_MAX)]
@@ -281,15 +281,18 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}",
         operation_id="getDispute",
         summary="A dispute with its history, its game's facts, the disputed states and the chain",
-        responses=problems(PARAMS, AUDITOR, BEARER, UNKNOWN_DISPUTE, UNAVAILABLE),
+        responses=problems(
+            PARAMS, AUDITOR, BEARER, UNKNOWN_DISPUTE, {403: ["moderator_was_seated"]}, UNAVAILABLE
+        ),
     )
     async def detail(self, dispute_id: uuid.UUID, state: State, principal: Principal) -> DisputeDetail:
-        moderator_name(principal)
+        name = moderator_name(principal)
         disputes = _disputes(state)
         game_id = await disputes.game_of(dispute_id)
-        shown = await disputes.one(game_id, str(dispute_id), MODERATOR)
         steps = await replayed(disputes.games, game_id)
         table = steps[-1].table
+        refuse_seated(table, name)
+        shown = await disputes.one(game_id, str(dispute_id), MODERATOR)
         disputed = [
             DisputedEvent(
                 seq=seq,
