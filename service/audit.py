@@ -20,7 +20,7 @@ from domain.disputes.views import redact as redact_dispute
 from domain.viewers import SPECTATOR
 from projections import spectator
 from projections.replay import RawEvent, Step, replay
-from projections.table import DisputeEvent
+from projections.table import DisputeEvent, Table
 from service import portable
 from service.auth import Principal
 from service.errors import ServiceError, not_found
@@ -128,12 +128,16 @@ async def verify(games: GameService, game_id: uuid.UUID) -> ChainReport:
 
 async def export_lines(
     games: GameService, game_id: uuid.UUID, principal: Principal | None
-) -> AsyncIterator[str]:
-    """The game as a portable JSON Lines file (docs/export-format.md), line by line (404 if
-    there is no such game, before the first line)."""
-    table = await games.load(game_id, cached_ok=True)
+) -> tuple[Table, AsyncIterator[str]]:
+    """The game as a portable JSON Lines file (docs/export-format.md), line by line, up to the
+    table returned (404 if there is no such game, before the first line). A moderator's carries
+    the game's access records; anyone else's none (spectators never see who looked)."""
+    table = await games.load(game_id)
     if table.disputes and not moderates(principal):
         # The file holds the whole log, dispute reasons and notes included (cut, it would no
         # longer verify): moderators only.
         raise ServiceError(403, "moderator_only", "A game with disputes is exported to moderators only.")
-    return portable.export_lines(games.store.db, game_id, now=time.time())
+    lines = portable.export_lines(
+        games.store.db, game_id, now=time.time(), until=table.version, access=moderates(principal)
+    )
+    return table, lines

@@ -32,12 +32,15 @@ from domain.viewers import MODERATOR
 from projections.disputes import DisputeOut
 from projections.replay import snapshot
 from service import audit as audits
+from service.access import Ask
 from service.api import guards
+from service.api.audit import access_of
 from service.api.deps import provide_principal, provide_principal_if_sent
-from service.api.params import INT32_MAX
+from service.api.params import INT32_MAX, provide_ask
 from service.api.problems import (
     AUDITOR,
     BEARER,
+    FACE_UP,
     JSON_BODY,
     PARAMS,
     PRIVATE,
@@ -281,11 +284,27 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}",
         operation_id="getDispute",
         summary="A dispute with its history, its game's facts, the disputed states and the chain",
+        description=(
+            "With `states` (the default) the disputed events and the states around them are face"
+            " up: the read goes on the game's access record for this dispute (service/access.py;"
+            " a dispute resolved while its game runs needs a `reason`). `states=false` leaves"
+            " them out (`disputed` is empty) and is not recorded: for a page that looks again."
+        ),
+        dependencies={"ask": Provide(provide_ask, sync_to_thread=False)},
         responses=problems(
-            PARAMS, AUDITOR, BEARER, UNKNOWN_DISPUTE, {403: ["moderator_was_seated"]}, UNAVAILABLE
+            PARAMS, AUDITOR, BEARER, UNKNOWN_DISPUTE, {403: ["moderator_was_seated"]}, FACE_UP, UNAVAILABLE
         ),
     )
-    async def detail(self, dispute_id: uuid.UUID, state: State, principal: Principal) -> DisputeDetail:
+    async def detail(
+        self,
+        dispute_id: uuid.UUID,
+        state: State,
+        principal: Principal,
+        ask: Ask,
+        states: Annotated[
+            bool, QueryParameter(required=False, description="Show the disputed events face up")
+        ] = True,
+    ) -> DisputeDetail:
         name = moderator_name(principal)
         disputes = _disputes(state)
         game_id = await disputes.game_of(dispute_id)
@@ -293,6 +312,10 @@ class ModerationController(Controller):
         table = steps[-1].table
         refuse_seated(table, name)
         shown = await disputes.one(game_id, str(dispute_id), MODERATOR)
+        seqs = [seq for seq in (shown.seqs or []) if 1 <= seq <= len(steps)] if states else []
+        if seqs:
+            why = Ask(reason=ask.reason, dispute=dispute_id, note=ask.note)
+            await access_of(state).face_up(game_id, principal, "getDispute", why, (1, max(seqs)), table)
         disputed = [
             DisputedEvent(
                 seq=seq,
@@ -301,8 +324,7 @@ class ModerationController(Controller):
                 state_before=snapshot(steps[seq - 2].table) if seq > 1 else None,
                 state_after=snapshot(steps[seq - 1].table),
             )
-            for seq in (shown.seqs or [])
-            if 1 <= seq <= len(steps)
+            for seq in seqs
         ]
         penalties = table.penalties or (0,) * len(table.seats)
         facts = GameFacts(

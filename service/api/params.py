@@ -6,9 +6,13 @@ in the schema, before it can overflow a query parameter (which asyncpg refuses w
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated
 
 from litestar.params import Parameter, QueryParameter
+
+from domain.access import NOTE_LENGTH
+from service.access import Ask
 
 INT32_MAX = 2**31 - 1
 
@@ -18,3 +22,31 @@ AfterSeq = Annotated[
 ]
 # Litestar leaves a falsy bound (ge=0) of an optional parameter out of the schema: restated.
 LOWER_BOUND_ZERO = {"minimum": 0}
+
+
+def provide_ask(
+    reason: Annotated[
+        str | None,
+        QueryParameter(
+            required=False,
+            max_length=40,
+            description="Why a moderator reads face up (required while the game runs, unless"
+            " `dispute` names an open dispute of it): cheating_report, incident, legal_request,"
+            " player_request. Recorded, and shown to the game's seats (docs/trust.md)",
+        ),
+    ] = None,
+    dispute: Annotated[
+        uuid.UUID | None,
+        QueryParameter(required=False, description="The dispute of this game the read is for"),
+    ] = None,
+    note: Annotated[
+        str | None,
+        QueryParameter(
+            required=False,
+            max_length=NOTE_LENGTH,
+            description="A short text for the record; the game's seats read it",
+        ),
+    ] = None,
+) -> Ask:
+    """A moderator's why for a face-up read (service/access.py), from the query."""
+    return Ask(reason=reason, dispute=dispute, note=note)
