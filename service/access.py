@@ -59,23 +59,8 @@ class Grant(msgspec.Struct, frozen=True):
 
 
 class AccessRecord(msgspec.Struct, frozen=True):
-    """One record as moderators read it: the log's seqs and the chain."""
-
-    n: int
-    at: float
-    moderator: str
-    operation: str
-    seq_from: int
-    seq_to: int
-    reason: str
-    dispute_id: uuid.UUID | None
-    note: str | None
-    prev_hash: str
-    hash: str
-
-
-class AccessSeen(msgspec.Struct, frozen=True):
-    """One record as a seat reads it: the range in the seat's own numbering, no chain."""
+    """One record. Moderators read the log's seqs and the chain (``n``, ``prev_hash``,
+    ``hash``); a seat reads the range in its own numbering and no chain (None)."""
 
     at: float
     moderator: str
@@ -85,10 +70,13 @@ class AccessSeen(msgspec.Struct, frozen=True):
     reason: str
     dispute_id: uuid.UUID | None
     note: str | None
+    n: int | None
+    prev_hash: str | None
+    hash: str | None
 
 
 class AccessList(msgspec.Struct, frozen=True):
-    items: list[AccessRecord] | list[AccessSeen]
+    items: list[AccessRecord]
 
 
 def _refused(code: str, message: str) -> ServiceError:
@@ -228,18 +216,13 @@ def _record(row: Any) -> AccessRecord:
     )
 
 
-def _seen(record: AccessRecord, steps: list[Step], seat: Seat) -> AccessSeen:
+def _seen(record: AccessRecord, steps: list[Step], seat: Seat) -> AccessRecord:
     """``record`` for ``seat``: its range counted in the events the seat may see (a read that
-    showed only events hidden from it shows as an empty range, ``seq_from`` = ``seq_to`` + 1)."""
+    showed only events hidden from it shows as an empty range, ``seq_from`` = ``seq_to`` + 1),
+    and no chain (its numbers are the log's)."""
     last = min(record.seq_to, len(steps))
     before = version_for(steps[record.seq_from - 2].table, seat) if 1 < record.seq_from <= last + 1 else 0
-    return AccessSeen(
-        at=record.at,
-        moderator=record.moderator,
-        operation=record.operation,
-        seq_from=before + 1,
-        seq_to=version_for(steps[last - 1].table, seat) if last >= 1 else 0,
-        reason=record.reason,
-        dispute_id=record.dispute_id,
-        note=record.note,
+    seq_to = version_for(steps[last - 1].table, seat) if last >= 1 else 0
+    return msgspec.structs.replace(
+        record, seq_from=before + 1, seq_to=seq_to, n=None, prev_hash=None, hash=None
     )

@@ -36,7 +36,7 @@ from service.access import Ask
 from service.api import guards
 from service.api.audit import access_of
 from service.api.deps import provide_principal, provide_principal_if_sent
-from service.api.params import INT32_MAX, provide_ask
+from service.api.params import INT32_MAX, provide_reason
 from service.api.problems import (
     AUDITOR,
     BEARER,
@@ -290,7 +290,7 @@ class ModerationController(Controller):
             " a dispute resolved while its game runs needs a `reason`). `states=false` leaves"
             " them out (`disputed` is empty) and is not recorded: for a page that looks again."
         ),
-        dependencies={"ask": Provide(provide_ask, sync_to_thread=False)},
+        dependencies={"ask": Provide(provide_reason, sync_to_thread=False)},
         responses=problems(
             PARAMS, AUDITOR, BEARER, UNKNOWN_DISPUTE, {403: ["moderator_was_seated"]}, FACE_UP, UNAVAILABLE
         ),

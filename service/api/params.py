@@ -24,29 +24,36 @@ AfterSeq = Annotated[
 LOWER_BOUND_ZERO = {"minimum": 0}
 
 
+Reason = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        max_length=40,
+        description="Why a moderator reads face up (required while the game runs, unless"
+        " `dispute` names an open dispute of it): cheating_report, incident, legal_request,"
+        " player_request. Recorded, and shown to the game's seats (docs/trust.md)",
+    ),
+]
+Note = Annotated[
+    str | None,
+    QueryParameter(
+        required=False, max_length=NOTE_LENGTH, description="A short text for the record; the seats read it"
+    ),
+]
+
+
 def provide_ask(
-    reason: Annotated[
-        str | None,
-        QueryParameter(
-            required=False,
-            max_length=40,
-            description="Why a moderator reads face up (required while the game runs, unless"
-            " `dispute` names an open dispute of it): cheating_report, incident, legal_request,"
-            " player_request. Recorded, and shown to the game's seats (docs/trust.md)",
-        ),
-    ] = None,
+    reason: Reason = None,
     dispute: Annotated[
         uuid.UUID | None,
         QueryParameter(required=False, description="The dispute of this game the read is for"),
     ] = None,
-    note: Annotated[
-        str | None,
-        QueryParameter(
-            required=False,
-            max_length=NOTE_LENGTH,
-            description="A short text for the record; the game's seats read it",
-        ),
-    ] = None,
+    note: Note = None,
 ) -> Ask:
     """A moderator's why for a face-up read (service/access.py), from the query."""
     return Ask(reason=reason, dispute=dispute, note=note)
+
+
+def provide_reason(reason: Reason = None, note: Note = None) -> Ask:
+    """The why of a read that names its dispute in its path."""
+    return Ask(reason=reason, note=note)
