@@ -1,4 +1,4 @@
-"""Access records: every face-up read of a game by a moderator, on the record (docs/trust.md).
+"""Access records: every face-up read of a game by a moderator, on the record (docs/access-records.md).
 
 A moderator's read of a game's hidden information (the audit's routes, a dispute's states) is
 recorded here before its answer leaves: who, when (the database's clock), what (the operation

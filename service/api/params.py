@@ -31,7 +31,7 @@ Reason = Annotated[
         max_length=40,
         description="Why a moderator reads face up (required while the game runs, unless"
         " `dispute` names an open dispute of it): cheating_report, incident, legal_request,"
-        " player_request. Recorded, and shown to the game's seats (docs/trust.md)",
+        " player_request. Recorded, and shown to the game's seats (docs/access-records.md)",
     ),
 ]
 Note = Annotated[
