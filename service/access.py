@@ -129,7 +129,9 @@ class Access:
         ``table``: the game as the read saw it (default: the game now)."""
         if not moderates(principal):
             return
-        assert principal is not None and principal.name is not None
+        assert principal is not None
+        if not principal.name:  # a record names who read
+            raise ServiceError(403, "moderator_only", "A moderator token with a name is required.")
         if table is None:
             table = await self.games.load(game_id)
         await self.record(game_id, principal.name, operation, shown, admit(table, ask))
