@@ -106,8 +106,7 @@ class Record(msgspec.Struct, kw_only=True):
     history: list[HistoryEntry] = msgspec.field(default_factory=list)
 
 
-def _by(actor: str | None, moderator: str | None) -> str:
-    return moderator or actor or "-"
+REVOKED = "Released by the server: this moderator's tokens were revoked."
 
 
 def records(items: Iterable[tuple[int, float, Any]]) -> list[Record]:
@@ -142,9 +141,10 @@ def _apply(record: Record, seq: int, event: DisputeEvent) -> None:
         case DisputeClaimed(moderator=who, at=at):
             record.status, record.claimed_by = "claimed", who
             entry = HistoryEntry(type="claimed", by=who or "-", at=at, seq=seq)
-        case DisputeReleased(moderator=who, at=at):
+        case DisputeReleased(moderator=who, reason=reason, at=at):
             record.status, record.claimed_by = "open", None
-            entry = HistoryEntry(type="released", by=who or "-", at=at, seq=seq)
+            why = REVOKED if reason == "moderator_revoked" else msgspec.UNSET
+            entry = HistoryEntry(type="released", by=who or "-", at=at, seq=seq, text=why)
         case DisputeNoted(moderator=who, text=text, at=at):
             entry = HistoryEntry(type="noted", by=who or "-", at=at, seq=seq, text=text or "")
         case QuestionAsked(moderator=who, seat=seat, text=text, at=at):

@@ -13,11 +13,11 @@ from typing import Any
 import msgspec
 
 from domain import commitment
-from domain.viewers import MODERATOR, Viewer
+from domain.viewers import MODERATOR, Moderator, Seat, Viewer
 from projections import table as tables
 from projections.envelopes import redact
 from projections.numbering import private_seat, sees
-from projections.table import Table
+from projections.table import DisputeEvent, Table
 
 
 class RawEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -76,8 +76,10 @@ def state_at(steps: Sequence[Step], seq: int) -> Table:
     return steps[seq - 1].table
 
 
-def snapshot(table: Table) -> dict[str, Any]:
-    """Everything about a table, for moderators: lobby facts and the game's moderator view."""
+def snapshot(table: Table, *, raisers: bool = True) -> dict[str, Any]:
+    """Everything about a table: lobby facts and the game's moderator view. Without ``raisers``
+    (for anyone but moderators) no dispute names the seat that raised it or the seqs it
+    disputes, as the other seats read it (domain/disputes/views.py)."""
     started = table.status != "open"
     view = table.decider.view(table.state, MODERATOR) if started else None
     return {
@@ -88,11 +90,11 @@ def snapshot(table: Table) -> dict[str, Any]:
         "options": table.raw_options,
         "winners": list(table.outcome.winners) if table.outcome else None,
         "game": plain(view),
-        **_disputes(table),
+        **_disputes(table, raisers),
     }
 
 
-def _disputes(table: Table) -> dict[str, Any]:
+def _disputes(table: Table, raisers: bool) -> dict[str, Any]:
     """The disputes' part of a snapshot, only once there is one (older snapshots keep their
     shape: the golden corpus hashes them). The table holds no reason and no note."""
     if not table.disputes:
@@ -100,7 +102,10 @@ def _disputes(table: Table) -> dict[str, Any]:
     return {
         "ruled_winners": list(table.ruled_outcome.winners) if table.ruled_outcome else None,
         "penalties": list(table.penalties),
-        "disputes": plain(list(table.disputes)),
+        "disputes": [
+            d if raisers else {k: v for k, v in d.items() if k not in ("seat", "seqs")}
+            for d in plain(list(table.disputes))
+        ],
     }
 
 
@@ -116,12 +121,12 @@ def diff(before: Any, after: Any, path: str = "") -> list[Change]:
     return []
 
 
-def diffs(steps: Sequence[Step]) -> list[list[Change]]:
-    """The change each event made to the complete state."""
+def diffs(steps: Sequence[Step], *, raisers: bool = True) -> list[list[Change]]:
+    """The change each event made to the complete state (``raisers``: as in ``snapshot``)."""
     out: list[list[Change]] = []
     previous: dict[str, Any] = {}
     for step in steps:
-        current = snapshot(step.table)
+        current = snapshot(step.table, raisers=raisers)
         out.append(diff(previous, current))
         previous = current
     return out
@@ -156,6 +161,16 @@ def _fields(event: Any) -> str:
     return " ".join(parts)
 
 
+def shown_actor(actor: str | None, event: Any, viewer: Viewer) -> str | None:
+    """Who acted, as ``viewer`` may read it: a dispute event's actor (the seat that raised or
+    answered, in its command id too) only to moderators and to that seat itself."""
+    if not isinstance(event, DisputeEvent) or isinstance(viewer, Moderator):
+        return actor
+    if isinstance(viewer, Seat) and actor == f"seat:{viewer.index}":
+        return actor
+    return None
+
+
 def transcript(steps: Sequence[Step], viewer: Viewer = MODERATOR) -> str:
     """One line per event, like a poker hand history; hidden cards face up for moderators.
 
@@ -175,7 +190,7 @@ def transcript(steps: Sequence[Step], viewer: Viewer = MODERATOR) -> str:
         if shown is None:
             continue
         when = datetime.fromtimestamp(step.recorded_at, UTC).strftime("%H:%M:%S.%f")[:-3]
-        actor = step.actor or "-"
+        actor = shown_actor(step.actor, step.event, viewer) or "-"
         tag = type(shown).__struct_config__.tag or step.type
         lines.append(f"#{number:<4} {when} {actor:<8} {tag} {_fields(shown)}".rstrip())
     return "\n".join(lines) + "\n"

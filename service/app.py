@@ -12,7 +12,8 @@ from litestar.openapi import OpenAPIConfig
 from litestar.plugins.prometheus import PrometheusConfig
 
 from service import log as logs
-from service.api.audit import AuditController, ExportController, SeatTranscriptController
+from service.access import Access
+from service.api.audit import AccessController, AuditController, ExportController, SeatTranscriptController
 from service.api.deps import provide_games
 from service.api.disputes import GameDisputesController, ModerationController
 from service.api.health import HealthController
@@ -88,6 +89,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds)
         app.state.update(keyring=keys, settings=settings, moderators=moderators, players=players)
         app.state.update(disputes=disputes, listings=listings)
+        app.state.update(access=Access(games, settings.seat_token_after_game))
         notifier.start()
         listener.start()
         scheduler.start()
@@ -122,6 +124,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             AuditController,
             ExportController,
             SeatTranscriptController,
+            AccessController,
             GameDisputesController,
             ModerationController,
             MetricsController,

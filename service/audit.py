@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import msgspec
 
@@ -19,14 +20,24 @@ from domain.disputes.views import redact as redact_dispute
 from domain.viewers import SPECTATOR
 from projections import spectator
 from projections.replay import RawEvent, Step, replay
-from projections.table import DisputeEvent
+from projections.table import DisputeEvent, Table
 from service import portable
 from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.games import GameService
 from service.store import ChainReport, StoredEvent
 
-__all__ = ["ChainReport", "audited", "export_lines", "log", "open_to_anyone", "replayed", "verify"]
+__all__ = [
+    "ChainReport",
+    "audited",
+    "export_lines",
+    "log",
+    "metadata",
+    "moderates",
+    "open_to_anyone",
+    "replayed",
+    "verify",
+]
 
 
 def _raw(stored: StoredEvent) -> RawEvent:
@@ -54,7 +65,8 @@ async def open_to_anyone(games: GameService, game_id: uuid.UUID) -> bool:
     return spectator.open_to_anyone(table, ended, time.time())
 
 
-def _moderator(principal: Principal | None) -> bool:
+def moderates(principal: Principal | None) -> bool:
+    """Whether ``principal`` reads an audit as a moderator (everything) or as anyone."""
     return principal is not None and principal.role == "moderator"
 
 
@@ -69,16 +81,25 @@ async def log(
     games: GameService, game_id: uuid.UUID, principal: Principal | None
 ) -> tuple[list[StoredEvent], list[Step]]:
     """The game's stored events and their replay step by step, as ``principal`` may read them
-    (404 if there is no such game)."""
+    (404 if there is no such game): see ``metadata`` for what of a stored event's metadata."""
     stored, steps = await _whole(games, game_id)
-    return stored, steps if _moderator(principal) else [_public(step) for step in steps]
+    return stored, steps if moderates(principal) else [_public(step) for step in steps]
+
+
+def metadata(stored: StoredEvent, step: Step) -> dict[str, Any]:
+    """A stored event's metadata as the reader of ``step`` may see it: a dispute event's whole
+    metadata names who acted (its actor, and its command id begins with it), so a reader who may
+    not know who raised or answered (``_public`` cut the step's actor) gets none of it."""
+    if isinstance(step.event, DisputeEvent) and step.actor is None:
+        return {}
+    return stored.metadata
 
 
 def _public(step: Step) -> Step:
-    """``step`` with its dispute event's texts cut, as spectators read them."""
+    """``step`` as spectators read it: its dispute event's texts and actor cut."""
     if not isinstance(step.event, DisputeEvent):
         return step
-    return msgspec.structs.replace(step, event=redact_dispute(step.event, SPECTATOR))
+    return msgspec.structs.replace(step, event=redact_dispute(step.event, SPECTATOR), actor=None)
 
 
 async def logged(games: GameService, game_id: uuid.UUID) -> list[StoredEvent]:
@@ -107,12 +128,16 @@ async def verify(games: GameService, game_id: uuid.UUID) -> ChainReport:
 
 async def export_lines(
     games: GameService, game_id: uuid.UUID, principal: Principal | None
-) -> AsyncIterator[str]:
-    """The game as a portable JSON Lines file (docs/export-format.md), line by line (404 if
-    there is no such game, before the first line)."""
-    table = await games.load(game_id, cached_ok=True)
-    if table.disputes and not _moderator(principal):
+) -> tuple[Table, AsyncIterator[str]]:
+    """The game as a portable JSON Lines file (docs/export-format.md), line by line, up to the
+    table returned (404 if there is no such game, before the first line). A moderator's carries
+    the game's access records; anyone else's none (spectators never see who looked)."""
+    table = await games.load(game_id)
+    if table.disputes and not moderates(principal):
         # The file holds the whole log, dispute reasons and notes included (cut, it would no
         # longer verify): moderators only.
         raise ServiceError(403, "moderator_only", "A game with disputes is exported to moderators only.")
-    return portable.export_lines(games.store.db, game_id, now=time.time())
+    lines = portable.export_lines(
+        games.store.db, game_id, now=time.time(), until=table.version, access=moderates(principal)
+    )
+    return table, lines

@@ -28,7 +28,7 @@ from service.log import get_logger
 
 log = get_logger("playlog.citus")
 
-BY_GAME = ("streams", "events", "commands", "lobby_games", "disputes")  # the first one anchors the group
+BY_GAME = ("streams", "events", "commands", "lobby_games", "disputes", "access_records")  # the first anchors
 BY_PLAYER = ("players", "player_games")
 BY_CALLER = ("caller_keys",)
 REFERENCE = ("moderators", "projector_checkpoints")

@@ -193,6 +193,20 @@ def downgrade(revision: str) -> None:
     click.echo(f"database at {revision}")
 
 
+async def _release_claims(url: str, name: str) -> int:
+    """Put the disputes a revoked moderator held back in the queue (service/disputes.py)."""
+    from service.disputes import Disputes
+    from service.games import GameService
+    from service.pool import create_pool
+    from service.store import EventStore
+
+    pool = await create_pool(url, min_size=1, max_size=2)
+    try:
+        return await Disputes(GameService(EventStore(pool)), pool, window=0).release_claims_of(name)
+    finally:
+        await pool.close()
+
+
 @main.command("moderator-token")
 @click.option("--name", help="Issue a token for this moderator (the name goes in the token).")
 @click.option(
@@ -224,6 +238,8 @@ def moderator_token(name: str | None, ttl: float, revoked: str | None, listing: 
             if not await moderators.revoke(conn, revoked):
                 raise click.ClickException(f"no moderator named {revoked!r}")
             click.echo(f"revoked every token of {revoked!r} issued until now")
+            released = await _release_claims(url, revoked)
+            click.echo(f"released {released} dispute(s) {revoked!r} held: back in the queue, open")
         else:
             for row in await moderators.active(conn):
                 issued, expires = f"{row.issued_at:%Y-%m-%d %H:%M}", f"{row.expires_at:%Y-%m-%d %H:%M}"

@@ -10,6 +10,7 @@ so a moderator never waits for the projector.
 from __future__ import annotations
 
 import base64
+import contextlib
 import time
 import uuid
 from collections.abc import Callable
@@ -22,10 +23,12 @@ from domain.disputes.commands import (
     ModeratorCommand,
     OpenReview,
     RaiseDispute,
+    ReleaseRevokedClaim,
     ReplyToQuestion,
     ResolveDispute,
 )
 from domain.disputes.events import Category, DisputeRaised
+from domain.disputes.rules import seat_held_by
 from domain.errors import RuleViolation
 from domain.viewers import MODERATOR, SPECTATOR, Moderator, Seat, Viewer
 from projections import disputes as readings
@@ -34,7 +37,7 @@ from projections.disputes import DisputeOut, Record
 from projections.numbering import private_seat, sees
 from projections.spectator import released_by
 from projections.table import Table
-from service import metrics
+from service import metrics, moderators
 from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.games import Executed, GameService
@@ -88,6 +91,16 @@ def moderator_name(principal: Principal) -> str:
     return principal.name
 
 
+def refuse_seated(table: Table, moderator: str) -> None:
+    """A moderator who held a seat in the game reads its disputes only as that seat does."""
+    if seat_held_by(table, moderator) is not None:
+        raise ServiceError(
+            403,
+            "moderator_was_seated",
+            "You held a seat in this game: read its disputes through your seat, not as a moderator.",
+        )
+
+
 class Disputes:
     def __init__(
         self, games: GameService, pool: Pool, window: float, clock: Callable[[], float] = time.time
@@ -128,7 +141,8 @@ class Disputes:
     def viewer(self, table: Table, game_id: uuid.UUID, principal: Principal | None) -> Viewer:
         """Who reads a game's disputes: a moderator, a seat holder, or (public games) a spectator."""
         if principal is not None and principal.role == "moderator":
-            return MODERATOR
+            seated = seat_held_by(table, principal.name or "")
+            return MODERATOR if seated is None else Seat(seated)
         if principal is not None and principal.role == "seat" and principal.game_id == game_id:
             seat = principal.seat
             if (
@@ -261,7 +275,12 @@ class Disputes:
         keys = keyed(key, caller, operation, (dispute_id,), body)
         try:
             await self.games.bind_key(caller, key, game_id)  # a moderator's token reaches every game
-            done = await self._execute(game_id, built, f"moderator:{name}", keys)
+            try:
+                done = await self._execute(game_id, built, f"moderator:{name}", keys)
+            except RuleViolation as exc:
+                if exc.code != "dispute_claimed" or not await self._release_if_revoked(game_id, dispute_id):
+                    raise
+                done = await self._execute(game_id, built, f"moderator:{name}", keys)
             outcome = "duplicate" if done.duplicate else "applied"
         except (RuleViolation, ServiceError) as exc:
             outcome = exc.code
@@ -279,6 +298,33 @@ class Disputes:
             self._count_ruling(done.table, str(dispute_id))
         shown = self._raised(done.table, done) if isinstance(built, OpenReview) else str(dispute_id)
         return await self.one(game_id, shown, MODERATOR, upto=_last(done))
+
+    async def release_claims_of(self, name: str) -> int:
+        """Release every dispute ``name`` holds, its tokens just revoked: how many were. A claim
+        the queue does not show yet is released when another moderator acts on its dispute."""
+        rows = await self.pool.fetch(
+            "SELECT game_id, dispute_id FROM disputes WHERE status = 'claimed' AND claimed_by = $1", name
+        )
+        released = 0
+        for row in rows:
+            released += await self._release_if_revoked(row["game_id"], row["dispute_id"])
+        return released
+
+    async def _release_if_revoked(self, game_id: uuid.UUID, dispute_id: uuid.UUID) -> bool:
+        """Release the dispute if the moderator holding it has been revoked since (the server
+        acts: the claimant's name stays in the event, with why)."""
+        table = await self.games.load(game_id)
+        held = next((d for d in table.disputes if d.dispute_id == str(dispute_id)), None)
+        holder = held.claimed_by if held is not None else None
+        if holder is None or not await moderators.is_revoked(self.pool, holder):
+            return False
+        release = ReleaseRevokedClaim(dispute_id=str(dispute_id), moderator=holder)
+        with contextlib.suppress(RuleViolation):  # released or resolved meanwhile: nobody holds it
+            await self.games.execute(
+                game_id, release, "server", command_id=f"server:release-revoked:{dispute_id}:{table.version}"
+            )
+        log.warning("claim_released", moderator=holder, game_id=str(game_id), dispute_id=str(dispute_id))
+        return True
 
     @staticmethod
     def _count_ruling(table: Table, dispute_id: str) -> None:

@@ -127,6 +127,17 @@ async def revoke(conn: asyncpg.Connection, name: str) -> bool:
     return bool(done)
 
 
+# A name whose tokens were revoked and that holds none issued since.
+_REVOKED = (
+    "SELECT true FROM moderators WHERE name = $1 AND revoked_at IS NOT NULL AND revoked_at >= issued_at"
+)
+
+
+async def is_revoked(db: asyncpg.Connection | Pool, name: str) -> bool:
+    """Whether ``name`` holds no token that works: every one it was issued has been revoked."""
+    return bool(await db.fetchval(_REVOKED, name))
+
+
 async def active(conn: asyncpg.Connection) -> list[ModeratorRow]:
     """Moderators holding a token that is neither expired nor revoked."""
     rows = await conn.fetch(

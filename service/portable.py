@@ -2,7 +2,8 @@
 
 The file is JSON Lines: one ``header`` line, then one ``event`` line per stored event (its
 ``data`` and ``metadata`` exactly as PostgreSQL's jsonb prints them), then one ``shuffle`` line
-per shuffle commitment with its reveal (the salt and the committed order).
+per shuffle commitment with its reveal (the salt and the committed order), then (a moderator's or
+the operator's export) one ``access`` line per access record (service/access.py).
 
 ``verify`` needs no server and no database. It checks
 - the hash chain: each event's hash is ``sha256(prev_hash || canonical text)``, the canonical
@@ -10,7 +11,11 @@ per shuffle commitment with its reveal (the salt and the committed order).
   of ``{game_id, seq, type, schema_version, data, metadata, recorded_at}``, which ``canonical``
   reproduces (keys by byte length then bytes, ``", "`` and ``": "``, numbers as written);
 - every shuffle commitment against its reveal, and the reveal against the replayed state;
-- a full replay through today's rules (and upcasters) reaching the header's outcome.
+- a full replay through today's rules (and upcasters) reaching the header's outcome;
+- the access records' own chain (``hash = sha256(prev_hash || canonical text of the record)``,
+  what ``playlog_access_digest`` hashes, migrations/versions/0015) and that each record could
+  be true of this log: its range within the events logged by its time, its reason one of the
+  list, a read before the end with a reason, a dispute it names raised before it.
 
 ``import_game`` refuses a file that does not verify or a game that exists, and writes the exact
 rows, so the chain verifies in the new database too.
@@ -32,6 +37,7 @@ from typing import Any, get_args
 import asyncpg
 import msgspec
 
+from domain import access as reasons
 from domain import commitment, registry
 from projections import table as tables
 from projections.replay import plain
@@ -113,6 +119,23 @@ def event_digest(
     return hashlib.sha256(prev_hash + canonical(body).encode()).digest()
 
 
+def access_digest(prev_hash: bytes, game_id: str, record: AccessLine) -> bytes:
+    """What ``playlog_access_digest`` computes, from an access line."""
+    body = {
+        "game_id": game_id,
+        "n": record.n,
+        "at": record.at,
+        "moderator": record.moderator,
+        "operation": record.operation,
+        "seq_from": record.seq_from,
+        "seq_to": record.seq_to,
+        "reason": record.reason,
+        "dispute_id": record.dispute_id,
+        "note": record.note,
+    }
+    return hashlib.sha256(prev_hash + canonical(body).encode()).digest()
+
+
 # -- the records -----------------------------------------------------------------------------
 
 
@@ -156,11 +179,27 @@ class ShuffleRecord:
     order: list[Any]
 
 
+@dataclass(frozen=True)
+class AccessLine:
+    n: int
+    at: Decimal  # epoch seconds with the six decimals the database hashed
+    moderator: str
+    operation: str
+    seq_from: int
+    seq_to: int
+    reason: str
+    dispute_id: str | None
+    note: str | None
+    prev_hash: bytes
+    hash: bytes
+
+
 @dataclass
 class ExportFile:
     header: Header
     events: list[EventRecord] = field(default_factory=list)
     shuffles: list[ShuffleRecord] = field(default_factory=list)
+    access: list[AccessLine] = field(default_factory=list)
 
 
 def schema_versions(kind: str) -> dict[str, int]:
@@ -229,6 +268,8 @@ def read(lines: Iterable[str | bytes]) -> ExportFile:
                         order=list(record["order"]),
                     )
                 )
+            elif kind == "access":
+                export.access.append(_access_line(record))
             else:
                 raise ExportError(f"line {number}: unknown record {kind!r}")
         except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
@@ -237,6 +278,27 @@ def read(lines: Iterable[str | bytes]) -> ExportFile:
     if export is None:
         raise ExportError("the file is empty")
     return export
+
+
+def _optional(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _access_line(record: dict[str, Any]) -> AccessLine:
+    n = record["n"]
+    return AccessLine(
+        n=int(n),
+        at=Decimal(record["at"]),
+        moderator=str(record["moderator"]),
+        operation=str(record["operation"]),
+        seq_from=int(record["seq_from"]),
+        seq_to=int(record["seq_to"]),
+        reason=str(record["reason"]),
+        dispute_id=_optional(record["dispute_id"]),
+        note=_optional(record["note"]),
+        prev_hash=_hex(record["prev_hash"], f"access {n} prev_hash", None),
+        hash=_hex(record["hash"], f"access {n} hash", None),
+    )
 
 
 def _floats(value: Any) -> Any:
@@ -264,9 +326,12 @@ def open_lines(path: Path) -> Iterator[str]:
 
 
 class Finding(msgspec.Struct, frozen=True):
-    check: str  # chain | shuffles | replay
-    seq: int
+    check: str  # chain | shuffles | replay | format | access
+    seq: int  # an access finding: the record's n
     reason: str
+
+    def where(self) -> str:
+        return f"access record {self.seq}" if self.check == "access" else f"seq {self.seq}"
 
 
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -279,6 +344,8 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     replay_ok: bool
     winners: list[int] | None
     findings: list[Finding]
+    access: int = 0
+    access_ok: bool = True
 
     @property
     def ok(self) -> bool:
@@ -286,7 +353,11 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def first_bad_seq(self) -> int | None:
-        return min((f.seq for f in self.findings), default=None)
+        return min((f.seq for f in self.findings if f.check != "access"), default=None)
+
+    @property
+    def first_bad_access(self) -> int | None:
+        return min((f.seq for f in self.findings if f.check == "access"), default=None)
 
     def lines(self) -> list[str]:
         out = [
@@ -295,10 +366,16 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
             f"shuffles:    {'ok' if self.shuffles_ok else 'FAILED'}",
             f"replay:      {'ok' if self.replay_ok else 'FAILED'}"
             + (f" (winners {self.winners})" if self.replay_ok and self.winners is not None else ""),
+            f"access:      {'ok' if self.access_ok else 'FAILED'} ({self.access} records)",
         ]
-        for finding in sorted(self.findings, key=lambda f: f.seq)[:5]:
-            out.append(f"  seq {finding.seq} ({finding.check}): {finding.reason}")
-        out.append("OK" if self.ok else f"FAILED: first bad seq {self.first_bad_seq}")
+        for finding in sorted(self.findings, key=lambda f: (f.check == "access", f.seq))[:5]:
+            out.append(f"  {finding.where()} ({finding.check}): {finding.reason}")
+        failed = [
+            f"first bad {what} {at}"
+            for what, at in (("seq", self.first_bad_seq), ("access record", self.first_bad_access))
+            if at is not None
+        ]
+        out.append("OK" if self.ok else "FAILED: " + ", ".join(failed))
         return out
 
 
@@ -399,12 +476,61 @@ def check_shuffles(export: ExportFile, replayed: Replayed) -> Finding | None:
     return min(findings, key=lambda f: f.seq, default=None)
 
 
+def check_access(export: ExportFile, replayed: Replayed) -> Finding | None:
+    """The access records' chain, and that each could be true of the file's log."""
+    table = replayed.table
+    finished = table.finished_version if table is not None else None
+    ended = export.events[finished - 1].recorded_at if finished else None
+    raised = {
+        str(event.data.get("dispute_id")): event.recorded_at
+        for event in export.events
+        if event.type == "dispute.raised" and isinstance(event.data, dict)
+    }
+    running = GENESIS_HASH
+    for expected, record in enumerate(export.access, start=1):
+        reason = None
+        if record.n != expected:
+            reason = f"access record {expected} is missing (found {record.n})"
+        elif record.prev_hash != running:
+            reason = "prev_hash does not match the previous record's hash"
+        elif access_digest(record.prev_hash, export.header.game_id, record) != record.hash:
+            reason = "content does not match its hash"
+        else:
+            reason = _implausible(export, record, ended, raised)
+        if reason:
+            return Finding("access", expected, reason)
+        running = record.hash
+    return None
+
+
+def _implausible(
+    export: ExportFile, record: AccessLine, ended: Decimal | None, raised: dict[str, Decimal]
+) -> str | None:
+    """Why ``record`` cannot be true of the file's log (None: it can). ``ended``: when the
+    game's finishing event was logged; ``raised``: when each of its disputes was."""
+    logged = sum(1 for event in export.events if event.recorded_at <= record.at)
+    if record.reason not in reasons.RECORDED:
+        return f"unknown reason {record.reason!r}"
+    if not 1 <= record.seq_from <= record.seq_to <= logged:
+        return f"seqs {record.seq_from}-{record.seq_to} were not all logged by its time ({logged} were)"
+    if record.reason == reasons.AFTER_END and (ended is None or record.at < ended):
+        return "a read before the game ended, without a reason"
+    if record.reason == reasons.DISPUTE:
+        at = raised.get(record.dispute_id or "")
+        if at is None or at > record.at:
+            return f"names dispute {record.dispute_id}, not raised in this game before the read"
+    elif record.dispute_id is not None:
+        return f"names dispute {record.dispute_id} with the reason {record.reason!r}"
+    return None
+
+
 def verify(export: ExportFile) -> VerifyReport:
     """Every check of a parsed export; see the module docstring."""
     chain = check_chain(export)
     replayed = replay(export)
     rules = replayed.finding or check_outcome(export, replayed)
     shuffles = check_shuffles(export, replayed)
+    access = check_access(export, replayed) if rules is None else None
     table = replayed.table
     return VerifyReport(
         game_id=export.header.game_id,
@@ -415,7 +541,9 @@ def verify(export: ExportFile) -> VerifyReport:
         shuffles_ok=shuffles is None,
         replay_ok=rules is None,
         winners=list(table.outcome.winners) if table and table.outcome else None,
-        findings=[f for f in (chain, shuffles, rules) if f is not None],
+        findings=[f for f in (chain, shuffles, rules, access) if f is not None],
+        access=len(export.access),
+        access_ok=access is None,
     )
 
 
@@ -443,7 +571,11 @@ def verify_lines(lines: Iterable[str | bytes]) -> VerifyReport:
 _EXPORT_QUERY = (
     "SELECT seq, type, schema_version, data::text, metadata::text,"
     " extract(epoch FROM recorded_at)::text, prev_hash, hash"
-    " FROM events WHERE game_id = $1 ORDER BY seq"
+    " FROM events WHERE game_id = $1 AND ($2::integer IS NULL OR seq <= $2) ORDER BY seq"
+)
+_ACCESS_QUERY = (
+    "SELECT n, at::text, moderator, operation, seq_from, seq_to, reason, dispute_id::text, note,"
+    " prev_hash, hash FROM access_records WHERE game_id = $1 ORDER BY n"
 )
 
 
@@ -464,9 +596,31 @@ def _event_line(row: Sequence[Any]) -> str:
     return f'{head[:-1]},"metadata":{metadata},"data":{data}}}\n'
 
 
-async def export_lines(db: Any, game_id: uuid.UUID, *, now: float) -> AsyncIterator[str]:
-    """The export of one game from a pool or connection, line by line (raises if unknown)."""
-    rows = await db.fetch(_EXPORT_QUERY, game_id)
+def _access_record(row: Sequence[Any]) -> str:
+    n, at, moderator, operation, seq_from, seq_to, reason, dispute_id, note, prev_hash, digest = row
+    record = {
+        "record": "access",
+        "n": n,
+        "at": at,
+        "moderator": moderator,
+        "operation": operation,
+        "seq_from": seq_from,
+        "seq_to": seq_to,
+        "reason": reason,
+        "dispute_id": dispute_id,
+        "note": note,
+        "prev_hash": bytes(prev_hash).hex(),
+        "hash": bytes(digest).hex(),
+    }
+    return msgspec.json.encode(record).decode() + "\n"
+
+
+async def export_lines(
+    db: Any, game_id: uuid.UUID, *, now: float, until: int | None = None, access: bool = True
+) -> AsyncIterator[str]:
+    """The export of one game from a pool or connection, line by line (raises if unknown):
+    its events up to seq ``until`` (default: all), and with ``access`` its access records."""
+    rows = await db.fetch(_EXPORT_QUERY, game_id, until)
     if not rows:
         raise ExportError(f"Game {game_id} does not exist.")
     table: Table | None = None
@@ -507,6 +661,9 @@ async def export_lines(db: Any, game_id: uuid.UUID, *, now: float) -> AsyncItera
             "order": plain(list(hidden_order(after.state))),
         }
         yield msgspec.json.encode(reveal).decode() + "\n"
+    if access:
+        for record in await db.fetch(_ACCESS_QUERY, game_id):
+            yield _access_record(record)
 
 
 # -- import into a database ------------------------------------------------------------------
@@ -578,4 +735,40 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
         )
         if bad is not None:
             raise ImportRefused("import_mismatch", f"seq {bad} does not hash the same in this database.")
+        await _import_access(conn, game_id, export.access)
     return report
+
+
+async def _import_access(conn: asyncpg.Connection, game_id: uuid.UUID, records: list[AccessLine]) -> None:
+    """The access records as exported, each digest recomputed by the database."""
+    await conn.executemany(
+        "INSERT INTO access_records (game_id, n, at, moderator, operation, seq_from, seq_to,"
+        " reason, dispute_id, note, prev_hash, hash)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid, $10, $11, $12)",
+        [
+            (
+                game_id,
+                r.n,
+                r.at,
+                r.moderator,
+                r.operation,
+                r.seq_from,
+                r.seq_to,
+                r.reason,
+                r.dispute_id,
+                r.note,
+                r.prev_hash,
+                r.hash,
+            )
+            for r in records
+        ],
+    )
+    bad = await conn.fetchval(
+        "SELECT min(n) FROM access_records WHERE game_id = $1 AND hash <> playlog_access_digest("
+        "prev_hash, game_id, n, at, moderator, operation, seq_from, seq_to, reason, dispute_id, note)",
+        game_id,
+    )
+    if bad is not None:
+        raise ImportRefused(
+            "import_mismatch", f"access record {bad} does not hash the same in this database."
+        )

@@ -46,6 +46,11 @@ class ReleaseDispute(ModeratorCommand, frozen=True, kw_only=True, tag="dispute.r
     pass
 
 
+class ReleaseRevokedClaim(ModeratorCommand, frozen=True, kw_only=True, tag="dispute.release_revoked"):
+    """The server's release of a claim whose moderator's tokens were revoked (``moderator``: the
+    claimant), so that another moderator can take the dispute."""
+
+
 class NoteDispute(ModeratorCommand, frozen=True, kw_only=True, tag="dispute.note"):
     text: str
 

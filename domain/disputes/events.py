@@ -40,6 +40,8 @@ class DisputeClaimed(DisputeEvent, frozen=True, kw_only=True, tag="dispute.claim
 
 class DisputeReleased(DisputeEvent, frozen=True, kw_only=True, tag="dispute.released"):
     moderator: str | None = None
+    # Why, when not the moderator's own choice: "moderator_revoked" (the server released it).
+    reason: Literal["moderator_revoked"] | None = None
     at: float = 0.0
 
 

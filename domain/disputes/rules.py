@@ -30,6 +30,7 @@ from domain.disputes.commands import (
     OpenReview,
     RaiseDispute,
     ReleaseDispute,
+    ReleaseRevokedClaim,
     ReplyToQuestion,
     ResolveDispute,
 )
@@ -125,9 +126,18 @@ def reply(table: Table, command: ReplyToQuestion, ctx: Context) -> list[Any]:
     return [QuestionAnswered(dispute_id=dispute.dispute_id, seat=command.seat, text=text, at=ctx.now)]
 
 
-def _not_seated(table: Table, moderator: str) -> None:
+def seat_held_by(table: Table, moderator: str) -> int | None:
+    """The seat a moderator of this name held in the game (names compared as seats are), if any:
+    such a moderator may neither moderate the game nor read its disputes beyond that seat."""
     name = moderator.strip().casefold()
-    if any(seat is not None and seat.strip().casefold() == name for seat in table.seats):
+    return next(
+        (i for i, seat in enumerate(table.seats) if seat is not None and seat.strip().casefold() == name),
+        None,
+    )
+
+
+def _not_seated(table: Table, moderator: str) -> None:
+    if seat_held_by(table, moderator) is not None:
         raise TableRefusal(
             "conflict", "moderator_was_seated", "A moderator who held a seat in this game cannot moderate it."
         )
@@ -177,6 +187,13 @@ def moderate(table: Table, command: ModeratorCommand, ctx: Context) -> list[Any]
         case ReleaseDispute():
             _claimed_by(dispute, who)
             return [DisputeReleased(dispute_id=dispute.dispute_id, moderator=who, at=at)]
+        case ReleaseRevokedClaim():
+            _claimed_by(dispute, who)
+            return [
+                DisputeReleased(
+                    dispute_id=dispute.dispute_id, moderator=who, reason="moderator_revoked", at=at
+                )
+            ]
         case NoteDispute(text=text):
             note = _text(text, "text_too_long", "note")
             return [DisputeNoted(dispute_id=dispute.dispute_id, moderator=who, text=note, at=at)]

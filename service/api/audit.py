@@ -2,6 +2,9 @@
 
 Open to a moderator token for any game, and to anyone once a public game is finished and its
 spectator delay has passed. Players of a finished game get their own redacted transcript.
+
+A moderator's read is face up: each goes on the record before its answer (service/access.py),
+and while the game runs it needs a why (``reason``, ``dispute``, ``note`` in the query).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, MediaType
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
 from litestar.response import Stream
@@ -20,10 +24,21 @@ from projections.replay import Change, ShuffleProof, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
 from service import audit as audits
+from service.access import Access, AccessList, Ask
 from service.api import guards
-from service.api.deps import SeatHolder, provide_principal_if_sent, provide_seat_holder
-from service.api.params import INT32_MAX, SeatNumber
-from service.api.problems import AUDITOR, BEARER, PARAMS, SEAT, UNAVAILABLE, UNKNOWN_GAME, problems
+from service.api.deps import SeatHolder, provide_principal, provide_principal_if_sent, provide_seat_holder
+from service.api.params import INT32_MAX, SeatNumber, provide_ask
+from service.api.problems import (
+    AUDITOR,
+    BEARER,
+    FACE_UP,
+    PARAMS,
+    SEAT,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    Codes,
+    problems,
+)
 from service.api.routes import get
 from service.audit import ChainReport
 from service.auth import Principal
@@ -58,29 +73,51 @@ class Audit(msgspec.Struct, frozen=True):
     shuffles_valid: bool
 
 
+def access_of(state: State) -> Access:
+    access: Access = state.access
+    return access
+
+
+# What every face-up read may answer besides its own codes.
+READ: tuple[Codes, ...] = (PARAMS, AUDITOR, FACE_UP, UNKNOWN_GAME, UNAVAILABLE)
+FACE_UP_DEPENDENCIES = {
+    "principal": Provide(provide_principal_if_sent, sync_to_thread=False),
+    "ask": Provide(provide_ask, sync_to_thread=False),
+}
+
+
 class AuditController(Controller):
     path = "/games/{game_id:uuid}/audit"
     tags = ["audit"]
     guards = [guards.auditor]
-    dependencies = {"principal": Provide(provide_principal_if_sent, sync_to_thread=False)}
+    dependencies = FACE_UP_DEPENDENCIES
 
     @get(
         "/verify",
         operation_id="verifyChain",
         summary="Recompute the game's hash chain",
-        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+        responses=problems(*READ),
     )
-    async def verify(self, game_id: uuid.UUID, games: GameService) -> ChainReport:
-        return await audits.verify(games, game_id)
+    async def verify(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> ChainReport:
+        report = await audits.verify(games, game_id)
+        await access_of(state).face_up(game_id, principal, "verifyChain", ask, (1, report.events))
+        return report
 
     @get(
         "/",
         operation_id="auditGame",
         summary="Chain verification and every shuffle proof",
-        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+        responses=problems(*READ),
     )
-    async def audit(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Audit:
-        proofs = replay_proofs(await audits.audited(games, game_id, principal))
+    async def audit(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> Audit:
+        steps = await audits.audited(games, game_id, principal)
+        proofs = replay_proofs(steps)
+        shown = (1, len(steps))
+        await access_of(state).face_up(game_id, principal, "auditGame", ask, shown, steps[-1].table)
         return Audit(
             chain=await audits.verify(games, game_id),
             shuffles=proofs,
@@ -91,18 +128,20 @@ class AuditController(Controller):
         "/log",
         operation_id="auditLog",
         summary="Every event with every hidden card",
-        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+        responses=problems(*READ),
     )
     async def log(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
     ) -> list[AuditEvent]:
         stored, steps = await audits.log(games, game_id, principal)
+        shown = (1, len(steps))
+        await access_of(state).face_up(game_id, principal, "auditLog", ask, shown, steps[-1].table)
         return [
             AuditEvent(
                 seq=s.seq,
                 type=s.type,
                 recorded_at=s.recorded_at.timestamp(),
-                metadata=s.metadata,
+                metadata=audits.metadata(s, step),
                 prev_hash=s.prev_hash.hex(),
                 hash=s.hash.hex(),
                 data=step.event,
@@ -114,15 +153,15 @@ class AuditController(Controller):
         "/state",
         operation_id="auditState",
         summary="The complete state after event `at`",
-        responses=problems(
-            {400: ["invalid_at"]}, AUDITOR, UNKNOWN_GAME, {404: ["seq_out_of_range"]}, UNAVAILABLE
-        ),
+        responses=problems({400: ["invalid_at"]}, *READ, {404: ["seq_out_of_range"]}),
     )
     async def state(
         self,
         game_id: uuid.UUID,
         games: GameService,
         principal: Principal | None,
+        ask: Ask,
+        state: State,
         at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
         steps = await audits.audited(games, game_id, principal)
@@ -131,50 +170,65 @@ class AuditController(Controller):
             raise ServiceError(
                 404, "seq_out_of_range", f"The game has {len(steps)} events; there is no seq {seq}."
             )
-        return StateAt(seq=seq, state=snapshot(steps[seq - 1].table))
+        await access_of(state).face_up(game_id, principal, "auditState", ask, (1, seq), steps[-1].table)
+        return StateAt(seq=seq, state=snapshot(steps[seq - 1].table, raisers=audits.moderates(principal)))
 
     @get(
         "/diffs",
         operation_id="auditDiffs",
         summary="The change each event made to the state",
-        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+        responses=problems(*READ),
     )
     async def diffs(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
     ) -> list[EventDiff]:
         steps = await audits.audited(games, game_id, principal)
+        shown = (1, len(steps))
+        await access_of(state).face_up(game_id, principal, "auditDiffs", ask, shown, steps[-1].table)
         return [
             EventDiff(seq=step.seq, type=step.type, changes=changes)
-            for step, changes in zip(steps, replay_diffs(steps), strict=True)
+            for step, changes in zip(
+                steps, replay_diffs(steps, raisers=audits.moderates(principal)), strict=True
+            )
         ]
 
     @get(
         "/transcript",
         operation_id="auditTranscript",
-        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+        responses=problems(*READ),
         summary="A hand history: one line per event, hidden cards face up",
         media_type=MediaType.TEXT,
     )
-    async def transcript(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> str:
-        return transcript(await audits.audited(games, game_id, principal))
+    async def transcript(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> str:
+        steps = await audits.audited(games, game_id, principal)
+        shown = (1, len(steps))
+        await access_of(state).face_up(game_id, principal, "auditTranscript", ask, shown, steps[-1].table)
+        return transcript(steps)
 
 
 class ExportController(Controller):
     path = "/games/{game_id:uuid}"
     tags = ["audit"]
     guards = [guards.auditor]  # the audit's rule: who may see everything
-    dependencies = {"principal": Provide(provide_principal_if_sent, sync_to_thread=False)}
+    dependencies = FACE_UP_DEPENDENCIES
 
     @get(
         "/export",
         operation_id="exportGame",
         summary="The game as a portable JSON Lines file (docs/export-format.md)",
         media_type="application/x-ndjson",
-        responses=problems(PARAMS, AUDITOR, UNKNOWN_GAME, UNAVAILABLE),
+        description="A moderator's export carries the game's access records (`access` lines).",
+        responses=problems(*READ),
     )
-    async def export(self, game_id: uuid.UUID, games: GameService, principal: Principal | None) -> Stream:
+    async def export(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> Stream:
+        table, lines = await audits.export_lines(games, game_id, principal)
+        await access_of(state).face_up(game_id, principal, "exportGame", ask, (1, table.version), table)
         return Stream(
-            await audits.export_lines(games, game_id, principal),
+            lines,
             media_type="application/x-ndjson",
             headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
         )
@@ -200,3 +254,25 @@ class SeatTranscriptController(Controller):
         if steps[-1].table.status != "finished":
             raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
         return transcript(steps, Seat(seat))
+
+
+class AccessController(Controller):
+    path = "/games/{game_id:uuid}/access"
+    tags = ["audit"]
+
+    @get(
+        "/",
+        operation_id="listAccessRecords",
+        summary="Who looked at this game face up: the moderators' reads, when, why, what range",
+        description=(
+            "Moderators read every record with the log's seqs and the records' hash chain. A seat"
+            " (its seat token, or the player token of the player who held it, also after the seat"
+            " token lapsed) reads them once the game has ended, and at any time those of a dispute"
+            " it raised: each range in the seat's own numbering, no chain. Spectators never."
+        ),
+        guards=[guards.bearer],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
+        responses=problems(PARAMS, BEARER, {403: ["not_seated"]}, UNKNOWN_GAME, UNAVAILABLE),
+    )
+    async def listed(self, game_id: uuid.UUID, principal: Principal, state: State) -> AccessList:
+        return await access_of(state).listed(game_id, principal)

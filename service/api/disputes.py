@@ -31,12 +31,15 @@ from domain.viewers import MODERATOR
 from projections.disputes import DisputeOut
 from projections.replay import snapshot
 from service import audit as audits
+from service.access import Ask
 from service.api import guards
+from service.api.audit import access_of
 from service.api.deps import provide_principal, provide_principal_if_sent
-from service.api.params import INT32_MAX, IdempotencyKey
+from service.api.params import INT32_MAX, IdempotencyKey, provide_reason
 from service.api.problems import (
     AUDITOR,
     BEARER,
+    FACE_UP,
     JSON_BODY,
     KEYED,
     PARAMS,
@@ -49,7 +52,7 @@ from service.api.problems import (
 from service.api.routes import get, post
 from service.audit import ChainReport, replayed
 from service.auth import Principal
-from service.disputes import DisputeQueue, Disputes, moderator_name
+from service.disputes import DisputeQueue, Disputes, moderator_name, refuse_seated
 
 Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 Seq = Annotated[int, msgspec.Meta(ge=1, le=INT32_MAX)]
@@ -274,15 +277,38 @@ class ModerationController(Controller):
         "/{dispute_id:uuid}",
         operation_id="getDispute",
         summary="A dispute with its history, its game's facts, the disputed states and the chain",
-        responses=problems(PARAMS, AUDITOR, BEARER, UNKNOWN_DISPUTE, UNAVAILABLE),
+        description=(
+            "With `states` (the default) the disputed events and the states around them are face"
+            " up: the read goes on the game's access record for this dispute (service/access.py;"
+            " a dispute resolved while its game runs needs a `reason`). `states=false` leaves"
+            " them out (`disputed` is empty) and is not recorded: for a page that looks again."
+        ),
+        dependencies={"ask": Provide(provide_reason, sync_to_thread=False)},
+        responses=problems(
+            PARAMS, AUDITOR, BEARER, UNKNOWN_DISPUTE, {403: ["moderator_was_seated"]}, FACE_UP, UNAVAILABLE
+        ),
     )
-    async def detail(self, dispute_id: uuid.UUID, state: State, principal: Principal) -> DisputeDetail:
-        moderator_name(principal)
+    async def detail(
+        self,
+        dispute_id: uuid.UUID,
+        state: State,
+        principal: Principal,
+        ask: Ask,
+        states: Annotated[
+            bool, QueryParameter(required=False, description="Show the disputed events face up")
+        ] = True,
+    ) -> DisputeDetail:
+        name = moderator_name(principal)
         disputes = _disputes(state)
         game_id = await disputes.game_of(dispute_id)
-        shown = await disputes.one(game_id, str(dispute_id), MODERATOR)
         steps = await replayed(disputes.games, game_id)
         table = steps[-1].table
+        refuse_seated(table, name)
+        shown = await disputes.one(game_id, str(dispute_id), MODERATOR)
+        seqs = [seq for seq in (shown.seqs or []) if 1 <= seq <= len(steps)] if states else []
+        if seqs:
+            why = Ask(reason=ask.reason, dispute=dispute_id, note=ask.note)
+            await access_of(state).face_up(game_id, principal, "getDispute", why, (1, max(seqs)), table)
         disputed = [
             DisputedEvent(
                 seq=seq,
@@ -291,8 +317,7 @@ class ModerationController(Controller):
                 state_before=snapshot(steps[seq - 2].table) if seq > 1 else None,
                 state_after=snapshot(steps[seq - 1].table),
             )
-            for seq in (shown.seqs or [])
-            if 1 <= seq <= len(steps)
+            for seq in seqs
         ]
         penalties = table.penalties or (0,) * len(table.seats)
         facts = GameFacts(

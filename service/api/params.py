@@ -7,9 +7,13 @@ Every route that changes something takes the same ``Idempotency-Key`` (service/i
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated
 
 from litestar.params import HeaderParameter, Parameter, QueryParameter
+
+from domain.access import NOTE_LENGTH
+from service.access import Ask
 
 INT32_MAX = 2**31 - 1
 
@@ -40,3 +44,37 @@ IdempotencyKey = Annotated[
         description=IDEMPOTENCY,
     ),
 ]
+
+Reason = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        max_length=40,
+        description="Why a moderator reads face up (required while the game runs, unless"
+        " `dispute` names an open dispute of it): cheating_report, incident, legal_request,"
+        " player_request. Recorded, and shown to the game's seats (docs/access-records.md)",
+    ),
+]
+Note = Annotated[
+    str | None,
+    QueryParameter(
+        required=False, max_length=NOTE_LENGTH, description="A short text for the record; the seats read it"
+    ),
+]
+
+
+def provide_ask(
+    reason: Reason = None,
+    dispute: Annotated[
+        uuid.UUID | None,
+        QueryParameter(required=False, description="The dispute of this game the read is for"),
+    ] = None,
+    note: Note = None,
+) -> Ask:
+    """A moderator's why for a face-up read (service/access.py), from the query."""
+    return Ask(reason=reason, dispute=dispute, note=note)
+
+
+def provide_reason(reason: Reason = None, note: Note = None) -> Ask:
+    """The why of a read that names its dispute in its path."""
+    return Ask(reason=reason, note=note)

@@ -25,6 +25,7 @@ from litestar.static_files import create_static_files_router
 from litestar.template.config import TemplateConfig
 
 import pages
+from domain.access import REASONS
 from domain.disputes.events import Category
 from service.listing import ListedGame, Listings, listing_query
 
@@ -96,7 +97,7 @@ class PagesController(Controller):
 
     @get("/moderate/{game_id:uuid}", name="moderate")
     async def moderate(self, game_id: uuid.UUID) -> Template:
-        return _page("moderate.html", game_id=game_id, page="moderate")
+        return _page("moderate.html", game_id=game_id, page="moderate", reasons=REASONS)
 
     @get("/replay/{game_id:uuid}", name="replay")
     async def replay(self, game_id: uuid.UUID) -> Template:

@@ -101,7 +101,12 @@ async def test_audit_needs_a_moderator_until_a_public_game_is_over(
 ) -> None:
     created = await api.create_game("exploding_kittens", {"players": 2, "reaction_window": 0})
     assert (await http.get(f"/games/{created.game_id}/audit/log")).status_code == 401
-    assert (await http.get(f"/games/{created.game_id}/audit/log", headers=moderator)).status_code == 200
+    unexplained = await http.get(f"/games/{created.game_id}/audit/log", headers=moderator)
+    assert unexplained.status_code == 403 and unexplained.json()["code"] == "access_reason_required"
+    explained = await http.get(
+        f"/games/{created.game_id}/audit/log", params={"reason": "incident"}, headers=moderator
+    )
+    assert explained.status_code == 200
     game_id = await _finished_game(api, players=2)  # public, spectator delay 0
     assert (await http.get(f"/games/{game_id}/audit/log")).status_code == 200
 

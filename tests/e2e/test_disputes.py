@@ -557,7 +557,8 @@ async def test_seqs_are_in_the_seats_numbering_when_events_are_hidden_from_it(
         assert mine["raised_seq"] == (await game.view(2)).version
         logged = (await http.get(f"/moderation/disputes/{mine['dispute_id']}", headers=mod)).json()
         [seq] = logged["dispute"]["seqs"]
-        log = (await http.get(f"/games/{game.id}/audit/log", headers=mod)).json()
+        why = {"dispute": mine["dispute_id"]}  # the game runs: the read names the dispute
+        log = (await http.get(f"/games/{game.id}/audit/log", params=why, headers=mod)).json()
         assert log[seq - 1]["type"] == last["type"]
         assert seq > last["seq"]  # seat 1's pass came before it in the log
 
@@ -593,3 +594,69 @@ async def test_the_rebuild_gives_the_same_queue(
     assert len(live[0]) == 2
     await rebuild(store, database_url, batch_size=5)
     assert await rows() == live
+
+
+async def test_the_raiser_is_named_only_to_moderators_and_to_itself(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str]
+) -> None:
+    # Given a finished 3-seat public game whose last seat raised a dispute
+    created = await api.create_game("exploding_kittens", {"players": 3}, spectator_delay=0)
+    seats = [await api.join(created.game_id, name) for name in ("ann", "ben", "cat")]
+    await api.start(created.game_id, created.host_token)
+    await api.leave(created.game_id, 0, seats[0].token)
+    assert (await api.leave(created.game_id, 1, seats[1].token)).winners == [2]
+    gid = created.game_id
+    raised = await http.post(
+        f"/games/{gid}/disputes",
+        json={"seqs": [3], "category": "misconduct", "reason": REASON},
+        headers={**bearer(seats[2].token), "Idempotency-Key": "raise-1"},
+    )
+    assert raised.status_code == 201, raised.text
+
+    # When another seat and anyone without a token read everything the audit and transcripts give
+    other = (await http.get(f"/games/{gid}/seats/0/transcript", headers=bearer(seats[0].token))).text
+    log = (await http.get(f"/games/{gid}/audit/log")).json()
+    state = (await http.get(f"/games/{gid}/audit/state")).json()["state"]
+    diffs = (await http.get(f"/games/{gid}/audit/diffs")).json()
+    public = (await http.get(f"/games/{gid}/audit/transcript")).text
+
+    # Then none of them names the raising seat, in an actor, a command id or the table's disputes
+    dispute_lines = [line for line in (other + public).splitlines() if "dispute." in line]
+    assert dispute_lines and not [line for line in dispute_lines if "seat:2" in line]
+    assert [e["metadata"] for e in log if e["type"].startswith("dispute.")] == [{}]
+    assert [set(d) & {"seat", "seqs"} for d in state["disputes"]] == [set()]
+    changed = [c["path"] for d in diffs for c in d["changes"] if c["path"].startswith("/disputes")]
+    assert changed and not [p for p in changed if p.endswith(("/seat", "/seqs"))]
+    # And the raiser itself and moderators still read who raised it
+    own = (await http.get(f"/games/{gid}/seats/2/transcript", headers=bearer(seats[2].token))).text
+    assert any("seat:2" in line and "dispute.raised" in line for line in own.splitlines())
+    moderated = (await http.get(f"/games/{gid}/audit/log", headers=mod)).json()
+    assert [e["metadata"]["actor"] for e in moderated if e["type"] == "dispute.raised"] == ["seat:2"]
+    assert (await http.get(f"/games/{gid}/audit/state", headers=mod)).json()["state"]["disputes"][0][
+        "seat"
+    ] == 2
+
+
+async def test_a_moderator_who_held_a_seat_reads_the_dispute_only_as_that_seat(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], settings: Settings
+) -> None:
+    # Given a dispute raised by seat 0 (ann) against seat 1 (ben), with a moderator's note
+    game = await finished_game(api)
+    dispute_id = (await raise_dispute(http, game))["dispute_id"]
+    await claim(http, dispute_id, mod)
+    noted = await http.post(f"/moderation/disputes/{dispute_id}/notes", json={"text": NOTE}, headers=mod)
+    assert noted.status_code == 201, noted.text
+    ben = moderator_headers(settings, "Ben ")  # a moderator named as seat 1 (names compare loosely)
+
+    # When that moderator reads the dispute as a moderator, and the game's disputes
+    detail = await http.get(f"/moderation/disputes/{dispute_id}", headers=ben)
+    listed = (await http.get(f"/games/{game.game_id}/disputes", headers=ben)).json()
+
+    # Then the detail is refused and the list is what seat 1 reads: no reason, no note, no raiser
+    await refusal(detail, 403, "moderator_was_seated")
+    as_seat = (await http.get(f"/games/{game.game_id}/disputes", headers=game.seat(1))).json()
+    assert listed == as_seat
+    assert REASON not in json.dumps(listed) and NOTE not in json.dumps(listed)
+    assert "seat" not in listed["items"][0]
+    # And another moderator still reads everything
+    assert REASON in (await http.get(f"/moderation/disputes/{dispute_id}", headers=mod)).text

@@ -226,7 +226,12 @@ async def test_the_export_is_refused_to_anyone_but_a_moderator_while_the_game_ru
     anonymous = await http.get(f"/games/{created.game_id}/export")
     assert anonymous.status_code == 401
     assert anonymous.json()["code"] == "moderator_only"
-    assert (await http.get(f"/games/{created.game_id}/export", headers=moderator)).status_code == 200
+    unexplained = await http.get(f"/games/{created.game_id}/export", headers=moderator)
+    assert unexplained.json()["code"] == "access_reason_required"  # the game has not ended
+    why = {"reason": "incident"}
+    assert (
+        await http.get(f"/games/{created.game_id}/export", params=why, headers=moderator)
+    ).status_code == 200
     missing = await http.get(f"/games/{uuid.uuid4()}/export", headers=moderator)
     assert missing.status_code == 404
 

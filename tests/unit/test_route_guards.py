@@ -32,6 +32,7 @@ WHO_MAY_CALL = {
     "raiseDispute": ["bearer"],  # the seat is checked against the log (a seat it held, too)
     "replyToDispute": ["bearer"],
     "listGameDisputes": ["bearer_if_sent"],
+    "listAccessRecords": ["bearer"],  # the seats it speaks for are checked against the log
     **{
         operation: ["moderator"]
         for operation in (

@@ -244,8 +244,27 @@ const PL = (() => {
     if (stored) open(stored); else form.hidden = false;
   }
 
+  // "Who looked at this game": the moderators' face-up reads a seat may list (GET .../access),
+  // each range numbered as this seat saw the game. Shown once there is something to show, or the
+  // game is over (then "nobody" is news too); hidden when the token may not list them.
+  const READS = {
+    auditLog: "the full log", auditState: "the state at an event", auditDiffs: "every change", auditTranscript: "the transcript",
+    auditGame: "the shuffle proofs", verifyChain: "the hash chain", exportGame: "an export", getDispute: "a dispute's events",
+  };
+  async function whoLooked(gameId, token, finished) {
+    const section = document.getElementById("who-looked");
+    if (!section || !token) return;
+    let items;
+    try { items = (await api(`/games/${gameId}/access`, { token })).items; } catch { section.hidden = true; return; }
+    const why = (r) => (r.reason === "dispute" ? "for a dispute" : r.reason === "after_end" ? "after the end" : words(r.reason));
+    document.getElementById("who-looked-list").replaceChildren(...(items.length ? items.map((r) => el("li", {},
+      `${when(r.at)}: ${r.moderator} read ${READS[r.operation] || words(r.operation)}`,
+      ` (events ${r.seq_from}–${r.seq_to}), ${why(r)}`, r.note ? el("q", { class: "typed" }, r.note) : "")) : [el("li", { class: "muted" }, "Nobody.")]));
+    section.hidden = !items.length && !finished;
+  }
+
   return {
     api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, words, seatName,
-    when, disputeStatus, verdictText, historyText, outcomeText, registerGame, game, gameTitle, moderatorGate,
+    when, disputeStatus, verdictText, historyText, outcomeText, registerGame, game, gameTitle, moderatorGate, whoLooked,
   };
 })();

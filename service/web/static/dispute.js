@@ -75,9 +75,13 @@
     }
   }
 
+  // The disputed states are face up: read once (recorded against this dispute), then the page
+  // looks again without them (states=false, no record) and keeps the first ones.
   let shown = null;
+  let disputed = null;
   async function load() {
-    const detail = await api(base, { token });
+    const detail = await api(disputed ? `${base}?states=false` : base, { token });
+    if (disputed) detail.disputed = disputed; else disputed = detail.disputed;
     const text = JSON.stringify(detail);
     if (text === shown) return;  // unchanged: keep the page (and the keyboard's focus) as it is
     shown = text;
@@ -86,7 +90,7 @@
     if (!replaying) {
       replaying = true;
       const seqs = dispute.seqs || [];
-      Replayer.fromAudit(game.game_id, token, { openAt: seqs.length ? Math.min(...seqs) : null, marks: seqs })
+      Replayer.fromAudit(game.game_id, token, { openAt: seqs.length ? Math.min(...seqs) : null, marks: seqs, why: { dispute: disputeId } })
         .catch((error) => { replaying = false; showProblem(problem, error); });
     }
   }

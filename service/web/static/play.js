@@ -110,9 +110,14 @@
     $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && page.activeSeat(view.view) === seat ? "Your turn." : "");
   }
 
+  // Who looked: once at the start (a dispute of this seat's may have been read), then at the end.
+  let looked = null;
   const refresh = PL.oneAtATime(async () => {
     try {
-      render(await api(`${base}/view`, { token }));
+      const view = await api(`${base}/view`, { token });
+      render(view);
+      const finished = view.status === "finished";
+      if (looked !== finished) { looked = finished; PL.whoLooked(gameId, token, finished); }
     } catch (error) { showProblem(problem, error); }
   });
 
@@ -132,7 +137,7 @@
     followStream(`${base}/stream`, token, 0, (event) => {
       // Numbered by its seq: the number a dispute names it by.
       feed.append(el("li", { "data-seq": event.seq, value: event.seq }, describeEvent(event, current ? current.seats : null)));
-      if (String(event.type).startsWith("dispute.")) { disputes.heardEvent(event); disputes.refresh(); }
+      if (String(event.type).startsWith("dispute.")) { disputes.heardEvent(event); disputes.refresh(); PL.whoLooked(gameId, token, looked); }
       refresh();
     }, { onEnd: (error) => error && showProblem(problem, error) });
   })();

@@ -37,6 +37,7 @@
   // A seat's tab also gets its disputes here: raise one about the event on screen, follow it.
   async function disputes(seat, faceUp) {
     const token = tokens.get(PL.seatKey(gameId, seat));
+    PL.whoLooked(gameId, token, faceUp);
     let seats = null;
     const widget = SeatDisputes.mount({
       gameId, seat, token, seats: () => seats,

@@ -84,11 +84,17 @@ const Replayer = (() => {
   const seqShown = () => (current ? current.seq() : null);
 
   // The full, face-up replay from the audit endpoints (a moderator token, or none for a public
-  // game that is over): every seq's complete state.
-  async function fromAudit(gameId, token, { openAt = null, marks = [] } = {}) {
+  // game that is over): every seq's complete state. ``why`` ({dispute} or {reason, note}) goes
+  // with every read: a moderator's reads are recorded, and a running game's need it.
+  async function fromAudit(gameId, token, { openAt = null, marks = [], why = {} } = {}) {
     const base = `/games/${gameId}/audit`;
-    const [log, diffs, proofs] = await Promise.all([api(`${base}/log`, { token }), api(`${base}/diffs`, { token }), api(`${base}/`, { token })]);
-    const final = await api(`${base}/state`, { token });
+    const query = new URLSearchParams(Object.entries(why).filter(([, v]) => v));
+    const q = (path, more = {}) => {
+      const params = new URLSearchParams([...query, ...Object.entries(more)]).toString();
+      return params ? `${base}${path}?${params}` : `${base}${path}`;
+    };
+    const [log, diffs, proofs] = await Promise.all([api(q("/log"), { token }), api(q("/diffs"), { token }), api(q("/"), { token })]);
+    const final = await api(q("/state"), { token });
     const seats = final.state.seats;
     const cache = new Map();
     return start({
@@ -99,9 +105,9 @@ const Replayer = (() => {
       events: log.map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data })),
       changes: new Map(diffs.map((d) => [d.seq, d.changes])),
       proofs,
-      transcript: () => api(`${base}/transcript`, { token, headers: { Accept: "text/plain" } }),
+      transcript: () => api(q("/transcript"), { token, headers: { Accept: "text/plain" } }),
       stateAt: async (seq) => {
-        if (!cache.has(seq)) cache.set(seq, api(`${base}/state?at=${seq}`, { token }));
+        if (!cache.has(seq)) cache.set(seq, api(q("/state", { at: seq }), { token }));
         const at = (await cache.get(seq)).state;
         return [el("p", {}, `Status: ${at.status}`), ...Render.table(at.kind, at.game, at.seats)];
       },

@@ -17,6 +17,7 @@ from domain.disputes.commands import (
     OpenReview,
     RaiseDispute,
     ReleaseDispute,
+    ReleaseRevokedClaim,
     ReplyToQuestion,
     ResolveDispute,
 )
@@ -193,6 +194,17 @@ def test_given_a_claimed_dispute_when_released_then_open_again() -> None:
         DisputeReleased(dispute_id="d1", moderator=MOD, at=5.0)
     ]
     after = then(table, ReleaseDispute(dispute_id="d1", moderator=MOD))
+    assert (after.disputes[0].status, after.disputes[0].claimed_by) == ("open", None)
+
+
+def test_given_a_claim_of_a_revoked_moderator_when_the_server_releases_it_then_open_with_why() -> None:
+    table = claimed()
+    release = ReleaseRevokedClaim(dispute_id="d1", moderator=MOD)
+    assert refused(table, ReleaseRevokedClaim(dispute_id="d1", moderator="max")).code == "dispute_not_claimed"
+    assert when(table, release) == [
+        DisputeReleased(dispute_id="d1", moderator=MOD, reason="moderator_revoked", at=5.0)
+    ]
+    after = then(table, release)
     assert (after.disputes[0].status, after.disputes[0].claimed_by) == ("open", None)
 
 
