@@ -28,6 +28,7 @@ from domain.disputes.commands import (
     ResolveDispute,
 )
 from domain.disputes.events import Action, Category, Verdict
+from domain.text import TEXT_PATTERN
 from domain.viewers import MODERATOR
 from projections.disputes import DisputeOut
 from projections.replay import snapshot
@@ -51,7 +52,7 @@ from service.audit import ChainReport, replayed
 from service.auth import Principal
 from service.disputes import DisputeQueue, Disputes, moderator_name
 
-Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=TEXT_PATTERN)]
 Seq = Annotated[int, msgspec.Meta(ge=1, le=INT32_MAX)]
 SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
 IdempotencyKey = Annotated[

@@ -12,6 +12,7 @@ from litestar.di import Provide
 from litestar.params import QueryParameter
 
 from domain.table.commands import MAX_SPECTATOR_DELAY
+from domain.text import NAME_PATTERN
 from domain.viewers import SPECTATOR
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.numbering import version_for
@@ -40,8 +41,6 @@ from service.games import GameService
 from service.listing import MAX_LIMIT, GameListing, ListedStatus, Listings, listing_query
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
-# Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
-NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

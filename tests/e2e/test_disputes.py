@@ -339,6 +339,33 @@ async def test_a_moderator_asks_a_seat_which_reads_the_question_and_replies(
 # -- refusals -----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("bad", ["NUL\x00here", "\x1b[31mred", "DEL\x7f", "C1\x9b"])
+async def test_a_control_character_in_any_text_is_refused_by_the_schema_never_by_the_database(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], bad: str
+) -> None:
+    game = await finished_game(api)
+    url = f"/games/{game.game_id}/disputes"
+    body = {"seqs": [2], "category": "rules", "reason": bad}
+    await refusal(await http.post(url, json=body, headers=game.seat(0)), 400, "invalid_body")
+    dispute_id = (await raise_dispute(http, game, reason="line one\r\n\tline two"))["dispute_id"]
+    await claim(http, dispute_id, mod)
+    work = f"/moderation/disputes/{dispute_id}"
+    lobby = await api.create_game("exploding_kittens", {"players": 2})
+    refused = [
+        (f"{url}/{dispute_id}/replies", {"text": bad}, game.seat(0)),
+        (f"{work}/notes", {"text": bad}, mod),
+        (f"{work}/questions", {"seat": 0, "text": bad}, mod),
+        (f"{work}/resolve", {"verdict": "dismissed", "explanation": bad}, mod),
+        (f"{work}/reviews", {"reason": bad}, mod),
+        (f"/games/{lobby.game_id}/seats", {"name": bad}, {}),
+        ("/players", {"name": bad}, {}),
+    ]
+    for path, payload, headers in refused:
+        await refusal(await http.post(path, json=payload, headers=headers), 400, "invalid_body")
+    history = (await http.get(url, headers=mod)).json()["items"][0]["history"]
+    assert [h["type"] for h in history] == ["raised", "claimed"]
+
+
 async def test_every_refusal_of_a_seat_has_its_code(
     api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str]
 ) -> None:
