@@ -10,8 +10,11 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service import auth
+from service.auth import Principal
 from service.bot import play_game
 from service.client import PlaylogClient
+from service.config import Settings
 from tests.e2e.conftest import started_game
 from tests.e2e.contract import Contract
 
@@ -136,5 +139,30 @@ async def test_parameter_refusals_carry_the_documented_codes(
     await http.get(stream, params={"after": "-1"})
     await http.get(f"/games/{game.id}/seats/-1/view", headers=token)
     await http.get("/games", params={"kind": "Chess!"})
+    assert contract.checked - before == 7
+    assert contract.violations == []
+
+
+@pytest.mark.parametrize("kind", ["exploding_kittens", "a_risk_cat"])
+async def test_a_seeded_games_answers_to_each_viewer_keep_to_the_document(
+    contract: Contract, api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings, kind: str
+) -> None:
+    """The first event of a seeded game hides its seed from all but moderators: as a string the
+    document must allow (it said integer or null, so every viewer's first event failed)."""
+    game = await started_game(api, kind, players=3, seed=11)
+    before = contract.checked
+    moderator = auth.issue(settings.keyring(), Principal(role="moderator", name="mo"), 600)
+    seat = f"/games/{game.id}/seats/0"
+    token = {"Authorization": f"Bearer {game.seats[0].token}"}
+    events = await http.get(f"{seat}/events", params={"after": 0}, headers=token)
+    created = events.json()[0]
+    assert created["type"] == "lobby.created" and created["data"]["options"]["seed"] == "hidden"
+    await http.get(f"{seat}/view", headers=token)
+    await http.get(f"{seat}/transcript", headers=token)
+    await http.get(f"/games/{game.id}")
+    await http.get(f"/games/{game.id}/spectate")
+    await http.get("/games", params={"kind": kind})
+    log = await http.get(f"/games/{game.id}/audit/log", headers={"Authorization": f"Bearer {moderator}"})
+    assert log.json()[0]["data"]["options"]["seed"] == 11
     assert contract.checked - before == 7
     assert contract.violations == []
