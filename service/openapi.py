@@ -142,6 +142,16 @@ def _shown_options(schemas: dict[str, Any], game: str, options: dict[str, Any]) 
     return _ref(name)
 
 
+def _options_required(schemas: dict[str, Any], options: dict[str, dict[str, Any]]) -> None:
+    """A game whose options have a required field (its ``players``) is not created without them
+    (the server's 422 ``invalid_options``): each kind's create-game body requires ``options``."""
+    for kind, ref in options.items():
+        if schemas[ref["$ref"].removeprefix("#/components/schemas/")].get("required"):
+            required = schemas[f"{_camel(kind)}CreateGame"]["required"]
+            if "options" not in required:
+                required.append("options")
+
+
 def _walk(node: Any) -> Iterator[dict[str, Any]]:
     if isinstance(node, dict):
         yield node
@@ -330,6 +340,7 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
     if (create := schemas.get("CreateGame")) is not None:
         create["description"] = "A new game of one `kind`, with that game's options"
     _by_kind(schemas, "CreateGame", "options", options)
+    _options_required(schemas, options)
     _without_defaults(schemas, ["CreateGame", "JoinSeat", "CreatePlayer", "Command"])
     return doc
 

@@ -57,10 +57,21 @@ class GameCreatedOut(msgspec.Struct, frozen=True):
     host_token: str
 
 
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
+
+
 class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    # The seat's display name, 1 to 40 characters once trimmed (service/games.py checks that;
-    # 422 invalid_name); with a player token it defaults to the player's name.
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)] | None = None
+    # A guest's name cannot be required by the schema: whether a player token is sent decides.
+    name: Annotated[
+        Name | None,
+        msgspec.Meta(
+            description=(
+                "The seat's display name (1 to 40 characters once trimmed). Required of a guest"
+                " (no player token: 422 invalid_name without it); a player joins under its own"
+                " name when it is absent or null."
+            )
+        ),
+    ] = None
 
 
 class SeatOut(msgspec.Struct, frozen=True):

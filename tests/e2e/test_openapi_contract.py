@@ -50,10 +50,12 @@ def test_enforced_constraints_are_in_the_schema() -> None:
     schemas = document["components"]["schemas"]
     for kind in ("ExplodingKittensCreateGame", "ARiskCatCreateGame"):  # CreateGame: one per kind
         assert schemas[kind]["additionalProperties"] is False
+        assert "options" in schemas[kind]["required"]  # without them: 422 invalid_options
     assert schemas["JoinSeat"]["additionalProperties"] is False
     # A name, or none (a player joins under its own name).
     name = next(s for s in schemas["JoinSeat"]["properties"]["name"]["anyOf"] if s["type"] == "string")
     assert (name["minLength"], name["maxLength"]) == (1, 40)
+    assert "422 invalid_name" in schemas["JoinSeat"]["properties"]["name"]["description"]  # a guest's
     for kind in ("exploding_kittens.ExplodingKittensOptions", "a_risk_cat.ARiskCatOptions"):
         assert "players" in schemas[kind]["required"]
     listing = {p["name"]: p["schema"] for p in document["paths"]["/games"]["get"]["parameters"]}
@@ -165,4 +167,16 @@ async def test_a_seeded_games_answers_to_each_viewer_keep_to_the_document(
     log = await http.get(f"/games/{game.id}/audit/log", headers={"Authorization": f"Bearer {moderator}"})
     assert log.json()[0]["data"]["options"]["seed"] == 11
     assert contract.checked - before == 7
+    assert contract.violations == []
+
+
+@pytest.mark.parametrize("kind", ["exploding_kittens", "a_risk_cat"])
+async def test_an_integer_option_may_come_as_a_number_without_a_fraction(
+    contract: Contract, http: AsyncTestClient[Litestar], kind: str
+) -> None:
+    """JSON Schema's integer: 3.0 is one (the document's, and schemathesis' positive data)."""
+    options = {"players": 3.0, "first_seat": 2.0}
+    created = await http.post("/games", json={"kind": kind, "options": options})
+    assert created.status_code == 201, created.text
+    assert created.json()["seats"] == 3
     assert contract.violations == []
