@@ -98,12 +98,27 @@ class QuestionBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class ResolveBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A ruling: the verdict, the explanation every seat and spectator reads, and what an upheld
+    dispute changes."""
+
+    # How verdict, action and seats go together is said in words (the descriptions) rather than
+    # as one schema per verdict: clients generated from the document read one body type.
     verdict: Verdict
     explanation: Text  # public: every seat and spectator reads it
-    # Required when upheld; absent (or none) when dismissed.
-    action: Action | None = None
-    # The winners (award) or the penalized seats (penalize); empty otherwise.
-    seats: Annotated[list[SeatIndex], msgspec.Meta(max_length=100)] = []
+    action: Annotated[
+        Action | None,
+        msgspec.Meta(description="Required when upheld; absent or none when dismissed (422 invalid_ruling)"),
+    ] = None
+    seats: Annotated[
+        list[SeatIndex],
+        msgspec.Meta(
+            max_length=100,
+            description=(
+                "Seats of this game: the winners (award) or the penalized (penalize), at least one;"
+                " empty with any other action (422 invalid_ruling)"
+            ),
+        ),
+    ] = []
 
 
 class ReviewBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
