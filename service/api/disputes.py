@@ -286,7 +286,15 @@ class ModerationController(Controller):
             QueryParameter(required=False, pattern=r"^(rules|timeout|misconduct|technical|other)$"),
         ] = None,
         limit: Annotated[int, QueryParameter(required=False, ge=1, le=200)] = 50,
-        cursor: Annotated[str | None, QueryParameter(required=False, max_length=200)] = None,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                max_length=200,
+                pattern=r"^[A-Za-z0-9_-]+=*$",
+                description="A page's `next`, as given (any other: 400 invalid_cursor)",
+            ),
+        ] = None,
     ) -> DisputeQueue:
         moderator_name(principal)
         return await _disputes(state).queue(

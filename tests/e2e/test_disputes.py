@@ -161,6 +161,9 @@ async def test_the_queue_lists_disputes_oldest_first_by_page(
     timeout = (await http.get("/moderation/disputes", params={"category": "timeout"}, headers=mod)).json()
     assert [d["dispute_id"] for d in timeout["items"] if d["game_id"] == str(game.game_id)] == [ids[1]]
     await refusal(await http.get("/moderation/disputes", headers=game.seat(0)), 403, "moderator_only")
+    for made_up in ("AAAA", "not base64!"):  # base64url as the document says, or not
+        queue = await http.get("/moderation/disputes", params={"cursor": made_up}, headers=mod)
+        await refusal(queue, 400, "invalid_cursor")
 
 
 # -- from raise to verdict ----------------------------------------------------------------------

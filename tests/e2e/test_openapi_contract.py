@@ -61,6 +61,8 @@ def test_enforced_constraints_are_in_the_schema() -> None:
     listing = {p["name"]: p["schema"] for p in document["paths"]["/games"]["get"]["parameters"]}
     assert listing["offset"]["minimum"] == 0 and listing["offset"]["maximum"] == 2**31 - 1
     assert listing["limit"]["type"] == "integer"
+    queue = {p["name"]: p["schema"] for p in document["paths"]["/moderation/disputes"]["get"]["parameters"]}
+    assert queue["cursor"]["pattern"] == "^[A-Za-z0-9_-]+=*$"  # base64url, as the queue gives
     events = document["paths"]["/games/{game_id}/seats/{seat}/events"]["get"]["parameters"]
     after = next(p["schema"] for p in events if p["name"] == "after")
     assert after["maximum"] == 2**31 - 1
