@@ -45,6 +45,8 @@ KIND_PATTERN = r"^[a-z0-9_]+$"
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     kind: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=KIND_PATTERN)]
+    # Typed per kind in the document, which requires it (every game has a required option);
+    # missing, the game refuses it: 422 invalid_options.
     options: dict[str, Any] = {}
     public: bool = True
     spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
