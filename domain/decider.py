@@ -40,6 +40,7 @@ from typing_extensions import TypeVar
 
 from domain import refusals
 from domain.errors import RuleViolation
+from domain.integers import integers_as_ints
 from domain.viewers import Viewer
 
 
@@ -141,9 +142,10 @@ class Decider(Generic[S, C, E, V]):
     about: About | None = None
 
     def parse_options(self, raw: object) -> Any:
-        """Options from untrusted input; unknown keys and bad values raise ``invalid_options``."""
+        """Options from untrusted input; unknown keys and bad values raise ``invalid_options``.
+        An integer may come as a number without a fraction (JSON Schema's ``integer``: ``2.0``)."""
         try:
-            return msgspec.convert(raw, self.options_type)
+            return msgspec.convert(integers_as_ints(self.options_type, raw), self.options_type)
         except msgspec.ValidationError as exc:
             raise RuleViolation(refusals.INVALID_OPTIONS, f"Bad game options: {exc}") from exc
 

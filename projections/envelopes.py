@@ -17,6 +17,9 @@ from domain.viewers import Moderator, Viewer
 from projections.numbering import private_seat, sees
 from projections.table import DisputeEvent, GameCreated, Table, is_lobby_type
 
+# What ``lobby.created`` shows of a seeded game's ``seed`` to anyone but a moderator.
+HIDDEN_SEED = "hidden"
+
 
 class EventOut(msgspec.Struct, frozen=True):
     """One event on the wire: its number for this viewer (projections/numbering: the log's seq
@@ -42,7 +45,7 @@ def redact(decider: Decider | None, event: Any, viewer: Viewer) -> Any | None:
         # A seeded game's seed would let anyone replay its shuffles: moderators only.
         if isinstance(viewer, Moderator):
             return event
-        return msgspec.structs.replace(event, options={**event.options, "seed": "hidden"})
+        return msgspec.structs.replace(event, options={**event.options, "seed": HIDDEN_SEED})
     if decider is None or is_lobby_type(_tag(event)):
         return event
     result: Any | None = decider.redact(event, viewer)

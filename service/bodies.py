@@ -7,7 +7,6 @@ RecursionError (a 500). Nesting is measured first, skipping strings, and refused
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from typing import Any, TypeVar
@@ -18,6 +17,7 @@ from litestar.exceptions import ClientException, InternalServerException
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.types import Empty
 
+from domain.integers import integers_as_ints
 from service.errors import ServiceError
 from service.headers import header
 
@@ -82,41 +82,6 @@ def _message(exc: msgspec.DecodeError, body: bytes) -> str:
 
 def decode_any(body: bytes) -> Any:
     return decode(body, _ANY)
-
-
-def _integral(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_integral(item) for item in value]
-    return value
-
-
-def _takes_integers(info: msgspec.inspect.Type) -> bool:
-    if isinstance(info, msgspec.inspect.ListType):
-        info = info.item_type
-    return isinstance(info, msgspec.inspect.IntType)
-
-
-@functools.cache
-def _integer_fields(body_type: type[msgspec.Struct]) -> tuple[str, ...]:
-    """The names (as sent) of ``body_type``'s fields that take integers (inspected once a type)."""
-    return tuple(
-        field.encode_name
-        for field in msgspec.structs.fields(body_type)
-        if _takes_integers(msgspec.inspect.type_info(field.type))
-    )
-
-
-def integers_as_ints(body_type: type[msgspec.Struct], value: Any) -> Any:
-    """``value`` with the integral floats of ``body_type``'s integer fields (and lists of them) as
-    ints: JSON Schema's ``integer`` is a number without a fraction, ``2.0`` included."""
-    if not isinstance(value, dict):
-        return value
-    for name in _integer_fields(body_type):
-        if name in value:
-            value[name] = _integral(value[name])
-    return value
 
 
 class JsonRequest(Request[Any, Any, Any]):

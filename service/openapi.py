@@ -21,6 +21,7 @@ from litestar import Litestar, Request
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from domain import registry
+from projections.envelopes import HIDDEN_SEED
 from projections.table import DisputeEvents, LobbyEvents, Status
 from service.api.disputes import QuestionBody, RaiseBody, ResolveBody, ReviewBody, TextBody
 from service.api.guards import TOKEN
@@ -122,6 +123,33 @@ def _by_kind(schemas: dict[str, Any], name: str, field: str, per_kind: dict[str,
         "oneOf": [{"$ref": ref} for ref in mapping.values()],
         "discriminator": {"propertyName": "kind", "mapping": mapping},
     }
+
+
+def _shown_options(schemas: dict[str, Any], game: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A game's options as ``lobby.created`` shows them (projections/envelopes.py): a seeded
+    game's ``seed`` reads ``HIDDEN_SEED`` to anyone but a moderator."""
+    name = f"{game}OptionsShown"
+    shown = copy.deepcopy(schemas[options["$ref"].removeprefix("#/components/schemas/")])
+    shown["title"] = name
+    shown["description"] = "The options the game was created with"
+    seed = shown.get("properties", {}).get("seed")
+    if seed is not None:
+        shown["properties"]["seed"] = {
+            "anyOf": [*seed["anyOf"], {"type": "string", "enum": [HIDDEN_SEED]}],
+            "description": f'The game\'s seed (null: none), "{HIDDEN_SEED}" to all but moderators',
+        }
+    schemas[name] = shown
+    return _ref(name)
+
+
+def _options_required(schemas: dict[str, Any], options: dict[str, dict[str, Any]]) -> None:
+    """A game whose options have a required field (its ``players``) is not created without them
+    (the server's 422 ``invalid_options``): each kind's create-game body requires ``options``."""
+    for kind, ref in options.items():
+        if schemas[ref["$ref"].removeprefix("#/components/schemas/")].get("required"):
+            required = schemas[f"{_camel(kind)}CreateGame"]["required"]
+            if "options" not in required:
+                required.append("options")
 
 
 def _walk(node: Any) -> Iterator[dict[str, Any]]:
@@ -235,7 +263,7 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
 
     lobby = _union("LobbyEvent", _components("lobby", LobbyEvents, schemas), schemas)
     dispute = _union("DisputeEvent", _components("dispute", DisputeEvents, schemas), schemas)
-    commands, events, seat_views, spectator_views, options = {}, [lobby, dispute], {}, {}, {}
+    commands, events, seat_views, spectator_views, options, shown = {}, [lobby, dispute], {}, {}, {}, []
     for kind, decider in registry.games().items():
         game = _camel(kind)
         commands[kind] = _union(f"{game}Command", _components(kind, decider.command_type, schemas), schemas)
@@ -246,11 +274,12 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
         seat_views[kind] = {"oneOf": [{"$ref": by_tag["seat"]}, {"type": "null"}]}
         spectator_views[kind] = {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}
         options[kind] = _components(kind, decider.options_type, schemas)
+        shown.append(_shown_options(schemas, game, options[kind]))
     schemas["GameEvent"] = {
         "description": "An event of the lobby, of a dispute or of a game",
         "oneOf": events,
     }
-    schemas["GameOptions"] = {"description": "A game's options", "oneOf": list(options.values())}
+    schemas["GameOptions"] = {"description": "A game's options, as lobby.created shows them", "oneOf": shown}
     schemas["Command"] = {"description": "A command of a game", "oneOf": list(commands.values())}
 
     _, bodies = msgspec.json.schema_components(_BODIES, ref_template=_REF)
@@ -311,6 +340,7 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
     if (create := schemas.get("CreateGame")) is not None:
         create["description"] = "A new game of one `kind`, with that game's options"
     _by_kind(schemas, "CreateGame", "options", options)
+    _options_required(schemas, options)
     _without_defaults(schemas, ["CreateGame", "JoinSeat", "CreatePlayer", "Command"])
     return doc
 

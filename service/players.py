@@ -17,6 +17,7 @@ from datetime import datetime
 
 import msgspec
 
+from domain.text import is_name
 from domain.viewers import Seat
 from projections.read_models import PlayerOutcome
 from projections.replay import transcript
@@ -61,8 +62,10 @@ class PlayerGames(msgspec.Struct, frozen=True):
 
 def check_name(name: str) -> str:
     name = name.strip()
-    if not 1 <= len(name) <= 40:
-        raise ServiceError(422, "invalid_name", "A display name has 1 to 40 characters.")
+    if not 1 <= len(name) <= 40 or not is_name(name):
+        raise ServiceError(
+            422, "invalid_name", "A display name has 1 to 40 characters, no control character."
+        )
     return name
 
 

@@ -19,7 +19,7 @@ class ARiskCatOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     # seconds; a day at most, as in Exploding Kittens, and at least one so that a seat can answer
     decision_timeout: Annotated[float, msgspec.Meta(ge=1, le=86400)] | None = None
     seed: int | None = None
-    first_seat: Annotated[int, msgspec.Meta(ge=0, le=7)] | None = None
+    first_seat: Annotated[int, msgspec.Meta(ge=0, le=7, description="Below `players`")] | None = None
 
     def __post_init__(self) -> None:
         if self.first_seat is not None and self.first_seat >= self.players:

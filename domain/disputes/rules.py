@@ -46,6 +46,7 @@ from domain.disputes.events import (
 from domain.disputes.state import DisputeState, find
 from domain.table.refusals import TableRefusal
 from domain.table.state import Table
+from domain.text import is_text
 
 
 def _text(text: str, code: str, what: str) -> str:
@@ -53,8 +54,12 @@ def _text(text: str, code: str, what: str) -> str:
     low, high = TEXT_LENGTH
     if len(text) > high:
         raise TableRefusal("invalid", code, f"A {what} has at most {high} characters.")
-    if len(text) < low:
-        raise TableRefusal("invalid", "invalid_text", f"A {what} has {low} to {high} characters.")
+    if len(text) < low or not is_text(text):
+        raise TableRefusal(
+            "invalid",
+            "invalid_text",
+            f"A {what} has {low} to {high} characters, no control character but line breaks and tabs.",
+        )
     return text
 
 

@@ -21,7 +21,7 @@ class ExplodingKittensOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_
     reaction_window: Annotated[float, msgspec.Meta(ge=0, le=600)] = 3.0
     decision_timeout: Annotated[float, msgspec.Meta(gt=0, le=86400)] | None = None
     seed: int | None = None
-    first_seat: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    first_seat: Annotated[int, msgspec.Meta(ge=0, description="Below `players`")] | None = None
 
     def __post_init__(self) -> None:
         if self.first_seat is not None and self.first_seat >= self.players:

@@ -31,6 +31,7 @@ from domain.table.commands import (
 from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft
 from domain.table.refusals import TableRefusal, already_started
 from domain.table.state import Table
+from domain.text import is_name
 
 
 def check_holder(table: Table, seat: int, holder: str | None) -> None:
@@ -65,8 +66,10 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
 def join(table: Table, command: JoinSeat) -> list[Any]:
     name = command.name.strip()
     low, high = NAME_LENGTH
-    if not low <= len(name) <= high:
-        raise TableRefusal("invalid", "invalid_name", f"A display name has {low} to {high} characters.")
+    if not low <= len(name) <= high or not is_name(name):
+        raise TableRefusal(
+            "invalid", "invalid_name", f"A display name has {low} to {high} characters, no control character."
+        )
     if table.status != "open":
         raise already_started()
     free = table.free_seats()

@@ -43,7 +43,12 @@ def options_of_the_game_s_kind() -> None:
         kind=ARiskCatCreateGameKind.A_RISK_CAT,
         options=ExplodingKittensOptions(players=2),  # type: ignore[arg-type]
     )
-    ExplodingKittensCreateGame(kind=ARiskCatCreateGameKind.A_RISK_CAT)  # type: ignore[arg-type]
+    ExplodingKittensCreateGame(
+        kind=ARiskCatCreateGameKind.A_RISK_CAT,  # type: ignore[arg-type]
+        options=ExplodingKittensOptions(players=2),
+    )
+    # A game without its options (the server would answer 422 invalid_options):
+    ExplodingKittensCreateGame(kind=ExplodingKittensCreateGameKind.EXPLODING_KITTENS)  # type: ignore[call-arg]
     GameKind("chess")  # a valid call: the enum refuses it at run time (ValueError)
 
 

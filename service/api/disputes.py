@@ -27,6 +27,7 @@ from domain.disputes.commands import (
     ResolveDispute,
 )
 from domain.disputes.events import Action, Category, Verdict
+from domain.text import TEXT_PATTERN
 from domain.viewers import MODERATOR
 from projections.disputes import DisputeOut
 from projections.replay import snapshot
@@ -54,7 +55,7 @@ from service.audit import ChainReport, replayed
 from service.auth import Principal
 from service.disputes import DisputeQueue, Disputes, moderator_name, refuse_seated
 
-Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=TEXT_PATTERN)]
 Seq = Annotated[int, msgspec.Meta(ge=1, le=INT32_MAX)]
 SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
 # Refusals shared by the routes that change a dispute.
@@ -93,12 +94,27 @@ class QuestionBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class ResolveBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A ruling: the verdict, the explanation every seat and spectator reads, and what an upheld
+    dispute changes."""
+
+    # How verdict, action and seats go together is said in words (the descriptions) rather than
+    # as one schema per verdict: clients generated from the document read one body type.
     verdict: Verdict
     explanation: Text  # public: every seat and spectator reads it
-    # Required when upheld; absent (or none) when dismissed.
-    action: Action | None = None
-    # The winners (award) or the penalized seats (penalize); empty otherwise.
-    seats: Annotated[list[SeatIndex], msgspec.Meta(max_length=100)] = []
+    action: Annotated[
+        Action | None,
+        msgspec.Meta(description="Required when upheld; absent or none when dismissed (422 invalid_ruling)"),
+    ] = None
+    seats: Annotated[
+        list[SeatIndex],
+        msgspec.Meta(
+            max_length=100,
+            description=(
+                "Seats of this game: the winners (award) or the penalized (penalize), at least one;"
+                " empty with any other action (422 invalid_ruling)"
+            ),
+        ),
+    ] = []
 
 
 class ReviewBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -266,7 +282,15 @@ class ModerationController(Controller):
             QueryParameter(required=False, pattern=r"^(rules|timeout|misconduct|technical|other)$"),
         ] = None,
         limit: Annotated[int, QueryParameter(required=False, ge=1, le=200)] = 50,
-        cursor: Annotated[str | None, QueryParameter(required=False, max_length=200)] = None,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                max_length=200,
+                pattern=r"^[A-Za-z0-9_-]+=*$",
+                description="A page's `next`, as given (any other: 400 invalid_cursor)",
+            ),
+        ] = None,
     ) -> DisputeQueue:
         moderator_name(principal)
         return await _disputes(state).queue(

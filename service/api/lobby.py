@@ -13,6 +13,7 @@ from litestar.di import Provide
 from litestar.params import QueryParameter
 
 from domain.table.commands import MAX_SPECTATOR_DELAY
+from domain.text import NAME_PATTERN
 from domain.viewers import SPECTATOR
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.numbering import version_for
@@ -42,12 +43,12 @@ from service.games import GameService, Lobbied
 from service.listing import MAX_LIMIT, GameListing, ListedStatus, Listings, listing_query
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
-# Printable, not blank: no control character (PostgreSQL stores no NUL in text or jsonb).
-NAME_PATTERN = r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$"
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     kind: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=KIND_PATTERN)]
+    # Typed per kind in the document, which requires it (every game has a required option);
+    # missing, the game refuses it: 422 invalid_options.
     options: dict[str, Any] = {}
     public: bool = True
     spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
@@ -60,10 +61,21 @@ class GameCreatedOut(msgspec.Struct, frozen=True):
     host_token: str
 
 
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
+
+
 class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    # The seat's display name, 1 to 40 characters once trimmed (service/games.py checks that;
-    # 422 invalid_name); with a player token it defaults to the player's name.
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)] | None = None
+    # A guest's name cannot be required by the schema: whether a player token is sent decides.
+    name: Annotated[
+        Name | None,
+        msgspec.Meta(
+            description=(
+                "The seat's display name (1 to 40 characters once trimmed). Required of a guest"
+                " (no player token: 422 invalid_name without it); a player joins under its own"
+                " name when it is absent or null."
+            )
+        ),
+    ] = None
 
 
 class SeatOut(msgspec.Struct, frozen=True):

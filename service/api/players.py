@@ -11,9 +11,9 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
 
+from domain.text import NAME_PATTERN
 from service.api import guards
 from service.api.deps import provide_principal
-from service.api.lobby import NAME_PATTERN
 from service.api.params import INT32_MAX, LOWER_BOUND_ZERO
 from service.api.problems import (
     BEARER,

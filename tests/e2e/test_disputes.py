@@ -161,6 +161,9 @@ async def test_the_queue_lists_disputes_oldest_first_by_page(
     timeout = (await http.get("/moderation/disputes", params={"category": "timeout"}, headers=mod)).json()
     assert [d["dispute_id"] for d in timeout["items"] if d["game_id"] == str(game.game_id)] == [ids[1]]
     await refusal(await http.get("/moderation/disputes", headers=game.seat(0)), 403, "moderator_only")
+    for made_up in ("AAAA", "not base64!"):  # base64url as the document says, or not
+        queue = await http.get("/moderation/disputes", params={"cursor": made_up}, headers=mod)
+        await refusal(queue, 400, "invalid_cursor")
 
 
 # -- from raise to verdict ----------------------------------------------------------------------
@@ -337,6 +340,33 @@ async def test_a_moderator_asks_a_seat_which_reads_the_question_and_replies(
 
 
 # -- refusals -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["NUL\x00here", "\x1b[31mred", "DEL\x7f", "C1\x9b"])
+async def test_a_control_character_in_any_text_is_refused_by_the_schema_never_by_the_database(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], bad: str
+) -> None:
+    game = await finished_game(api)
+    url = f"/games/{game.game_id}/disputes"
+    body = {"seqs": [2], "category": "rules", "reason": bad}
+    await refusal(await http.post(url, json=body, headers=game.seat(0)), 400, "invalid_body")
+    dispute_id = (await raise_dispute(http, game, reason="line one\r\n\tline two"))["dispute_id"]
+    await claim(http, dispute_id, mod)
+    work = f"/moderation/disputes/{dispute_id}"
+    lobby = await api.create_game("exploding_kittens", {"players": 2})
+    refused = [
+        (f"{url}/{dispute_id}/replies", {"text": bad}, game.seat(0)),
+        (f"{work}/notes", {"text": bad}, mod),
+        (f"{work}/questions", {"seat": 0, "text": bad}, mod),
+        (f"{work}/resolve", {"verdict": "dismissed", "explanation": bad}, mod),
+        (f"{work}/reviews", {"reason": bad}, mod),
+        (f"/games/{lobby.game_id}/seats", {"name": bad}, {}),
+        ("/players", {"name": bad}, {}),
+    ]
+    for path, payload, headers in refused:
+        await refusal(await http.post(path, json=payload, headers=headers), 400, "invalid_body")
+    history = (await http.get(url, headers=mod)).json()["items"][0]["history"]
+    assert [h["type"] for h in history] == ["raised", "claimed"]
 
 
 async def test_every_refusal_of_a_seat_has_its_code(

@@ -10,8 +10,11 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service import auth
+from service.auth import Principal
 from service.bot import play_game
 from service.client import PlaylogClient
+from service.config import Settings
 from tests.e2e.conftest import started_game
 from tests.e2e.contract import Contract
 
@@ -47,15 +50,19 @@ def test_enforced_constraints_are_in_the_schema() -> None:
     schemas = document["components"]["schemas"]
     for kind in ("ExplodingKittensCreateGame", "ARiskCatCreateGame"):  # CreateGame: one per kind
         assert schemas[kind]["additionalProperties"] is False
+        assert "options" in schemas[kind]["required"]  # without them: 422 invalid_options
     assert schemas["JoinSeat"]["additionalProperties"] is False
     # A name, or none (a player joins under its own name).
     name = next(s for s in schemas["JoinSeat"]["properties"]["name"]["anyOf"] if s["type"] == "string")
     assert (name["minLength"], name["maxLength"]) == (1, 40)
+    assert "422 invalid_name" in schemas["JoinSeat"]["properties"]["name"]["description"]  # a guest's
     for kind in ("exploding_kittens.ExplodingKittensOptions", "a_risk_cat.ARiskCatOptions"):
         assert "players" in schemas[kind]["required"]
     listing = {p["name"]: p["schema"] for p in document["paths"]["/games"]["get"]["parameters"]}
     assert listing["offset"]["minimum"] == 0 and listing["offset"]["maximum"] == 2**31 - 1
     assert listing["limit"]["type"] == "integer"
+    queue = {p["name"]: p["schema"] for p in document["paths"]["/moderation/disputes"]["get"]["parameters"]}
+    assert queue["cursor"]["pattern"] == "^[A-Za-z0-9_-]+=*$"  # base64url, as the queue gives
     events = document["paths"]["/games/{game_id}/seats/{seat}/events"]["get"]["parameters"]
     after = next(p["schema"] for p in events if p["name"] == "after")
     assert after["maximum"] == 2**31 - 1
@@ -137,4 +144,41 @@ async def test_parameter_refusals_carry_the_documented_codes(
     await http.get(f"/games/{game.id}/seats/-1/view", headers=token)
     await http.get("/games", params={"kind": "Chess!"})
     assert contract.checked - before == 7
+    assert contract.violations == []
+
+
+@pytest.mark.parametrize("kind", ["exploding_kittens", "a_risk_cat"])
+async def test_a_seeded_games_answers_to_each_viewer_keep_to_the_document(
+    contract: Contract, api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings, kind: str
+) -> None:
+    """The first event of a seeded game hides its seed from all but moderators: as a string the
+    document must allow (it said integer or null, so every viewer's first event failed)."""
+    game = await started_game(api, kind, players=3, seed=11)
+    before = contract.checked
+    moderator = auth.issue(settings.keyring(), Principal(role="moderator", name="mo"), 600)
+    seat = f"/games/{game.id}/seats/0"
+    token = {"Authorization": f"Bearer {game.seats[0].token}"}
+    events = await http.get(f"{seat}/events", params={"after": 0}, headers=token)
+    created = events.json()[0]
+    assert created["type"] == "lobby.created" and created["data"]["options"]["seed"] == "hidden"
+    await http.get(f"{seat}/view", headers=token)
+    await http.get(f"{seat}/transcript", headers=token)
+    await http.get(f"/games/{game.id}")
+    await http.get(f"/games/{game.id}/spectate")
+    await http.get("/games", params={"kind": kind})
+    log = await http.get(f"/games/{game.id}/audit/log", headers={"Authorization": f"Bearer {moderator}"})
+    assert log.json()[0]["data"]["options"]["seed"] == 11
+    assert contract.checked - before == 7
+    assert contract.violations == []
+
+
+@pytest.mark.parametrize("kind", ["exploding_kittens", "a_risk_cat"])
+async def test_an_integer_option_may_come_as_a_number_without_a_fraction(
+    contract: Contract, http: AsyncTestClient[Litestar], kind: str
+) -> None:
+    """JSON Schema's integer: 3.0 is one (the document's, and schemathesis' positive data)."""
+    options = {"players": 3.0, "first_seat": 2.0}
+    created = await http.post("/games", json={"kind": kind, "options": options})
+    assert created.status_code == 201, created.text
+    assert created.json()["seats"] == 3
     assert contract.violations == []

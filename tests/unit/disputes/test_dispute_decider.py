@@ -166,6 +166,19 @@ def test_given_a_long_reason_when_raising_then_reason_too_long() -> None:
     assert refused(finished(), raise_(reason="  ")).code == "invalid_text"
 
 
+@pytest.mark.parametrize("text", ["a\x00b", "\x1b[31m", "a\x7f", "a\x85b", "\x0b"])
+def test_given_a_control_character_in_a_text_when_written_then_invalid_text(text: str) -> None:
+    assert refused(finished(), raise_(reason=text)).code == "invalid_text"
+    table = then(finished(), raise_())
+    refusal = refused(table, NoteDispute(dispute_id="d1", moderator=MOD, text=text))
+    assert (refusal.code, refusal.kind) == ("invalid_text", "invalid")
+
+
+def test_given_a_text_on_several_lines_when_raising_then_its_line_breaks_and_tabs_are_kept() -> None:
+    (raised,) = when(finished(), raise_(reason="first line\r\n\tsecond line"))
+    assert raised.reason == "first line\r\n\tsecond line"
+
+
 def test_given_a_lobby_when_raising_then_game_not_started() -> None:
     table = RULES.fold(None, [CREATED, ALICE, BOB])
     assert table is not None

@@ -98,7 +98,7 @@ def test_given_a_created_game_when_a_player_joins_then_the_first_free_seat_is_ta
     ]
 
 
-@pytest.mark.parametrize("name", ["", "   ", "x" * 41])
+@pytest.mark.parametrize("name", ["", "   ", "x" * 41, "a\x00b", "a\nb", "\x1b[31mred", "a\x9bb"])
 def test_given_a_created_game_when_joining_with_a_bad_name_then_invalid_name(name: str) -> None:
     refusal = refused(given(CREATED), JoinSeat(name=name, occupancy="o"))
     assert (refusal.code, refusal.kind) == ("invalid_name", "invalid")
