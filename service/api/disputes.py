@@ -55,7 +55,9 @@ from service.audit import ChainReport, replayed
 from service.auth import Principal
 from service.disputes import DisputeQueue, Disputes, moderator_name, refuse_seated
 
-Text = Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=TEXT_PATTERN)]
+Text = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=1000, extra_json_schema={"pattern": TEXT_PATTERN})
+]
 Seq = Annotated[int, msgspec.Meta(ge=1, le=INT32_MAX)]
 SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
 # Refusals shared by the routes that change a dispute.

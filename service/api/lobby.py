@@ -61,7 +61,7 @@ class GameCreatedOut(msgspec.Struct, frozen=True):
     host_token: str
 
 
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, extra_json_schema={"pattern": NAME_PATTERN})]
 
 
 class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -33,7 +33,9 @@ from service.players import PlayerGames, PlayerOut, Players, player_transcript
 
 class CreatePlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # A display name, not unique: 1 to 40 characters once trimmed.
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
+    name: Annotated[
+        str, msgspec.Meta(min_length=1, max_length=40, extra_json_schema={"pattern": NAME_PATTERN})
+    ]
 
 
 class PlayerCreatedOut(msgspec.Struct, frozen=True):

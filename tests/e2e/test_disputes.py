@@ -343,30 +343,34 @@ async def test_a_moderator_asks_a_seat_which_reads_the_question_and_replies(
 
 
 @pytest.mark.parametrize("bad", ["NUL\x00here", "\x1b[31mred", "DEL\x7f", "C1\x9b"])
-async def test_a_control_character_in_any_text_is_refused_by_the_schema_never_by_the_database(
+async def test_a_control_character_in_any_text_is_refused_by_its_rule_never_by_the_database(
     api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], bad: str
 ) -> None:
     game = await finished_game(api)
     url = f"/games/{game.game_id}/disputes"
     body = {"seqs": [2], "category": "rules", "reason": bad}
-    await refusal(await http.post(url, json=body, headers=game.seat(0)), 400, "invalid_body")
+    await refusal(await http.post(url, json=body, headers=game.seat(0)), 422, "invalid_text")
     dispute_id = (await raise_dispute(http, game, reason="line one\r\n\tline two"))["dispute_id"]
     await claim(http, dispute_id, mod)
     work = f"/moderation/disputes/{dispute_id}"
+    asked = await http.post(f"{work}/questions", json={"seat": 0, "text": QUESTION}, headers=mod)
+    assert asked.status_code == 201, asked.text  # so that a reply reaches its text's rule
     lobby = await api.create_game("exploding_kittens", {"players": 2})
     refused = [
-        (f"{url}/{dispute_id}/replies", {"text": bad}, game.seat(0)),
-        (f"{work}/notes", {"text": bad}, mod),
-        (f"{work}/questions", {"seat": 0, "text": bad}, mod),
-        (f"{work}/resolve", {"verdict": "dismissed", "explanation": bad}, mod),
-        (f"{work}/reviews", {"reason": bad}, mod),
-        (f"/games/{lobby.game_id}/seats", {"name": bad}, {}),
-        ("/players", {"name": bad}, {}),
+        (f"{url}/{dispute_id}/replies", {"text": bad}, game.seat(0), "invalid_text"),
+        (f"{work}/notes", {"text": bad}, mod, "invalid_text"),
+        (f"{work}/questions", {"seat": 0, "text": bad}, mod, "invalid_text"),
+        (f"{work}/resolve", {"verdict": "dismissed", "explanation": bad}, mod, "invalid_text"),
+        (f"/games/{lobby.game_id}/seats", {"name": bad}, {}, "invalid_name"),
+        ("/players", {"name": bad}, {}, "invalid_name"),
     ]
-    for path, payload, headers in refused:
-        await refusal(await http.post(path, json=payload, headers=headers), 400, "invalid_body")
+    for path, payload, headers, code in refused:
+        await refusal(await http.post(path, json=payload, headers=headers), 422, code)
+    ruled = await resolve(http, dispute_id, mod, verdict="dismissed")
+    assert ruled.status_code == 200, ruled.text  # so that a review reaches its reason's rule
+    await refusal(await http.post(f"{work}/reviews", json={"reason": bad}, headers=mod), 422, "invalid_text")
     history = (await http.get(url, headers=mod)).json()["items"][0]["history"]
-    assert [h["type"] for h in history] == ["raised", "claimed"]
+    assert [h["type"] for h in history] == ["raised", "claimed", "asked", "resolved"]
 
 
 async def test_every_refusal_of_a_seat_has_its_code(

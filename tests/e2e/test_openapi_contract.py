@@ -166,7 +166,11 @@ async def test_a_seeded_games_answers_to_each_viewer_keep_to_the_document(
     await http.get(f"/games/{game.id}")
     await http.get(f"/games/{game.id}/spectate")
     await http.get("/games", params={"kind": kind})
-    log = await http.get(f"/games/{game.id}/audit/log", headers={"Authorization": f"Bearer {moderator}"})
+    log = await http.get(
+        f"/games/{game.id}/audit/log",
+        params={"reason": "incident", "note": "checking the document"},  # a running game: a reason
+        headers={"Authorization": f"Bearer {moderator}"},
+    )
     assert log.json()[0]["data"]["options"]["seed"] == 11
     assert contract.checked - before == 7
     assert contract.violations == []

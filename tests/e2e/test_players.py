@@ -66,7 +66,7 @@ async def test_an_unknown_player_is_not_found_and_a_new_one_has_no_statistics(ap
     assert (await api.player(pat.player_id)).stats == []
     with pytest.raises(ApiError) as empty:
         await api.create_player("   ")
-    assert (empty.value.status, empty.value.code) == (400, "invalid_body")  # the schema's pattern
+    assert (empty.value.status, empty.value.code) == (422, "invalid_name")  # the pattern's own rule
 
 
 async def test_a_revoked_player_token_is_refused_by_every_instance(settings: Settings) -> None:
