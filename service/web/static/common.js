@@ -11,19 +11,86 @@ const PL = (() => {
     }
   }
 
+  // The server could not be reached (or answered that it cannot serve now): said in words.
+  const UNREACHABLE = "The server cannot be reached: the connection is lost.";
+  const unreachable = (status) => status === 502 || status === 503 || status === 504;
+
   async function api(path, { method = "GET", token = null, body = undefined, headers = {} } = {}) {
     const h = { Accept: "application/json", ...headers };
     if (token) h.Authorization = `Bearer ${token}`;
     if (body !== undefined) h["Content-Type"] = "application/json";
-    const response = await fetch(path, {
-      method, headers: h, body: body === undefined ? undefined : JSON.stringify(body),
-      cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer",
-    });
+    let response;
+    try {
+      response = await fetch(path, {
+        method, headers: h, body: body === undefined ? undefined : JSON.stringify(body),
+        cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer",
+      });
+    } catch (error) {
+      connection.lost();
+      throw new Problem(0, { detail: UNREACHABLE, code: "unreachable" });
+    }
     const type = response.headers.get("content-type") || "";
-    const data = type.includes("json") ? await response.json() : await response.text();
+    let data = null;
+    try { data = type.includes("json") ? await response.json() : await response.text(); } catch (error) { /* cut off */ }
+    if (unreachable(response.status)) {
+      connection.lost();
+      throw new Problem(response.status, { detail: UNREACHABLE, code: (data && data.code) || "unreachable" });
+    }
+    connection.back();
     if (!response.ok) throw new Problem(response.status, typeof data === "object" ? data : null);
     return data;
   }
+
+  // Waits between attempts to reach the server: doubling from half a second up to a cap, with
+  // jitter (so pages cut off together do not come back in one burst); attempts never stop.
+  const RETRY_CAP_MS = 8000;
+  const backoff = (failures) => Math.min(RETRY_CAP_MS, 500 * 2 ** Math.min(failures, 10)) * (0.5 + Math.random() / 2);
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // The connection as every page shows it: a "Reconnecting…" banner while the server cannot be
+  // reached, and when it can again, the pages' ``whenBack`` callbacks (each re-reads its view).
+  // Pages without a stream of their own learn it is back by asking /readyz now and then.
+  const connection = (() => {
+    let down = false;
+    let streams = 0;
+    const callbacks = [];
+    const lostCallbacks = [];
+    const banner = () => document.getElementById("connection");
+    async function probe() {
+      for (let failures = 0; down && !streams; failures += 1) {
+        await sleep(backoff(failures));
+        if (!down || streams) return;
+        try {
+          if ((await fetch("/readyz", { cache: "no-store", credentials: "omit" })).ok) back();
+        } catch (error) { /* still cut off */ }
+      }
+    }
+    function lost() {
+      if (down) return;
+      down = true;
+      document.body.dataset.connection = "lost";
+      const node = banner();
+      if (node) node.replaceChildren(el("span", { class: "banner" }, "Reconnecting… The connection to the server is lost; this page will catch up by itself when it is back."));
+      for (const callback of lostCallbacks) callback();
+      probe();
+    }
+    function back() {
+      if (!down) return;
+      down = false;
+      document.body.dataset.connection = "ok";
+      const node = banner();
+      if (node) node.replaceChildren();
+      for (const callback of callbacks) callback();
+    }
+    return {
+      lost, back,
+      isDown: () => down,
+      whenBack: (callback) => callbacks.push(callback),
+      whenLost: (callback) => lostCallbacks.push(callback),
+      streamOpened: () => { streams += 1; },
+      streamClosed: () => { streams -= 1; if (down && !streams) probe(); },
+    };
+  })();
 
   // Tokens live in sessionStorage: per browser tab, gone when the tab closes, never in a URL.
   const tokens = {
@@ -58,6 +125,14 @@ const PL = (() => {
     return node;
   }
 
+  // A move log shows its newest entry: it follows the new entries unless the reader scrolled
+  // up to read older ones.
+  function appendToFeed(feed, item) {
+    const following = feed.scrollHeight - feed.scrollTop - feed.clientHeight < 48;
+    feed.append(item);
+    if (following) feed.scrollTop = feed.scrollHeight;
+  }
+
   function showProblem(node, error) {
     if (!node) return;
     if (!error) { node.hidden = true; node.textContent = ""; return; }
@@ -89,11 +164,13 @@ const PL = (() => {
       if (token) headers.Authorization = `Bearer ${token}`;
       if (last !== null && last !== undefined) headers["Last-Event-ID"] = String(last);
       const response = await fetch(path, { headers, cache: "no-store", credentials: "omit", signal });
+      if (unreachable(response.status)) throw new Problem(response.status, null);
       if (!response.ok) {
         let body = null;
         try { body = await response.json(); } catch (e) { /* not json */ }
         throw new Problem(response.status, body);
       }
+      connection.back();
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let buffer = "";
@@ -115,17 +192,21 @@ const PL = (() => {
         }
       }
     }
+    // Any failure but a refusal (4xx: the token or the game is gone) is retried, for good.
     (async () => {
+      connection.streamOpened();
       let failures = 0;
-      while (!stopped && failures < 20) {
-        try { await once(); failures = 0; } catch (error) {
-          if (stopped) return;
-          if (error instanceof Problem && error.status >= 400 && error.status < 500) { onEnd(error); return; }
-          failures += 1;
+      try {
+        while (!stopped) {
+          try { await once(); failures = 0; } catch (error) {
+            if (stopped) return;
+            if (error instanceof Problem && error.status >= 400 && error.status < 500) { onEnd(error); return; }
+            connection.lost();
+            failures += 1;
+          }
+          if (!stopped) await sleep(failures ? backoff(failures - 1) : 500);
         }
-        if (!stopped) await new Promise((resolve) => setTimeout(resolve, 500 * Math.min(failures + 1, 6)));
-      }
-      onEnd(null);
+      } finally { connection.streamClosed(); }
     })();
   }
 
@@ -198,15 +279,35 @@ const PL = (() => {
     return `${when(h.at)} · ${who} ${ACTS[type] || words(type)}${whom}${h.text ? `: ${h.text}` : ""}`;
   }
 
-  // Who won as every reader should count it: a moderator's ruling (ruled_outcome) over the original.
+  // Who won as every reader should count it: a moderator's ruling (ruled_outcome) over the
+  // original, which is named only as "(originally …)". ``game``: a seat's view, a spectator's
+  // snapshot or a game's summary ({seats, winners or outcome, ruled_outcome}).
   function outcomeText(game) {
     const names = (winners) => (winners || []).map((s) => seatName(game.seats, s)).join(", ") || "none";
     const ruled = game.ruled_outcome;
     if (!ruled) return `Winner: ${names(game.winners || (game.outcome && game.outcome.winners))}.`;
     const original = game.outcome ? game.outcome.winners : game.winners;
-    return `Winner as ruled by a moderator: ${names(ruled.winners)} (originally: ${names(original)}).`;
+    const winner = ruled.winners.length ? names(ruled.winners) : "nobody (the game was voided)";
+    return `Winner as ruled by a moderator: ${winner} (originally: ${names(original)}).`;
   }
+  const isOver = (game) => Boolean(game && (game.ruled_outcome || game.winners || game.outcome));
+  // The outcome part of an audit's state (its ``ruled_winners`` once a ruling changed it).
+  const auditOutcome = (state) => ({
+    seats: state.seats, winners: state.winners,
+    ruled_outcome: state.ruled_winners != null ? { winners: state.ruled_winners } : null,
+  });
 
+  // A copy button for the link in a read-only field; ``said`` tells in words whether it copied.
+  function copyButton(field, button, said) {
+    button.addEventListener("click", async () => {
+      field.select();
+      let copied = false;
+      try { await navigator.clipboard.writeText(field.value); copied = true; } catch (error) {
+        try { copied = document.execCommand("copy"); } catch (ignored) { /* no clipboard here */ }
+      }
+      said.textContent = copied ? "Copied." : "Select the link and copy it (this browser refused).";
+    });
+  }
 
   // Each game's page (pages/<kind>/page.js, served as /static/games/<kind>.js) registers how its
   // views, commands and options look; these pages name no game. Titles come from the server.
@@ -245,7 +346,8 @@ const PL = (() => {
   }
 
   return {
-    api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, words, seatName,
-    when, disputeStatus, verdictText, historyText, outcomeText, registerGame, game, gameTitle, moderatorGate,
+    api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, words, seatName,
+    when, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
+    registerGame, game, gameTitle, moderatorGate,
   };
 })();

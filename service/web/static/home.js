@@ -18,7 +18,8 @@
   showKindOptions();
 
   async function join(gameId, name) {
-    const seat = await api(`/games/${gameId}/seats`, { method: "POST", body: { name } });
+    // With a player token in this tab the seat is the player's: it comes back on /me.
+    const seat = await api(`/games/${gameId}/seats`, { method: "POST", body: { name }, token: tokens.get("player") });
     tokens.set(seatKey(seat.game_id, seat.seat), seat.token);
     location.assign(`/play/${seat.game_id}/${seat.seat}`);
   }

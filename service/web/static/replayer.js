@@ -103,7 +103,7 @@ const Replayer = (() => {
       stateAt: async (seq) => {
         if (!cache.has(seq)) cache.set(seq, api(`${base}/state?at=${seq}`, { token }));
         const at = (await cache.get(seq)).state;
-        return [el("p", {}, `Status: ${at.status}`), ...Render.table(at.kind, at.game, at.seats)];
+        return [el("p", {}, `Status: ${at.status}`), ...Render.table(at.kind, at.game, at.seats, PL.auditOutcome(at))];
       },
     });
   }
