@@ -49,21 +49,25 @@ const PL = (() => {
 
   // The connection as every page shows it: a "Reconnecting…" banner while the server cannot be
   // reached, and when it can again, the pages' ``whenBack`` callbacks (each re-reads its view).
-  // Pages without a stream of their own learn it is back by asking /readyz now and then.
+  // Each page also asks /readyz now and then meanwhile (a page may have no stream, or only its
+  // requests may have failed).
   const connection = (() => {
     let down = false;
-    let streams = 0;
+    let probing = false;
     const callbacks = [];
     const lostCallbacks = [];
     const banner = () => document.getElementById("connection");
     async function probe() {
-      for (let failures = 0; down && !streams; failures += 1) {
+      if (probing) return;
+      probing = true;
+      for (let failures = 0; down; failures += 1) {
         await sleep(backoff(failures));
-        if (!down || streams) return;
+        if (!down) break;
         try {
           if ((await fetch("/readyz", { cache: "no-store", credentials: "omit" })).ok) back();
         } catch (error) { /* still cut off */ }
       }
+      probing = false;
     }
     function lost() {
       if (down) return;
@@ -87,8 +91,6 @@ const PL = (() => {
       isDown: () => down,
       whenBack: (callback) => callbacks.push(callback),
       whenLost: (callback) => lostCallbacks.push(callback),
-      streamOpened: () => { streams += 1; },
-      streamClosed: () => { streams -= 1; if (down && !streams) probe(); },
     };
   })();
 
@@ -194,19 +196,16 @@ const PL = (() => {
     }
     // Any failure but a refusal (4xx: the token or the game is gone) is retried, for good.
     (async () => {
-      connection.streamOpened();
       let failures = 0;
-      try {
-        while (!stopped) {
-          try { await once(); failures = 0; } catch (error) {
-            if (stopped) return;
-            if (error instanceof Problem && error.status >= 400 && error.status < 500) { onEnd(error); return; }
-            connection.lost();
-            failures += 1;
-          }
-          if (!stopped) await sleep(failures ? backoff(failures - 1) : 500);
+      while (!stopped) {
+        try { await once(); failures = 0; } catch (error) {
+          if (stopped) return;
+          if (error instanceof Problem && error.status >= 400 && error.status < 500) { onEnd(error); return; }
+          connection.lost();
+          failures += 1;
         }
-      } finally { connection.streamClosed(); }
+        if (!stopped) await sleep(failures ? backoff(failures - 1) : 500);
+      }
     })();
   }
 
