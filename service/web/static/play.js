@@ -32,23 +32,28 @@
   $("rejoin").hidden = false;
 
   // Focus stays on the control the player was on when the controls are built again (after
-  // each action and each event), or the nearest one: never lost to the page's body.
+  // each action and each event), else on their heading, whose next Tab reaches the new first
+  // control: never lost to the page's body.
   let focusKey = null;
+  let focusParked = false;  // the focus left a control that was disabled or removed
   const keyOf = (node) => {
     const command = node.closest("[data-type]");
     return command ? `${command.dataset.type}|${node.tagName}` : null;
   };
-  $("commands").addEventListener("focusin", (event) => { focusKey = keyOf(event.target); });
-  function keepFocus(hadFocus) {
-    if (!hadFocus) return;
-    const commands = $("commands");
-    const same = [...commands.querySelectorAll("button, select")].find((node) => keyOf(node) === focusKey && !node.disabled);
-    const target = same || commands.querySelector("button:not(:disabled), select:not(:disabled)") || $("controls-title");
-    target.focus();
+  $("commands").addEventListener("focusin", (event) => { focusKey = keyOf(event.target); focusParked = false; });
+  const focusInControls = () => $("commands").contains(document.activeElement);
+  function park() {
+    focusParked = true;
+    $("controls-title").focus({ preventScroll: true });
+  }
+  function keepFocus() {
+    const same = [...$("commands").querySelectorAll("button, select")].find((node) => keyOf(node) === focusKey && !node.disabled);
+    if (same) same.focus({ preventScroll: true }); else park();
   }
   // While the connection is lost the controls wait (disabled): a move would not get through.
   function lockControls() {
     const locked = PL.connection.isDown();
+    if (locked && focusInControls()) park();
     for (const node of $("commands").querySelectorAll("button, select")) node.disabled = locked;
   }
 
@@ -139,11 +144,10 @@
     }
     $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats, view));
     if (page.mine) $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
-    const active = document.activeElement;
-    const hadFocus = !active || active === document.body || $("commands").contains(active);
+    const hadFocus = focusInControls() || (focusParked && document.activeElement === $("controls-title"));
     $("commands").replaceChildren(...controls(view));
     lockControls();
-    keepFocus(hadFocus && focusKey !== null);
+    if (hadFocus) keepFocus();
     countdown(view);
     $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && page.activeSeat(view.view) === seat ? "Your turn." : "");
   }
