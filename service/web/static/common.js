@@ -8,6 +8,7 @@ const PL = (() => {
       super((body && (body.detail || body.title)) || `HTTP ${status}`);
       this.status = status;
       this.code = (body && body.code) || String(status);
+      this.errors = (body && Array.isArray(body.errors)) ? body.errors : [];
     }
   }
 
@@ -135,10 +136,42 @@ const PL = (() => {
     if (following) feed.scrollTop = feed.scrollHeight;
   }
 
-  function showProblem(node, error) {
+  // A refusal in a player's words: a form's field the server could not take is named with what
+  // it accepts (never the server's pattern), a lobby refusal says what to do instead; any other
+  // refusal shows the server's message and its code.
+  const FIELD_WORDS = {
+    name: "a name has 1 to 40 characters, not only spaces and no control characters",
+    spectator_delay: "the spectator delay is a number of seconds within the allowed range",
+    options: "the game's options are not all within their allowed values",
+    kind: "this kind of game is not known",
+    players: "the number of players is not allowed for this game",
+  };
+  const LOBBY_WORDS = {
+    invalid_name: "A name has 1 to 40 characters, not only spaces.",
+    game_full: "This game is full: every seat is taken.",
+    seats_not_filled: "Some seats are still free: the game starts once every seat is taken.",
+    rate_limited: "Too many tries in a short time: wait a moment and try again.",
+  };
+  function problemText(error, own = {}) {
+    if (!(error instanceof Problem)) return String(error.message || error);
+    if (own[error.code]) return own[error.code];
+    if (error.code === "invalid_body" || error.code === "invalid_request" || /regex|Expected `/.test(error.message)) {
+      // The field: an error's key, or the "at `$.name`" msgspec puts in its message.
+      const found = [error.message, ...error.errors.map((e) => `${e.message || ""} ${e.key ? `at \`$.${e.key}\`` : ""}`)]
+        .flatMap((text) => [...String(text).matchAll(/at `\$\.([A-Za-z_][\w.]*)`/g)].map((m) => m[1].replace(/^.*\./, "")));
+      const keys = [...new Set(found)].filter((k) => k !== "body");
+      const said = keys.map((k) => FIELD_WORDS[k] || `check ${words(k)}`);
+      return said.length ? `Not accepted: ${said.join("; ")}.` : "Not accepted: check the form's values and try again.";
+    }
+    if (LOBBY_WORDS[error.code]) return LOBBY_WORDS[error.code];
+    return `${error.message} (${error.code})`;
+  }
+
+  // ``own``: a page's own words for some codes (code -> text).
+  function showProblem(node, error, own = {}) {
     if (!node) return;
     if (!error) { node.hidden = true; node.textContent = ""; return; }
-    node.textContent = error instanceof Problem ? `${error.message} (${error.code})` : String(error.message || error);
+    node.textContent = problemText(error, own);
     node.hidden = false;
   }
 

@@ -30,6 +30,9 @@
   rejoin.value = `${location.origin}/play/${gameId}/${seat}#token=${encodeURIComponent(token)}`;
   PL.copyButton(rejoin, $("rejoin-copy"), $("rejoin-said"));
   $("rejoin").hidden = false;
+  const invite = $("invite-link");
+  invite.value = `${location.origin}/?join=${gameId}`;
+  PL.copyButton(invite, $("invite-copy"), $("invite-said"));
 
   // Focus stays on the control the player was on when the controls are built again (after
   // each action and each event), else on their heading, whose next Tab reaches the new first
