@@ -182,6 +182,7 @@
     if (!current) return;
     const feed = $("feed");
     const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats });
+    PL.connection.whenBack(() => disputes.refresh());
     followStream(`${base}/stream`, token, 0, (event) => {
       // Numbered by its seq: the number a dispute names it by.
       PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, describeEvent(event, current ? current.seats : null)));
