@@ -7,7 +7,8 @@ those rows as the public may know them (projections/spectator.py): a game counts
 is released by the spectator delay, as the last ruling released left its result. No
 passwords, no e-mail: the player token is the credential, and its holder can revoke it
 (``DELETE /players/me``). A player reads the transcript of each seat it held with that token,
-long after the seat token has expired; who held a seat is read from the game's log.
+long after the seat token has expired; who held a seat is read from the game's log. A player
+that lost a seat token (a closed tab) gets a new one for a seat it holds now.
 """
 
 from __future__ import annotations
@@ -177,3 +178,16 @@ async def player_transcript(
     if final.status != "finished":
         raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
     return transcript(steps, Seat(held[0] if seat is None else seat))
+
+
+async def seat_token(
+    games: GameService, keys: Keyring, lifetime: float, player_id: uuid.UUID, game_id: uuid.UUID, seat: int
+) -> str:
+    """A new token for a seat this player holds now: it names the seat's occupancy (the join's
+    id), so it acts for the seat exactly as the token the join gave did."""
+    table = await games.load(game_id)
+    held = 0 <= seat < len(table.players) and table.players[seat] == str(player_id)
+    occupancy = table.occupancies[seat] if held else None
+    if occupancy is None:
+        raise seat_not_held(game_id)
+    return auth.issue(keys, Principal(role="seat", game_id=game_id, seat=seat, occupancy=occupancy), lifetime)

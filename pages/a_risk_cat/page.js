@@ -28,7 +28,6 @@ PL.registerGame("a_risk_cat", {
     if (mod) parts.push(el("p", { class: "face-up" }, `Bag, top first: ${list(mod.bag)}`));
     if (view.robin_tell_pile_size) parts.push(el("p", {}, `Robin Tell's pile: ${view.robin_tell_pile_size} (top: ${view.robin_tell_pile_top || "—"})`));
     if (view.pending) parts.push(el("p", {}, `Waiting for ${seatName(seats, view.pending.seat)}: ${words(view.pending.kind || view.pending.type || "a decision")}.`));
-    if (view.winners && view.winners.length) parts.push(el("p", { class: "result" }, `Winner: ${view.winners.map((s) => seatName(seats, s)).join(", ")}`));
     return parts;
   },
 

@@ -31,7 +31,6 @@ PL.registerGame("exploding_kittens", {
     }
     if (pub.kitten_being_placed_by != null) parts.push(el("p", {}, `${seatName(seats, pub.kitten_being_placed_by)} is putting an Exploding Kitten back.`));
     if (pub.pending) parts.push(el("p", {}, `Waiting for ${seatName(seats, pub.pending.seat)}: ${words(pub.pending.kind)}.`));
-    if (pub.winner != null) parts.push(el("p", { class: "result" }, `Winner: ${seatName(seats, pub.winner)}`));
     return parts;
   },
 

@@ -14,7 +14,8 @@ from litestar.params import QueryParameter
 from domain.text import NAME_PATTERN
 from service.api import guards
 from service.api.deps import provide_principal
-from service.api.params import INT32_MAX, LOWER_BOUND_ZERO
+from service.api.lobby import SeatOut
+from service.api.params import INT32_MAX, LOWER_BOUND_ZERO, SeatNumber
 from service.api.problems import (
     BEARER,
     JSON_BODY,
@@ -26,9 +27,10 @@ from service.api.problems import (
 )
 from service.api.routes import delete, get, post
 from service.auth import Principal
+from service.config import Settings
 from service.games import GameService
 from service.listing import MAX_LIMIT
-from service.players import PlayerGames, PlayerOut, Players, player_transcript
+from service.players import PlayerGames, PlayerOut, Players, player_transcript, seat_token
 
 
 class CreatePlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -111,6 +113,25 @@ class PlayersController(Controller):
         offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
     ) -> PlayerGames:
         return await _players(state).games(_player_id(principal), limit, offset)
+
+    @post(
+        "/me/games/{game_id:uuid}/seats/{seat:int}/token",
+        operation_id="mySeatToken",
+        summary="A new seat token for a seat the caller (player token) holds now",
+        description="The way back to a seat whose token was lost (a closed tab): the new token "
+        "acts for the seat as the join's did, until the seat is left.",
+        guards=[guards.player],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
+        responses=problems(PARAMS, BEARER, {403: ["seat_not_held"]}, UNKNOWN_GAME, UNAVAILABLE),
+        status_code=200,
+    )
+    async def my_seat_token(
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, state: State, principal: Principal
+    ) -> SeatOut:
+        player_id = _player_id(principal)
+        settings: Settings = state.settings
+        token = await seat_token(games, state.keyring, settings.seat_token_lifetime, player_id, game_id, seat)
+        return SeatOut(game_id=game_id, seat=seat, token=token, player_id=player_id)
 
     @get(
         "/me/games/{game_id:uuid}/transcript",

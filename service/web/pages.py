@@ -1,5 +1,5 @@
-"""The HTML pages: home, play, watch, moderate (a game, the dispute queue, a dispute), replay
-(kept out of the OpenAPI document).
+"""The HTML pages: home, play, a player's games, watch, moderate (a game, the dispute queue, a
+dispute), replay (kept out of the OpenAPI document).
 
 Each page is a server-rendered shell; its script reads the public JSON API with the tokens the
 browser tab holds (``sessionStorage``), so a page can never show more than the API would. Tokens
@@ -81,6 +81,11 @@ class PagesController(Controller):
     @get("/play/{game_id:uuid}/{seat:int}", name="play")
     async def play(self, game_id: uuid.UUID, seat: int) -> Template:
         return _page("play.html", game_id=game_id, seat=seat, page="play", categories=CATEGORIES)
+
+    @get("/me", name="me")
+    async def me(self) -> Template:
+        """A player's games, with a way back to each seat it holds (its player token in the tab)."""
+        return _page("me.html", page="me")
 
     @get("/watch/{game_id:uuid}", name="watch")
     async def watch(self, game_id: uuid.UUID) -> Template:

@@ -80,3 +80,28 @@ async def test_a_revoked_player_token_is_refused_by_every_instance(settings: Set
             with pytest.raises(ApiError) as refused:
                 await api.my_games(pat.token)
             assert (refused.value.status, refused.value.code) == (401, "token_revoked")
+
+
+async def test_a_player_gets_a_new_token_for_a_seat_it_holds_and_for_no_other(api: PlaylogClient) -> None:
+    pat, sam = await api.create_player("pat"), await api.create_player("sam")
+    created = await api.create_game("exploding_kittens", {"players": 2, "first_seat": 0})
+    await api.join(created.game_id, player_token=pat.token)
+    await api.join(created.game_id, "guest")
+    await api.start(created.game_id, created.host_token)
+
+    def asked(seat: int) -> str:
+        return f"/players/me/games/{created.game_id}/seats/{seat}/token"
+
+    again = await api.http.post(asked(0), headers={"Authorization": f"Bearer {pat.token}"})
+    assert again.status_code == 200, again.text
+    assert (again.json()["seat"], again.json()["player_id"]) == (0, str(pat.player_id))
+    drawn = await api.send(created.game_id, 0, again.json()["token"], {"type": "DrawCard"})
+    assert drawn.events  # the new token acts for the seat
+
+    for token, seat, status, code in (
+        (pat.token, 1, 403, "seat_not_held"),  # the guest's seat
+        (sam.token, 0, 403, "seat_not_held"),  # another player's
+        (created.host_token, 0, 403, "forbidden"),  # not a player token
+    ):
+        refused = await api.http.post(asked(seat), headers={"Authorization": f"Bearer {token}"})
+        assert (refused.status_code, refused.json()["code"]) == (status, code)

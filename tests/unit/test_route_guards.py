@@ -29,6 +29,7 @@ WHO_MAY_CALL = {
     "refreshPlayerToken": ["player"],
     "listMyGames": ["player"],
     "myGameTranscript": ["player"],
+    "mySeatToken": ["player"],
     "raiseDispute": ["bearer"],  # the seat is checked against the log (a seat it held, too)
     "replyToDispute": ["bearer"],
     "listGameDisputes": ["bearer_if_sent"],

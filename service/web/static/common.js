@@ -8,22 +8,92 @@ const PL = (() => {
       super((body && (body.detail || body.title)) || `HTTP ${status}`);
       this.status = status;
       this.code = (body && body.code) || String(status);
+      this.errors = (body && Array.isArray(body.errors)) ? body.errors : [];
     }
   }
+
+  // The server could not be reached (or answered that it cannot serve now): said in words.
+  const UNREACHABLE = "The server cannot be reached: the connection is lost.";
+  const unreachable = (status) => status === 502 || status === 503 || status === 504;
 
   async function api(path, { method = "GET", token = null, body = undefined, headers = {} } = {}) {
     const h = { Accept: "application/json", ...headers };
     if (token) h.Authorization = `Bearer ${token}`;
     if (body !== undefined) h["Content-Type"] = "application/json";
-    const response = await fetch(path, {
-      method, headers: h, body: body === undefined ? undefined : JSON.stringify(body),
-      cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer",
-    });
+    let response;
+    try {
+      response = await fetch(path, {
+        method, headers: h, body: body === undefined ? undefined : JSON.stringify(body),
+        cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer",
+      });
+    } catch (error) {
+      connection.lost();
+      throw new Problem(0, { detail: UNREACHABLE, code: "unreachable" });
+    }
     const type = response.headers.get("content-type") || "";
-    const data = type.includes("json") ? await response.json() : await response.text();
+    let data = null;
+    try { data = type.includes("json") ? await response.json() : await response.text(); } catch (error) { /* cut off */ }
+    if (unreachable(response.status)) {
+      connection.lost();
+      throw new Problem(response.status, { detail: UNREACHABLE, code: (data && data.code) || "unreachable" });
+    }
+    connection.back();
     if (!response.ok) throw new Problem(response.status, typeof data === "object" ? data : null);
     return data;
   }
+
+  // Waits between attempts to reach the server: doubling from half a second up to a cap, with
+  // jitter (so pages cut off together do not come back in one burst); attempts never stop.
+  const RETRY_CAP_MS = 8000;
+  const backoff = (failures) => Math.min(RETRY_CAP_MS, 500 * 2 ** Math.min(failures, 10)) * (0.5 + Math.random() / 2);
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // The connection as every page shows it: a "Reconnecting…" banner while the server cannot be
+  // reached, and when it can again, the pages' ``whenBack`` callbacks (each re-reads its view).
+  // Each page also asks /readyz now and then meanwhile (a page may have no stream, or only its
+  // requests may have failed).
+  const connection = (() => {
+    let down = false;
+    let probing = false;
+    const callbacks = [];
+    const lostCallbacks = [];
+    const banner = () => document.getElementById("connection");
+    async function probe() {
+      if (probing) return;
+      probing = true;
+      for (let failures = 0; down; failures += 1) {
+        await sleep(backoff(failures));
+        if (!down) break;
+        try {
+          if ((await fetch("/readyz", { cache: "no-store", credentials: "omit" })).ok) back();
+        } catch (error) { /* still cut off */ }
+      }
+      probing = false;
+    }
+    function lost() {
+      if (down) return;
+      down = true;
+      document.body.dataset.connection = "lost";
+      const node = banner();
+      if (node) node.replaceChildren(el("span", { class: "banner" }, "Reconnecting… The connection to the server is lost; this page will catch up by itself when it is back."));
+      for (const callback of lostCallbacks) callback();
+      probe();
+    }
+    function back() {
+      if (!down) return;
+      down = false;
+      document.body.dataset.connection = "ok";
+      const node = banner();
+      if (node) node.replaceChildren();
+      for (const callback of callbacks) callback();
+    }
+    return {
+      lost, back,
+      isDown: () => down,
+      whenBack: (callback) => callbacks.push(callback),
+      whenLost: (callback) => lostCallbacks.push(callback),
+    };
+  })();
 
   // Tokens live in sessionStorage: per browser tab, gone when the tab closes, never in a URL.
   const tokens = {
@@ -58,10 +128,50 @@ const PL = (() => {
     return node;
   }
 
-  function showProblem(node, error) {
+  // A move log shows its newest entry: it follows the new entries unless the reader scrolled
+  // up to read older ones.
+  function appendToFeed(feed, item) {
+    const following = feed.scrollHeight - feed.scrollTop - feed.clientHeight < 48;
+    feed.append(item);
+    if (following) feed.scrollTop = feed.scrollHeight;
+  }
+
+  // A refusal in a player's words: a form's field the server could not take is named with what
+  // it accepts (never the server's pattern), a lobby refusal says what to do instead; any other
+  // refusal shows the server's message and its code.
+  const FIELD_WORDS = {
+    name: "a name has 1 to 40 characters, not only spaces and no control characters",
+    spectator_delay: "the spectator delay is a number of seconds within the allowed range",
+    options: "the game's options are not all within their allowed values",
+    kind: "this kind of game is not known",
+    players: "the number of players is not allowed for this game",
+  };
+  const LOBBY_WORDS = {
+    invalid_name: "A name has 1 to 40 characters, not only spaces.",
+    game_full: "This game is full: every seat is taken.",
+    seats_not_filled: "Some seats are still free: the game starts once every seat is taken.",
+    rate_limited: "Too many tries in a short time: wait a moment and try again.",
+  };
+  function problemText(error, own = {}) {
+    if (!(error instanceof Problem)) return String(error.message || error);
+    if (own[error.code]) return own[error.code];
+    if (error.code === "invalid_body" || error.code === "invalid_request" || /regex|Expected `/.test(error.message)) {
+      // The field: an error's key, or the "at `$.name`" msgspec puts in its message.
+      const found = [error.message, ...error.errors.map((e) => `${e.message || ""} ${e.key ? `at \`$.${e.key}\`` : ""}`)]
+        .flatMap((text) => [...String(text).matchAll(/at `\$\.([A-Za-z_][\w.]*)`/g)].map((m) => m[1].replace(/^.*\./, "")));
+      const keys = [...new Set(found)].filter((k) => k !== "body");
+      const said = keys.map((k) => FIELD_WORDS[k] || `check ${words(k)}`);
+      return said.length ? `Not accepted: ${said.join("; ")}.` : "Not accepted: check the form's values and try again.";
+    }
+    if (LOBBY_WORDS[error.code]) return LOBBY_WORDS[error.code];
+    return `${error.message} (${error.code})`;
+  }
+
+  // ``own``: a page's own words for some codes (code -> text).
+  function showProblem(node, error, own = {}) {
     if (!node) return;
     if (!error) { node.hidden = true; node.textContent = ""; return; }
-    node.textContent = error instanceof Problem ? `${error.message} (${error.code})` : String(error.message || error);
+    node.textContent = problemText(error, own);
     node.hidden = false;
   }
 
@@ -89,11 +199,13 @@ const PL = (() => {
       if (token) headers.Authorization = `Bearer ${token}`;
       if (last !== null && last !== undefined) headers["Last-Event-ID"] = String(last);
       const response = await fetch(path, { headers, cache: "no-store", credentials: "omit", signal });
+      if (unreachable(response.status)) throw new Problem(response.status, null);
       if (!response.ok) {
         let body = null;
         try { body = await response.json(); } catch (e) { /* not json */ }
         throw new Problem(response.status, body);
       }
+      connection.back();
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let buffer = "";
@@ -115,17 +227,18 @@ const PL = (() => {
         }
       }
     }
+    // Any failure but a refusal (4xx: the token or the game is gone) is retried, for good.
     (async () => {
       let failures = 0;
-      while (!stopped && failures < 20) {
+      while (!stopped) {
         try { await once(); failures = 0; } catch (error) {
           if (stopped) return;
           if (error instanceof Problem && error.status >= 400 && error.status < 500) { onEnd(error); return; }
+          connection.lost();
           failures += 1;
         }
-        if (!stopped) await new Promise((resolve) => setTimeout(resolve, 500 * Math.min(failures + 1, 6)));
+        if (!stopped) await sleep(failures ? backoff(failures - 1) : 500);
       }
-      onEnd(null);
     })();
   }
 
@@ -198,15 +311,35 @@ const PL = (() => {
     return `${when(h.at)} · ${who} ${ACTS[type] || words(type)}${whom}${h.text ? `: ${h.text}` : ""}`;
   }
 
-  // Who won as every reader should count it: a moderator's ruling (ruled_outcome) over the original.
+  // Who won as every reader should count it: a moderator's ruling (ruled_outcome) over the
+  // original, which is named only as "(originally …)". ``game``: a seat's view, a spectator's
+  // snapshot or a game's summary ({seats, winners or outcome, ruled_outcome}).
   function outcomeText(game) {
     const names = (winners) => (winners || []).map((s) => seatName(game.seats, s)).join(", ") || "none";
     const ruled = game.ruled_outcome;
     if (!ruled) return `Winner: ${names(game.winners || (game.outcome && game.outcome.winners))}.`;
     const original = game.outcome ? game.outcome.winners : game.winners;
-    return `Winner as ruled by a moderator: ${names(ruled.winners)} (originally: ${names(original)}).`;
+    const winner = ruled.winners.length ? names(ruled.winners) : "nobody (the game was voided)";
+    return `Winner as ruled by a moderator: ${winner} (originally: ${names(original)}).`;
   }
+  const isOver = (game) => Boolean(game && (game.ruled_outcome || game.winners || game.outcome));
+  // The outcome part of an audit's state (its ``ruled_winners`` once a ruling changed it).
+  const auditOutcome = (state) => ({
+    seats: state.seats, winners: state.winners,
+    ruled_outcome: state.ruled_winners != null ? { winners: state.ruled_winners } : null,
+  });
 
+  // A copy button for the link in a read-only field; ``said`` tells in words whether it copied.
+  function copyButton(field, button, said) {
+    button.addEventListener("click", async () => {
+      field.select();
+      let copied = false;
+      try { await navigator.clipboard.writeText(field.value); copied = true; } catch (error) {
+        try { copied = document.execCommand("copy"); } catch (ignored) { /* no clipboard here */ }
+      }
+      said.textContent = copied ? "Copied." : "Select the link and copy it (this browser refused).";
+    });
+  }
 
   // Each game's page (pages/<kind>/page.js, served as /static/games/<kind>.js) registers how its
   // views, commands and options look; these pages name no game. Titles come from the server.
@@ -264,7 +397,8 @@ const PL = (() => {
   }
 
   return {
-    api, Problem, tokens, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, words, seatName,
-    when, disputeStatus, verdictText, historyText, outcomeText, registerGame, game, gameTitle, moderatorGate, whoLooked,
+    api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, words, seatName,
+    when, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
+    registerGame, game, gameTitle, moderatorGate, whoLooked,
   };
 })();

@@ -25,7 +25,7 @@
   function stateNodes(snapshot) {
     const state = snapshot && snapshot.state ? snapshot.state : snapshot;
     if (!state) return [el("p", { class: "muted" }, "—")];
-    return [el("p", {}, `Status: ${state.status}`), ...Render.table(state.kind, state.game, state.seats)];
+    return [el("p", {}, `Status: ${state.status}`), ...Render.table(state.kind, state.game, state.seats, PL.auditOutcome(state))];
   }
 
   function render(detail) {

@@ -14,12 +14,51 @@
   let current = null;
   let busy = false;
   let windowTimer = null;
+  let connectionProblem = false;  // the problem shown is the lost connection's, cleared when back
 
   if (!token) {
-    showProblem(problem, new Error("This tab holds no token for this seat. Join the game from the home page (tokens are kept per tab)."));
+    problem.replaceChildren("This tab holds no token for this seat (a tab forgets its seats when it closes). ",
+      "To get it back, open your seat's private rejoin link, or as a player, ", el("a", { href: "/me" }, "your games"),
+      ". To play a new game, join from the ", el("a", { href: "/" }, "home page"), ".");
+    problem.hidden = false;
     return;
   }
   const base = `/games/${gameId}/seats/${seat}`;
+
+  // The seat's private way back: this page's address with the token in its fragment.
+  const rejoin = $("rejoin-link");
+  rejoin.value = `${location.origin}/play/${gameId}/${seat}#token=${encodeURIComponent(token)}`;
+  PL.copyButton(rejoin, $("rejoin-copy"), $("rejoin-said"));
+  $("rejoin").hidden = false;
+  const invite = $("invite-link");
+  invite.value = `${location.origin}/?join=${gameId}`;
+  PL.copyButton(invite, $("invite-copy"), $("invite-said"));
+
+  // Focus stays on the control the player was on when the controls are built again (after
+  // each action and each event), else on their heading, whose next Tab reaches the new first
+  // control: never lost to the page's body.
+  let focusKey = null;
+  let focusParked = false;  // the focus left a control that was disabled or removed
+  const keyOf = (node) => {
+    const command = node.closest("[data-type]");
+    return command ? `${command.dataset.type}|${node.tagName}` : null;
+  };
+  $("commands").addEventListener("focusin", (event) => { focusKey = keyOf(event.target); focusParked = false; });
+  const focusInControls = () => $("commands").contains(document.activeElement);
+  function park() {
+    focusParked = true;
+    $("controls-title").focus({ preventScroll: true });
+  }
+  function keepFocus() {
+    const same = [...$("commands").querySelectorAll("button, select")].find((node) => keyOf(node) === focusKey && !node.disabled);
+    if (same) same.focus({ preventScroll: true }); else park();
+  }
+  // While the connection is lost the controls wait (disabled): a move would not get through.
+  function lockControls() {
+    const locked = PL.connection.isDown();
+    if (locked && focusInControls()) park();
+    for (const node of $("commands").querySelectorAll("button, select")) node.disabled = locked;
+  }
 
   function label(page, cmd, seats) {
     return page.label(cmd, (s) => seatName(seats, s)) || words(cmd.type);
@@ -34,7 +73,10 @@
       const result = await api(`${base}/commands?view=true`, { method: "POST", token, body: cmd, headers: { "Idempotency-Key": crypto.randomUUID() } });
       if (result.view) render(result.view);
     } catch (error) {
-      showProblem(problem, error);
+      if (error.code === "unreachable" || PL.connection.isDown()) {
+        connectionProblem = true;
+        showProblem(problem, new Error("Your move may not have reached the server: the connection to it is lost. The controls wait until it is back; the page then shows the game as it stands, so you can see whether your move is in it."));
+      } else showProblem(problem, error);
     } finally {
       busy = false;
       main.dataset.busy = "0";
@@ -103,9 +145,12 @@
       $("start").hidden = !tokens.get(`host:${gameId}`) || view.seats.some((n) => n == null);
       return;
     }
-    $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats));
+    $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats, view));
     if (page.mine) $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
+    const hadFocus = focusInControls() || (focusParked && document.activeElement === $("controls-title"));
     $("commands").replaceChildren(...controls(view));
+    lockControls();
+    if (hadFocus) keepFocus();
     countdown(view);
     $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && page.activeSeat(view.view) === seat ? "Your turn." : "");
   }
@@ -118,8 +163,16 @@
       render(view);
       const finished = view.status === "finished";
       if (looked !== finished) { looked = finished; PL.whoLooked(gameId, token, finished); }
-    } catch (error) { showProblem(problem, error); }
+      if (connectionProblem && !PL.connection.isDown()) {
+        connectionProblem = false;
+        showProblem(problem, new Error("The connection is back. Your last move may not have reached the server: the game above is as it stands now; play the move again if it is not there."));
+      }
+    } catch (error) {
+      if (error.code !== "unreachable") showProblem(problem, error);  // the banner says it
+    }
   });
+  PL.connection.whenLost(lockControls);
+  PL.connection.whenBack(refresh);
 
   $("start").addEventListener("click", async () => {
     try {
@@ -134,9 +187,10 @@
     if (!current) return;
     const feed = $("feed");
     const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats });
+    PL.connection.whenBack(() => disputes.refresh());
     followStream(`${base}/stream`, token, 0, (event) => {
       // Numbered by its seq: the number a dispute names it by.
-      feed.append(el("li", { "data-seq": event.seq, value: event.seq }, describeEvent(event, current ? current.seats : null)));
+      PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, describeEvent(event, current ? current.seats : null)));
       if (String(event.type).startsWith("dispute.")) { disputes.heardEvent(event); disputes.refresh(); PL.whoLooked(gameId, token, looked); }
       refresh();
     }, { onEnd: (error) => error && showProblem(problem, error) });

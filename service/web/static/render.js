@@ -11,10 +11,14 @@ const Render = (() => {
       el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c, i) => (i === 0 ? el("th", { scope: "row" }, c) : el("td", {}, c)))))));
   }
 
-  // The public table of a game (a seat's, a spectator's or a moderator's view), by its page.
-  function table(kind, view, seats) {
+  // The public table of a game (a seat's, a spectator's or a moderator's view), by its page,
+  // and once it is over, who won: ``game`` holds the outcome (PL.outcomeText), so a ruling shows
+  // the same way on every page. The games' pages never print a winner themselves.
+  function table(kind, view, seats, game = null) {
     if (!view) return [el("p", {}, "Not started yet.")];
-    return PL.game(kind).table(view, seats);
+    const parts = PL.game(kind).table(view, seats);
+    if (PL.isOver(game)) parts.push(el("p", { class: "result" }, PL.outcomeText({ ...game, seats })));
+    return parts;
   }
 
   // What only this seat knows, for a game that hides something from it (else nothing).

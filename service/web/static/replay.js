@@ -29,7 +29,7 @@
       proofs: null,
       transcript: () => api(`${base}/transcript`, { token, headers: { Accept: "text/plain" } }),
       stateAt: async (seq, index) => (index === events.length - 1
-        ? Render.table(view.kind, view.view, view.seats).concat(Render.mine(view.kind, view.view))
+        ? Render.table(view.kind, view.view, view.seats, view).concat(Render.mine(view.kind, view.view))
         : [el("p", { class: "muted" }, "The seat's table is shown at the last event; step to it, or read each event above.")]),
     });
   }

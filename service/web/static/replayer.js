@@ -109,7 +109,7 @@ const Replayer = (() => {
       stateAt: async (seq) => {
         if (!cache.has(seq)) cache.set(seq, api(q("/state", { at: seq }), { token }));
         const at = (await cache.get(seq)).state;
-        return [el("p", {}, `Status: ${at.status}`), ...Render.table(at.kind, at.game, at.seats)];
+        return [el("p", {}, `Status: ${at.status}`), ...Render.table(at.kind, at.game, at.seats, PL.auditOutcome(at))];
       },
     });
   }

@@ -11,7 +11,7 @@
     snapshot = snap;
     $("game-title").textContent = `· ${PL.gameTitle(snap.kind)} · ${snap.seats.map((n, s) => seatName(snap.seats, s)).join(" vs ")}`;
     $("delay").textContent = snap.spectator_delay > 0 ? `live − ${snap.spectator_delay} s` : "live";
-    $("table-view").replaceChildren(...Render.table(snap.kind, snap.view, snap.seats));
+    $("table-view").replaceChildren(...Render.table(snap.kind, snap.view, snap.seats, snap));
     const over = snap.status === "finished";
     $("result").hidden = !over;
     if (over) $("result").textContent = `Game over. ${PL.outcomeText(snap)}`;
@@ -29,8 +29,12 @@
       const snap = await api(`/games/${gameId}/spectate`);
       render(snap);
       disputes((await api(`/games/${gameId}/disputes`)).items, snap.seats);
-    } catch (error) { showProblem($("problem"), error); }
+      showProblem($("problem"), null);
+    } catch (error) {
+      if (error.code !== "unreachable") showProblem($("problem"), error);  // the banner says it
+    }
   });
+  PL.connection.whenBack(refresh);
 
   (async () => {
     await refresh();
@@ -38,7 +42,7 @@
     // The public stream holds each event back until recorded_at + spectator_delay. Its events are
     // named by type, which EventSource can only follow one name at a time: read it with fetch.
     PL.followStream(`/games/${gameId}/spectate/stream`, null, 0, (event) => {
-      $("feed").append(el("li", { "data-seq": event.seq }, describeEvent(event, snapshot && snapshot.seats)));
+      PL.appendToFeed($("feed"), el("li", { "data-seq": event.seq }, describeEvent(event, snapshot && snapshot.seats)));
       refresh();
     }, { onEnd: (error) => error && showProblem($("problem"), error) });
   })();
