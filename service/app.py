@@ -16,6 +16,7 @@ from service.api.audit import AuditController, ExportController, SeatTranscriptC
 from service.api.deps import provide_games
 from service.api.disputes import GameDisputesController, ModerationController
 from service.api.health import HealthController
+from service.api.incidents import IncidentController
 from service.api.lobby import LobbyController
 from service.api.metrics import MetricsController
 from service.api.play import PlayController
@@ -124,6 +125,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             SeatTranscriptController,
             GameDisputesController,
             ModerationController,
+            IncidentController,
             MetricsController,
             pages_router,
         ],

@@ -66,7 +66,10 @@ IdempotencyKey = Annotated[
 ]
 
 # Refusals shared by the routes that change a dispute.
-CHANGE: Codes = {422: ["idempotency_key_reused", "invalid_text", "text_too_long"], 409: ["version_conflict"]}
+CHANGE: Codes = {
+    422: ["idempotency_key_reused", "invalid_text", "text_too_long"],
+    409: ["version_conflict", "game_under_incident"],
+}
 UNKNOWN_DISPUTE: Codes = {404: ["not_found"]}
 MODERATOR_WORK: Codes = {409: ["moderator_was_seated", "dispute_resolved"], 422: ["unknown_dispute"]}
 
