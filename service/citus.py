@@ -53,7 +53,7 @@ HELPERS = (
 async def _colocated(conn: asyncpg.Connection, one: str, other: str) -> bool:
     return bool(
         await conn.fetchval(
-            "SELECT a.colocation_id = b.colocation_id FROM pg_dist_partition a, pg_dist_partition b"
+            "SELECT a.colocationid = b.colocationid FROM pg_dist_partition a, pg_dist_partition b"
             " WHERE a.logicalrelid = $1::regclass AND b.logicalrelid = $2::regclass",
             one,
             other,

@@ -9,7 +9,7 @@ moderator, having looked at the game, clears the incident. Clearing accepts the 
 stands: the head is set to the log's last event and the game goes on from there.
 
 Moderators list the open ones (``GET /moderation/incidents``) and clear one
-(``POST /moderation/incidents/{game_id}/clear``); ``playlog incidents`` does both from the CLI.
+(``POST /moderation/incidents/{game_id}/clear``).
 """
 
 from __future__ import annotations

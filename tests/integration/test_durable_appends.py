@@ -86,7 +86,9 @@ async def test_a_head_behind_its_log_is_refused(store: EventStore, pool: asyncpg
     assert caught.value.log_seq == 2
 
 
-async def test_a_game_under_incident_takes_no_append_until_cleared(store: EventStore, pool: asyncpg.Pool) -> None:
+async def test_a_game_under_incident_takes_no_append_until_cleared(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
     game = uuid.uuid4()
     await store.append(game, 0, [event(1)], command_id="c1", due_at=0.0)  # its deadline passed
     assert game in await store.due_games()
