@@ -31,6 +31,7 @@ from service.edge import edge
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
+from service.incidents import Incidents
 from service.limits import StreamSlots, rate_limits
 from service.listing import Listings
 from service.moderators import Moderators
@@ -88,7 +89,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         listings = Listings(reads)
         app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds)
         app.state.update(keyring=keys, settings=settings, moderators=moderators, players=players)
-        app.state.update(disputes=disputes, listings=listings)
+        app.state.update(disputes=disputes, listings=listings, incidents=Incidents(pool, games.forget))
         notifier.start()
         listener.start()
         scheduler.start()

@@ -15,13 +15,16 @@ Moderators list the open ones (``GET /moderation/incidents``) and clear one
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 
-import asyncpg
 import msgspec
 
 from service.errors import ServiceError
+from service.log import get_logger
 from service.pool import Pool
+
+log = get_logger("playlog.moderation")
 
 GENESIS_HASH = bytes(32)
 
@@ -50,33 +53,44 @@ def under_incident(game_id: uuid.UUID) -> ServiceError:
     )
 
 
-async def open_incidents(db: Pool | asyncpg.Connection) -> list[Incident]:
-    """The open incidents, oldest first."""
-    rows = await db.fetch(f"SELECT {_COLUMNS} FROM incidents WHERE cleared_at IS NULL ORDER BY raised_at")
-    return [Incident(**dict(row)) for row in rows]
+class Incidents:
+    """The moderators' side: the open incidents, and clearing one."""
 
+    def __init__(self, pool: Pool, forget: Callable[[uuid.UUID], None]) -> None:
+        """``forget`` drops a game's cached table (``GameService.forget``)."""
+        self._pool = pool
+        self._forget = forget
 
-async def clear(db: Pool, game_id: uuid.UUID, moderator: str, note: str) -> Incident | None:
-    """Clear the game's open incident and set its head to the log's last event, in one
-    transaction under the game's lock; None when the game has no open incident."""
-    async with db.acquire() as conn, conn.transaction():
-        await conn.execute("SELECT 1 FROM streams WHERE game_id = $1 FOR UPDATE", game_id)
-        row = await conn.fetchrow(
-            "UPDATE incidents SET cleared_at = clock_timestamp(), cleared_by = $2, note = $3"
-            f" WHERE game_id = $1 AND cleared_at IS NULL RETURNING {_COLUMNS}",
-            game_id,
-            moderator,
-            note,
+    async def open(self) -> list[Incident]:
+        """The open incidents, oldest first."""
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM incidents WHERE cleared_at IS NULL ORDER BY raised_at"
         )
-        if row is None:
-            return None
-        last = await conn.fetchrow(
-            "SELECT seq, hash FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1", game_id
-        )
-        await conn.execute(
-            "UPDATE streams SET seq = $2, last_hash = $3 WHERE game_id = $1",
-            game_id,
-            last["seq"] if last else 0,
-            bytes(last["hash"]) if last else GENESIS_HASH,
-        )
-    return Incident(**dict(row))
+        return [Incident(**dict(row)) for row in rows]
+
+    async def clear(self, game_id: uuid.UUID, moderator: str, note: str) -> Incident:
+        """Clear the game's open incident and set its head to the log's last event, in one
+        transaction under the game's lock; 404 ``no_open_incident`` when it has none."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT 1 FROM streams WHERE game_id = $1 FOR UPDATE", game_id)
+            row = await conn.fetchrow(
+                "UPDATE incidents SET cleared_at = clock_timestamp(), cleared_by = $2, note = $3"
+                f" WHERE game_id = $1 AND cleared_at IS NULL RETURNING {_COLUMNS}",
+                game_id,
+                moderator,
+                note,
+            )
+            if row is None:
+                raise ServiceError(404, "no_open_incident", f"Game {game_id} has no open incident.")
+            last = await conn.fetchrow(
+                "SELECT seq, hash FROM events WHERE game_id = $1 ORDER BY seq DESC LIMIT 1", game_id
+            )
+            await conn.execute(
+                "UPDATE streams SET seq = $2, last_hash = $3 WHERE game_id = $1",
+                game_id,
+                last["seq"] if last else 0,
+                bytes(last["hash"]) if last else GENESIS_HASH,
+            )
+        self._forget(game_id)
+        log.warning("incident_cleared", game_id=str(game_id), moderator=moderator)
+        return Incident(**dict(row))

@@ -59,7 +59,9 @@ class MemoryEventStore:
             self.commands[(game_id, command_id)] = (stored[0].seq, stored[-1].seq, fingerprint)
         return AppendResult(events=stored, duplicate=False, fingerprint=fingerprint)
 
-    async def raise_incident(self, game_id: uuid.UUID, *, reason: str, acknowledged: int, log_seq: int) -> bool:
+    async def raise_incident(
+        self, game_id: uuid.UUID, *, reason: str, acknowledged: int, log_seq: int
+    ) -> bool:
         if game_id in self.incidents:
             return False
         self.incidents[game_id] = (reason, acknowledged, log_seq)

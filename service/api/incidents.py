@@ -11,18 +11,18 @@ from litestar import Controller
 from litestar.datastructures import State
 from litestar.di import Provide
 
-from service import incidents
 from service.api import guards
 from service.api.deps import provide_principal
 from service.api.problems import AUDITOR, BEARER, JSON_BODY, PARAMS, UNAVAILABLE, problems
 from service.api.routes import get, post
 from service.auth import Principal
 from service.disputes import moderator_name
-from service.errors import ServiceError
-from service.incidents import Incident
-from service.log import get_logger
+from service.incidents import Incident, Incidents
 
-log = get_logger("playlog.moderation")
+
+def _incidents(state: State) -> Incidents:
+    incidents: Incidents = state.incidents
+    return incidents
 
 
 class IncidentList(msgspec.Struct, frozen=True):
@@ -48,7 +48,7 @@ class IncidentController(Controller):
     )
     async def open(self, state: State, principal: Principal) -> IncidentList:
         moderator_name(principal)
-        return IncidentList(await incidents.open_incidents(state.pool))
+        return IncidentList(await _incidents(state).open())
 
     @post(
         "/{game_id:uuid}/clear",
@@ -60,10 +60,4 @@ class IncidentController(Controller):
     async def clear(
         self, game_id: uuid.UUID, data: ClearBody, state: State, principal: Principal
     ) -> Incident:
-        name = moderator_name(principal)
-        cleared = await incidents.clear(state.pool, game_id, name, data.note)
-        if cleared is None:
-            raise ServiceError(404, "no_open_incident", f"Game {game_id} has no open incident.")
-        log.warning("incident_cleared", game_id=str(game_id), moderator=name)
-        state.games.forget(game_id)
-        return cleared
+        return await _incidents(state).clear(game_id, moderator_name(principal), data.note)

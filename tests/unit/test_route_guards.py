@@ -43,6 +43,8 @@ WHO_MAY_CALL = {
             "askSeat",
             "resolveDispute",
             "reviewDispute",
+            "openIncidents",
+            "clearIncident",
         )
     },
     **{
