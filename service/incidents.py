@@ -74,7 +74,7 @@ class Incidents:
         async with self._pool.acquire() as conn, conn.transaction():
             await conn.execute("SELECT 1 FROM streams WHERE game_id = $1 FOR UPDATE", game_id)
             row = await conn.fetchrow(
-                "UPDATE incidents SET cleared_at = clock_timestamp(), cleared_by = $2, note = $3"
+                "UPDATE incidents SET cleared_at = now(), cleared_by = $2, note = $3"
                 f" WHERE game_id = $1 AND cleared_at IS NULL RETURNING {_COLUMNS}",
                 game_id,
                 moderator,

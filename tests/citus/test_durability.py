@@ -24,7 +24,8 @@ from service.app import create_app
 from service.bot import GameReport, play_game
 from service.client import PlaylogClient
 from service.config import Settings
-from service.store import EventStore
+from service.incidents import Incidents
+from service.store import EventStore, GameUnderIncident, HeadNotInLog, NewEvent
 from tests.citus.cluster import Cluster
 
 log = logging.getLogger(__name__)
@@ -250,3 +251,39 @@ async def test_no_acknowledged_command_is_lost_across_force_logical_moves_of_liv
         " WHERE logicalrelid = 'players'::regclass ORDER BY shardid"
     )
     assert players_after == players_before
+
+
+async def test_a_torn_head_and_an_incident_are_refused_on_the_games_worker(
+    citus_pool: asyncpg.Pool, citus_api: PlaylogClient
+) -> None:
+    kind, decider = next(iter(registry.games().items()))
+    game = (await citus_api.create_game(kind, {"players": decider.min_players}, public=True)).game_id
+    store = EventStore(citus_pool)
+    at = await store.current_seq(game)
+    event = NewEvent("ignored", b"{}")
+    head = await citus_pool.fetchrow("SELECT seq, last_hash FROM streams WHERE game_id = $1", game)
+    await citus_pool.execute("UPDATE streams SET seq = seq + 1 WHERE game_id = $1", game)
+    try:
+        with pytest.raises(HeadNotInLog):  # PL412, from the worker through the delegation
+            await store.append(game, at + 1, [event])
+    finally:
+        await citus_pool.execute(
+            "UPDATE streams SET seq = $2, last_hash = $3 WHERE game_id = $1",
+            game,
+            head["seq"],
+            head["last_hash"],
+        )
+    assert await store.current_seq(game) == at
+
+    await citus_pool.execute("UPDATE streams SET due_at = now() - interval '1 hour' WHERE game_id = $1", game)
+    try:
+        assert await store.raise_incident(game, reason="cache_ahead_of_log", acknowledged=at + 1, log_seq=at)
+        with pytest.raises(GameUnderIncident):  # PL423
+            await store.append(game, at, [event])
+        assert game not in await store.due_games(limit=1000)
+        cleared = await Incidents(citus_pool, lambda _: None).clear(game, "mia", "checked")
+        assert cleared.cleared_by == "mia"
+        assert game in await store.due_games(limit=1000)
+    finally:
+        await citus_pool.execute("UPDATE streams SET due_at = NULL WHERE game_id = $1", game)
+    assert [e.seq for e in await store.read(game)] == list(range(1, at + 1))
