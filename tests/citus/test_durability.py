@@ -182,7 +182,7 @@ async def move_a_live_game(pool: asyncpg.Pool, cluster: Cluster, last: int | Non
 
 
 async def test_no_acknowledged_command_is_lost_across_force_logical_moves_of_live_games(
-    citus_cluster: Cluster, citus_pool: asyncpg.Pool, citus_api: PlaylogClient
+    citus_cluster: Cluster, citus_pool: asyncpg.Pool, citus_api: PlaylogClient, tmp_path: Path
 ) -> None:
     pool, api = citus_pool, citus_api
     tokens = [(await api.create_player(f"durable-{n}")).token for n in range(2)]
@@ -223,6 +223,10 @@ async def test_no_acknowledged_command_is_lost_across_force_logical_moves_of_liv
     # once, ending at that version.
     store = EventStore(pool)
     acknowledged = [(r.game_id, seat, key, version) for r in reports for seat, key, version in r.acknowledged]
+    driver_log = tmp_path / "acknowledged.tsv"  # what the driver was told, kept for a post-mortem
+    driver_log.write_text(
+        "".join(f"{g}\t{seat}\t{key}\t{version}\n" for g, seat, key, version in acknowledged)
+    )
     lost, duplicated = [], []
     for game_id, seat, key, version in acknowledged:
         command_id = f"seat:{seat}:{key}"
@@ -235,7 +239,13 @@ async def test_no_acknowledged_command_is_lost_across_force_logical_moves_of_liv
         )
         if written != len(applied[0]):
             duplicated.append((game_id, key, written))
-    log.info("%d acknowledged commands in %d games over %d moves", len(acknowledged), len(reports), MOVES)
+    log.info(
+        "%d acknowledged commands in %d games over %d moves (%s)",
+        len(acknowledged),
+        len(reports),
+        MOVES,
+        driver_log,
+    )
     assert len(acknowledged) > MOVES * EVENTS_BETWEEN_MOVES // 4
     assert (lost, duplicated) == ([], [])
 
