@@ -214,7 +214,9 @@ def _refusal(game_id: uuid.UUID, expected: int, conflict: str, seq: int) -> Stor
         return _ahead(expected, seq)
     if conflict == "torn":
         return HeadNotInLog(game_id, seq)
-    return GameUnderIncident(game_id)
+    if conflict == "incident":
+        return GameUnderIncident(game_id)
+    raise ValueError(f"playlog_append_batch answered an unknown conflict: {conflict!r}")
 
 
 _SQLSTATES = {"PL409": "stale", "PL422": "ahead", "PL412": "torn", "PL423": "incident"}
