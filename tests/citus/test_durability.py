@@ -22,6 +22,7 @@ from litestar.testing import AsyncTestClient
 from domain import registry
 from service.app import create_app
 from service.bot import GameReport, play_game
+from service.citus import distribute
 from service.client import PlaylogClient
 from service.config import Settings
 from service.incidents import Incidents
@@ -104,18 +105,65 @@ async def test_the_workers_commit_asynchronously_but_a_delegated_append_commits_
         await citus_pool.execute("DROP FUNCTION playlog_test_refuse_async_commit()")
 
 
+async def groups(pool: asyncpg.Pool) -> dict[str, int]:
+    rows = await pool.fetch(
+        "SELECT logicalrelid::text AS name, colocationid FROM pg_dist_partition"
+        " WHERE logicalrelid::text = ANY($1)",
+        ["streams", "events", "incidents", "players", *PLAYER_TABLES],
+    )
+    return {row["name"]: row["colocationid"] for row in rows}
+
+
+PLAYER_TABLES = ("players", "player_stats", "player_games")
+
+
 async def test_the_players_tables_are_colocated_with_each_other_not_with_the_games(
     citus_pool: asyncpg.Pool,
 ) -> None:
-    rows = await citus_pool.fetch(
-        "SELECT logicalrelid::text AS name, colocationid FROM pg_dist_partition"
-        " WHERE logicalrelid::text = ANY($1)",
-        ["streams", "events", "incidents", "players", "player_stats", "player_games"],
-    )
-    group = {row["name"]: row["colocationid"] for row in rows}
+    group = await groups(citus_pool)
     assert group["events"] == group["streams"] == group["incidents"]
     assert group["players"] == group["player_stats"] == group["player_games"]
     assert group["players"] != group["streams"]
+
+
+async def test_distributing_again_splits_the_players_off_the_games_group_of_an_older_cluster(
+    citus_url: str, citus_pool: asyncpg.Pool
+) -> None:
+    """A cluster distributed before had the players' tables in the games' group (Citus's
+    default): each players shard next to the games shard of its hash range, the same group."""
+    placed = await citus_pool.fetch(
+        "SELECT g.shardid AS games, p.shardid AS players, gn.nodeport AS games_port,"
+        " pn.nodeport AS players_port"
+        " FROM pg_dist_shard g JOIN pg_dist_shard p ON p.shardminvalue = g.shardminvalue"
+        " JOIN pg_dist_placement gp ON gp.shardid = g.shardid JOIN pg_dist_node gn ON gn.groupid = gp.groupid"
+        " JOIN pg_dist_placement pp ON pp.shardid = p.shardid JOIN pg_dist_node pn ON pn.groupid = pp.groupid"
+        " WHERE g.logicalrelid = 'streams'::regclass AND p.logicalrelid = 'players'::regclass"
+    )
+    for row in placed:
+        if row["games_port"] != row["players_port"]:
+            await orphans_cleaned_up(citus_pool)
+            await citus_pool.execute(
+                "SELECT citus_move_shard_placement($1, '127.0.0.1', $2, '127.0.0.1', $3,"
+                " shard_transfer_mode := 'block_writes')",
+                row["players"],
+                row["players_port"],
+                row["games_port"],
+            )
+    for table in PLAYER_TABLES:
+        await citus_pool.execute(
+            "SELECT update_distributed_table_colocation($1, colocate_with := 'streams')", table
+        )
+    assert len(set((await groups(citus_pool)).values())) == 1
+
+    conn = await asyncpg.connect(citus_url)
+    try:
+        steps = await distribute(conn)
+        assert steps == ["players, player_stats, player_games: a colocation group apart from the games'"]
+        assert await distribute(conn) == []
+    finally:
+        await conn.close()
+    group = await groups(citus_pool)
+    assert group["players"] == group["player_stats"] == group["player_games"] != group["streams"]
 
 
 async def play_until(
