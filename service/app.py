@@ -17,6 +17,7 @@ from service.api.audit import AccessController, AuditController, ExportControlle
 from service.api.deps import provide_games
 from service.api.disputes import GameDisputesController, ModerationController
 from service.api.health import HealthController
+from service.api.incidents import IncidentController
 from service.api.lobby import LobbyController
 from service.api.metrics import MetricsController
 from service.api.play import PlayController
@@ -31,6 +32,7 @@ from service.edge import edge
 from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.feeds import FeedHub
 from service.games import GameService
+from service.incidents import Incidents
 from service.limits import StreamSlots, rate_limits
 from service.listing import Listings
 from service.moderators import Moderators
@@ -88,7 +90,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         listings = Listings(reads)
         app.state.update(pool=pool, store=store, games=games, listener=listener, feeds=feeds)
         app.state.update(keyring=keys, settings=settings, moderators=moderators, players=players)
-        app.state.update(disputes=disputes, listings=listings)
+        app.state.update(disputes=disputes, listings=listings, incidents=Incidents(pool, games.forget))
         app.state.update(access=Access(games, settings.seat_token_after_game))
         notifier.start()
         listener.start()
@@ -127,6 +129,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             AccessController,
             GameDisputesController,
             ModerationController,
+            IncidentController,
             MetricsController,
             pages_router,
         ],

@@ -3,10 +3,13 @@
 An explicit step, run once after ``playlog db upgrade`` against the coordinator: the migrations
 stay plain PostgreSQL. What goes where:
 
-- ``streams``, ``events``, ``commands``, ``lobby_games`` and ``disputes`` are distributed by
-  ``game_id`` in one colocation group: everything one append or one projection of a game
-  touches lives on one node;
-- ``players`` and ``player_games`` by ``player_id``, colocated with each other;
+- ``streams``, ``events``, ``commands``, ``incidents``, ``lobby_games``, ``disputes`` and
+  ``access_records`` are distributed by ``game_id`` in one colocation group: everything one
+  append or one projection of a game touches lives on one node;
+- ``players`` and ``player_games`` by ``player_id``, colocated with each other in a group of their
+  own: Citus would put them in the games' group (both keys are uuid, the shard counts equal), and
+  every move of a game shard would move players too. A cluster distributed before keeps its
+  shards; their group is split off here (no data moves);
 - ``caller_keys`` by ``caller`` (a key is looked up by its caller alone);
 - ``moderators`` and ``projector_checkpoints`` (a handful of rows, read everywhere) are reference
   tables;
@@ -28,7 +31,15 @@ from service.log import get_logger
 
 log = get_logger("playlog.citus")
 
-BY_GAME = ("streams", "events", "commands", "lobby_games", "disputes", "access_records")  # the first anchors
+BY_GAME = (
+    "streams",
+    "events",
+    "commands",
+    "incidents",
+    "lobby_games",
+    "disputes",
+    "access_records",
+)  # the first one anchors the group
 BY_PLAYER = ("players", "player_games")
 BY_CALLER = ("caller_keys",)
 REFERENCE = ("moderators", "projector_checkpoints")
@@ -40,6 +51,17 @@ HELPERS = (
     " jsonb[], double precision[], boolean)",
     "playlog_refuse_change()",
 )
+
+
+async def _colocated(conn: asyncpg.Connection, one: str, other: str) -> bool:
+    return bool(
+        await conn.fetchval(
+            "SELECT a.colocationid = b.colocationid FROM pg_dist_partition a, pg_dist_partition b"
+            " WHERE a.logicalrelid = $1::regclass AND b.logicalrelid = $2::regclass",
+            one,
+            other,
+        )
+    )
 
 
 class NotCitus(Exception):
@@ -71,11 +93,21 @@ async def distribute(conn: asyncpg.Connection, *, shard_count: int | None = None
     ]:
         if table in existing:
             continue
-        colocate = "default" if table == anchor else anchor
+        # The players' anchor starts a group of its own ('none'), never the games'.
+        colocate = anchor if table != anchor else ("default" if table == BY_GAME[0] else "none")
         await conn.execute(
             "SELECT create_distributed_table($1, $2, colocate_with := $3)", table, column, colocate
         )
         done.append(f"{table}: distributed by {column}" + ("" if table == anchor else f" with {anchor}"))
+    if await _colocated(conn, BY_PLAYER[0], BY_GAME[0]):
+        await conn.execute(
+            "SELECT update_distributed_table_colocation($1, colocate_with := 'none')", BY_PLAYER[0]
+        )
+        for table in BY_PLAYER[1:]:
+            await conn.execute(
+                "SELECT update_distributed_table_colocation($1, colocate_with := $2)", table, BY_PLAYER[0]
+            )
+        done.append(f"{', '.join(BY_PLAYER)}: a colocation group apart from the games'")
     for table in REFERENCE:
         if table not in existing:
             await conn.execute("SELECT create_reference_table($1)", table)

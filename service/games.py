@@ -4,7 +4,9 @@ Load the table (the cache, then the log's tail), decide with the game's composed
 (domain/table: the table's rules, the game's inside), append with the expected seq and the
 command's idempotency key, notify. On a conflict, fold what was missed and decide again, a bounded
 number of times. The cache only saves reads: a stale entry makes the append conflict, never a
-wrong event, and a refusal decided on a cached table stands only once the log confirms it.
+wrong event, and a refusal decided on a cached table stands only once the log confirms it. A
+cache *ahead* of the log (or a head the log lacks) means acknowledged seqs are missing: an
+incident (service/incidents.py), never a retry.
 """
 
 from __future__ import annotations
@@ -47,11 +49,20 @@ from service import bodies, idempotency, metrics
 from service.auth import Principal
 from service.errors import ServiceError, not_found
 from service.idempotency import Keyed, created_game_id, key_reused, keyed, seat_caller
+from service.incidents import under_incident
 from service.legacy_tokens import bound
 from service.log import get_logger
 from service.notifications import Notifier
 from service.replica import Reads
-from service.store import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent, StoredEvent
+from service.store import (
+    ConcurrencyConflict,
+    EventStore,
+    GameUnderIncident,
+    HeadNotInLog,
+    InvalidExpectedSeq,
+    NewEvent,
+    StoredEvent,
+)
 from service.tables import Tables
 
 __all__ = ["CommandResult", "Executed", "GameService", "Lobbied", "SeatViewOut", "check_holder", "seat_view"]
@@ -294,16 +305,40 @@ class GameService:
                     return await self._append(game_id, table, events, command_id, fingerprint, actor)
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
-                except InvalidExpectedSeq:
-                    # The cache is ahead of the log (a log restored or moved under us): it was
-                    # never true, so drop it rather than keep it as the newest.
-                    log.warning("cache_ahead_of_log", game_id=str(game_id), cached=table.version)
+                except InvalidExpectedSeq as exc:
+                    # The cache holds seqs this service acknowledged (or read) that the log
+                    # lacks: never decide again over them.
+                    found = exc.current if exc.current is not None else await self.store.current_seq(game_id)
+                    raise await self._incident(game_id, "cache_ahead_of_log", table.version, found) from None
+                except HeadNotInLog as exc:
+                    head = await self.store.current_seq(game_id)
+                    raise await self._incident(game_id, "head_not_in_log", head, exc.log_seq) from None
+                except GameUnderIncident:
                     self.forget(game_id)
-                    table, checked = await self.load(game_id, fresh=True), True
+                    raise under_incident(game_id) from None
             if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
                 return earlier
             seen = table.version if viewer is None else version_for(table, viewer)
             raise ServiceError(409, "version_conflict", "The game is too busy; retry.", current_version=seen)
+
+    async def _incident(
+        self, game_id: uuid.UUID, reason: str, acknowledged: int, log_seq: int
+    ) -> ServiceError:
+        """Seqs up to ``acknowledged`` are missing from the log (it ends at ``log_seq``): an
+        incident. Logged and counted; the game stops taking commands until a moderator clears it
+        (service/incidents.py)."""
+        log.error(
+            "acknowledged_missing",
+            game_id=str(game_id),
+            reason=reason,
+            acknowledged=acknowledged,
+            log_seq=log_seq,
+            missing_seqs=f"{log_seq + 1}-{acknowledged}",
+        )
+        metrics.ACKNOWLEDGED_MISSING.inc()
+        self.forget(game_id)
+        await self.store.raise_incident(game_id, reason=reason, acknowledged=acknowledged, log_seq=log_seq)
+        return under_incident(game_id)
 
     async def _append(
         self,

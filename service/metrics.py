@@ -13,6 +13,10 @@ COMMANDS = Counter(
     "playlog_commands_total", "Game commands handled, by game kind and outcome", ["kind", "outcome"]
 )
 DEADLINES = Counter("playlog_deadline_actions_total", "Commands the scheduler sent on a deadline")
+ACKNOWLEDGED_MISSING = Counter(
+    "playlog_acknowledged_missing_total",
+    "Games found missing seqs from their log that had been acknowledged (each an incident)",
+)
 
 DISPUTES_RAISED = Counter(
     "playlog_disputes_raised_total", "Disputes raised by seats, by category", ["category"]

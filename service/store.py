@@ -10,6 +10,13 @@ Appends
     PostgreSQL) sends appends that arrive together as one call of ``playlog_append_batch``
     (migration 0010, service/batching.py): the same promises, item by item, in one transaction.
 
+Durable, on a head the log has (migration 0012)
+    An append commits with ``synchronous_commit`` at least 'on' whatever the node's default,
+    so it is acknowledged only once flushed on the node holding the game. It refuses to chain
+    onto a head (``streams``) that is not the last event of the game's log there
+    (``HeadNotInLog``), and refuses every append to a game with an open incident
+    (``GameUnderIncident``; ``raise_incident``, service/incidents.py).
+
 Reading the whole log
     ``read_all`` pages through every game's events in key order, ``(game_id, seq)``: the
     primary key serves it, so appends maintain no index for it, and the order is the same on one
@@ -56,7 +63,29 @@ class ConcurrencyConflict(StoreError):
 
 
 class InvalidExpectedSeq(StoreError):
-    """A negative expected seq, or one ahead of the game."""
+    """A negative expected seq, or one ahead of the game (``current``: the game's seq then)."""
+
+    def __init__(self, message: str, current: int | None = None) -> None:
+        super().__init__(message)
+        self.current = current
+
+
+class HeadNotInLog(StoreError):
+    """The game's head in ``streams`` is not the last event of its log (PL412): a commit the
+    head records is missing from the log, so nothing may be chained onto it."""
+
+    def __init__(self, game_id: uuid.UUID, log_seq: int) -> None:
+        super().__init__(f"The head of game {game_id} is not the last event of its log (at {log_seq}).")
+        self.game_id = game_id
+        self.log_seq = log_seq
+
+
+class GameUnderIncident(StoreError):
+    """The game has an open incident (PL423): no append until a moderator clears it."""
+
+    def __init__(self, game_id: uuid.UUID) -> None:
+        super().__init__(f"Game {game_id} has an open incident.")
+        self.game_id = game_id
 
 
 class NewEvent(msgspec.Struct, frozen=True):
@@ -172,8 +201,25 @@ def _result(rows: list[Any], game_id: uuid.UUID, bodies: list[str], metadata: st
     return AppendResult(events=stored, duplicate=duplicate, fingerprint=rows[0][10] if rows else None)
 
 
-def _ahead(expected: int, current: object) -> InvalidExpectedSeq:
-    return InvalidExpectedSeq(f"Expected seq {expected} is ahead of the game (at {current}).")
+def _ahead(expected: int, current: int) -> InvalidExpectedSeq:
+    return InvalidExpectedSeq(f"Expected seq {expected} is ahead of the game (at {current}).", current)
+
+
+def _refusal(game_id: uuid.UUID, expected: int, conflict: str, seq: int) -> StoreError:
+    """The error for an append's conflict ('stale', 'ahead', 'torn', 'incident'); ``seq``: the
+    game's seq (the log's last one for 'torn')."""
+    if conflict == "stale":
+        return ConcurrencyConflict(game_id, expected, seq)
+    if conflict == "ahead":
+        return _ahead(expected, seq)
+    if conflict == "torn":
+        return HeadNotInLog(game_id, seq)
+    if conflict == "incident":
+        return GameUnderIncident(game_id)
+    raise ValueError(f"playlog_append_batch answered an unknown conflict: {conflict!r}")
+
+
+_SQLSTATES = {"PL409": "stale", "PL422": "ahead", "PL412": "torn", "PL423": "incident"}
 
 
 class EventStore:
@@ -218,10 +264,8 @@ class EventStore:
                 )
             )  # fmt: skip
             conflict = rows[0][CONFLICT] if rows else None
-            if conflict == "stale":
-                raise ConcurrencyConflict(game_id, expected_seq, rows[0][1])
-            if conflict == "ahead":
-                raise _ahead(expected_seq, rows[0][1])
+            if conflict is not None:
+                raise _refusal(game_id, expected_seq, conflict, rows[0][1])
             return _result(rows, game_id, bodies, metadata)
         try:
             rows = await self.db.fetch(
@@ -237,11 +281,9 @@ class EventStore:
                 due_at,
             )
         except asyncpg.PostgresError as exc:
-            state = getattr(exc, "sqlstate", None)
-            if state == "PL409":
-                raise ConcurrencyConflict(game_id, expected_seq, int(exc.detail or 0)) from None
-            if state == "PL422":
-                raise _ahead(expected_seq, exc.detail) from None
+            conflict = _SQLSTATES.get(getattr(exc, "sqlstate", None) or "")
+            if conflict is not None:
+                raise _refusal(game_id, expected_seq, conflict, int(exc.detail or 0)) from None
             raise
         return _result(rows, game_id, bodies, metadata)
 
@@ -274,10 +316,30 @@ class EventStore:
         )
         return bound
 
+    async def raise_incident(
+        self, game_id: uuid.UUID, *, reason: str, acknowledged: int, log_seq: int
+    ) -> bool:
+        """Record that the log lacks seqs up to ``acknowledged`` (it ends at ``log_seq``): the
+        game's appends stop until a moderator clears it (service/incidents.py). False when the
+        game had an open incident already."""
+        raised = await self.db.fetchval(
+            "INSERT INTO incidents (game_id, reason, acknowledged_seq, log_seq) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (game_id) WHERE cleared_at IS NULL DO NOTHING RETURNING true",
+            game_id,
+            reason,
+            acknowledged,
+            log_seq,
+        )
+        return bool(raised)
+
     async def due_games(self, limit: int = 100) -> list[uuid.UUID]:
-        """Games whose deadline has passed, earliest first (for the scheduler)."""
+        """Games whose deadline has passed, earliest first (for the scheduler), but for those
+        under an incident (no append until a moderator clears it)."""
         rows = await self.db.fetch(
-            "SELECT game_id FROM streams WHERE due_at <= now() ORDER BY due_at LIMIT $1", limit
+            "SELECT s.game_id FROM streams s WHERE s.due_at <= now() AND NOT EXISTS"
+            " (SELECT 1 FROM incidents i WHERE i.game_id = s.game_id AND i.cleared_at IS NULL)"
+            " ORDER BY s.due_at LIMIT $1",
+            limit,
         )
         return [row["game_id"] for row in rows]
 

@@ -8,7 +8,14 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
-from service.store import AppendResult, ConcurrencyConflict, InvalidExpectedSeq, NewEvent, StoredEvent
+from service.store import (
+    AppendResult,
+    ConcurrencyConflict,
+    GameUnderIncident,
+    InvalidExpectedSeq,
+    NewEvent,
+    StoredEvent,
+)
 
 
 class MemoryEventStore:
@@ -19,6 +26,7 @@ class MemoryEventStore:
         # Called before each append: a test makes another writer move the game in between.
         self.before_append: Callable[[uuid.UUID], None] | None = None
         self._position = 0
+        self.incidents: dict[uuid.UUID, tuple[str, int, int]] = {}  # the open ones
 
     async def append(
         self,
@@ -39,8 +47,10 @@ class MemoryEventStore:
         if command_id is not None and (found := self.commands.get((game_id, command_id))) is not None:
             first, last, original = found
             return AppendResult(events=log[first - 1 : last], duplicate=True, fingerprint=original)
+        if game_id in self.incidents:
+            raise GameUnderIncident(game_id)
         if expected_seq > len(log):
-            raise InvalidExpectedSeq(f"Expected seq {expected_seq} is ahead of the game.")
+            raise InvalidExpectedSeq(f"Expected seq {expected_seq} is ahead of the game.", len(log))
         if expected_seq != len(log):
             raise ConcurrencyConflict(game_id, expected_seq, len(log))
         stored = [self._stored(game_id, len(log) + i + 1, event) for i, event in enumerate(events)]
@@ -48,6 +58,14 @@ class MemoryEventStore:
         if command_id is not None:
             self.commands[(game_id, command_id)] = (stored[0].seq, stored[-1].seq, fingerprint)
         return AppendResult(events=stored, duplicate=False, fingerprint=fingerprint)
+
+    async def raise_incident(
+        self, game_id: uuid.UUID, *, reason: str, acknowledged: int, log_seq: int
+    ) -> bool:
+        if game_id in self.incidents:
+            return False
+        self.incidents[game_id] = (reason, acknowledged, log_seq)
+        return True
 
     def append_now(self, game_id: uuid.UUID, event: NewEvent) -> None:
         """Another writer's event, appended at once (to provoke a conflict)."""

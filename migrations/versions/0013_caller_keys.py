@@ -8,14 +8,14 @@ key sent for another game is refused (422 ``idempotency_key_reused``). Under Cit
 distributed by ``caller`` (service/citus.py).
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-02
 """
 
 from alembic import op
 
 revision = "0013"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 

@@ -64,7 +64,7 @@ SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
 CHANGE: Codes = {
     **KEYED,
     422: ["idempotency_key_reused", "invalid_text", "text_too_long"],
-    409: ["version_conflict"],
+    409: ["version_conflict", "game_under_incident"],
 }
 UNKNOWN_DISPUTE: Codes = {404: ["not_found"]}
 MODERATOR_WORK: Codes = {409: ["moderator_was_seated", "dispute_resolved"], 422: ["unknown_dispute"]}

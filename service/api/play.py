@@ -69,7 +69,7 @@ class PlayController(Controller):
             JSON_BODY,
             BEARER,
             UNKNOWN_GAME,
-            {409: ["version_conflict", "game_not_started"]},
+            {409: ["version_conflict", "game_under_incident", "game_not_started"]},
             {422: ["unknown_command"]},
             RULES,
             RATE_LIMITED,

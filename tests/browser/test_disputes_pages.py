@@ -9,6 +9,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 from playwright.async_api import Page, expect
@@ -308,3 +309,35 @@ async def test_the_watch_page_never_shows_an_older_answer_over_a_newer_one(
     assert (await remote.http.post(f"{base}/resolve", json=ruling, headers=mod)).status_code == 200
     await asyncio.wait_for(shown.wait(), 20)  # the late answer has been shown
     await expect(page.locator("#result")).to_contain_text("Winner as ruled by a moderator: bob (seat 1)")
+
+
+async def test_the_queue_shows_a_game_under_incident_and_a_moderator_clears_it(
+    server_url: str, remote: PlaylogClient, settings: Settings, new_page: Any
+) -> None:
+    game_id, _ = await finished_game(remote, public=False)
+    conn = await asyncpg.connect(str(settings.database_url))
+    try:  # as the service records one when it finds acknowledged seqs missing from the log
+        at = await conn.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)
+        await conn.execute(
+            "INSERT INTO incidents (game_id, reason, acknowledged_seq, log_seq)"
+            " VALUES ($1, 'cache_ahead_of_log', $2, $3)",
+            game_id,
+            at + 2,
+            at,
+        )
+    finally:
+        await conn.close()
+    mod = await new_page()
+    await open_with_token(mod, f"{server_url}/moderate/disputes", moderator_token(settings))
+    row = mod.locator(f'#incident-list li.incident[data-game-id="{game_id}"]')
+    await expect(row).to_contain_text(f"seqs {at + 1} to {at + 2} missing")
+    await expect(row).to_contain_text("cache ahead of log")
+    await row.get_by_label(f"What you found in game {game_id}").fill(f"checked the log {EVIL}")
+    await row.get_by_role("button", name="Clear").click()
+    await expect(mod.locator("#incidents")).to_be_hidden()
+    cleared = (
+        await remote.http.get(
+            "/moderation/incidents", headers={"Authorization": f"Bearer {moderator_token(settings)}"}
+        )
+    ).json()
+    assert cleared["items"] == []

@@ -12,6 +12,7 @@ Running
     ``initdb`` refuses root: as root the nodes run as ``nobody`` (their data lives in a fresh
     directory handed to that user). Each node preloads citus and listens on 127.0.0.1 only;
     ``wal_level = logical`` lets ``citus_move_shard_placement`` copy a shard while writes go on.
+    ``synchronous_commit`` is off unless asked otherwise (``running_cluster``).
 """
 
 from __future__ import annotations
@@ -182,7 +183,6 @@ class Node:
             "max_connections": "200",
             "shared_buffers": "32MB",
             "fsync": "off",
-            "synchronous_commit": "off",
             "full_page_writes": "off",
             **settings,
         }
@@ -223,8 +223,15 @@ def _psql(node: Node, sql: str) -> str:
 
 
 @contextlib.contextmanager
-def running_cluster(workers: int = 2, settings: dict[str, str] | None = None) -> Iterator[Cluster]:
-    """A coordinator and ``workers`` workers on loopback, citus created and the workers added."""
+def running_cluster(
+    workers: int = 2, settings: dict[str, str] | None = None, *, synchronous_commit: str = "off"
+) -> Iterator[Cluster]:
+    """A coordinator and ``workers`` workers on loopback, citus created and the workers added.
+
+    ``synchronous_commit`` is every node's default: 'off' by default, as a careless operator
+    (or a test cluster tuned for speed) leaves it; the service's appends must stay durable
+    regardless (migration 0012).
+    """
     install = ensure_built()
     root = Path(tempfile.mkdtemp(prefix="playlog-citus-"))
     root.chmod(0o755)
@@ -240,7 +247,7 @@ def running_cluster(workers: int = 2, settings: dict[str, str] | None = None) ->
     cluster = Cluster(nodes[0], nodes[1:], root)
     try:
         for node in nodes:
-            node.start(settings or {})
+            node.start({"synchronous_commit": synchronous_commit, **(settings or {})})
         for node in nodes:
             _psql(node, "CREATE EXTENSION citus")
         coordinator = cluster.coordinator

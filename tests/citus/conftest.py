@@ -26,7 +26,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session")
 def citus_cluster() -> Iterator[Cluster]:
     try:
-        with running_cluster(workers=2) as cluster:
+        # Asynchronous commits on every node, as a careless operator leaves them (issue 32).
+        with running_cluster(workers=2, synchronous_commit="off") as cluster:
             yield cluster
     except CitusUnavailable as exc:
         pytest.skip(f"Citus is not available here: {exc}")

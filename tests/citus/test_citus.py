@@ -66,10 +66,8 @@ async def wait_for_events(pool: asyncpg.Pool, count: int) -> None:
 async def move_a_shard(pool: asyncpg.Pool, cluster: Cluster) -> int:
     """Move one shard group of the game tables from the first worker to the second.
 
-    ``block_writes``: appends to the moving games wait for the copy. With ``force_logical`` (the
-    copy runs while writes go on) one run in about ten left a game's next command finding the log
-    one seq short of what it had acknowledged (docs/scaling-citus.md); until that is understood,
-    moves here block writes.
+    ``block_writes``: appends to the moving games wait for the copy, the mode to use when in
+    doubt (docs/scaling-citus.md); ``force_logical`` moves are test_durability.py's.
     """
     source, target = cluster.workers
     shard = await pool.fetchval(

@@ -45,6 +45,8 @@ WHO_MAY_CALL = {
             "askSeat",
             "resolveDispute",
             "reviewDispute",
+            "openIncidents",
+            "clearIncident",
         )
     },
     **{

@@ -42,6 +42,36 @@
       d.status === "open" ? el("button", { type: "button", "aria-label": `Claim the ${title} raised ${when(d.raised_at)}`, onclick: () => claim(d) }, "Claim") : null);
   }
 
+  // A game whose log lacks acknowledged moves takes no command until a moderator clears it.
+  async function clearIncident(i, note) {
+    showProblem(problem, null);
+    try {
+      await api(`/moderation/incidents/${i.game_id}/clear`, { method: "POST", token, body: { note } });
+      await loadIncidents();
+    } catch (error) { showProblem(problem, error); }
+  }
+
+  function incidentRow(i) {
+    const note = el("input", { type: "text", name: "note", required: true, maxlength: "1000", "aria-label": `What you found in game ${i.game_id}` });
+    return el("li", { class: "game incident", "data-game-id": i.game_id },
+      el("a", { href: `/moderate/${i.game_id}` }, `Game ${i.game_id.slice(0, 8)}`),
+      el("span", { class: "status" }, words(i.reason)),
+      el("span", {}, `seqs ${i.log_seq + 1} to ${i.acknowledged_seq} missing`),
+      el("span", {}, `raised ${when(i.raised_at)}`),
+      el("form", { class: "inline", onsubmit: (e) => { e.preventDefault(); clearIncident(i, note.value); } },
+        note, el("button", { type: "submit" }, "Clear")));
+  }
+
+  let shownIncidents = null;
+  async function loadIncidents() {
+    const { items } = await api("/moderation/incidents", { token });
+    const fresh = JSON.stringify(items);
+    if (fresh === shownIncidents) return;  // unchanged: leave a note being typed alone
+    shownIncidents = fresh;
+    $("incident-list").replaceChildren(...items.map(incidentRow));
+    $("incidents").hidden = items.length === 0;
+  }
+
   function pageLink(node, cursor) {
     const query = new URLSearchParams(params);
     if (cursor) query.set("cursor", cursor); else query.delete("cursor");
@@ -55,6 +85,7 @@
   let shown = null;
   let timer = null;
   async function load() {
+    await loadIncidents();
     const query = new URLSearchParams({ limit: String(PAGE) });
     for (const name of ["status", "kind", "category", "cursor"]) if (params.get(name)) query.set(name, params.get(name));
     const page = await api(`/moderation/disputes?${query}`, { token });

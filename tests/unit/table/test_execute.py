@@ -117,16 +117,20 @@ async def test_given_a_refusal_confirmed_by_the_log_then_it_stands() -> None:
     assert len(store.events[game_id]) == 1
 
 
-async def test_given_a_cache_ahead_of_the_log_when_executing_then_the_loop_drops_it_and_decides_again() -> (
-    None
-):
+async def test_given_a_cache_ahead_of_the_log_when_executing_then_the_game_stops_under_an_incident() -> None:
     store = MemoryEventStore()
     games = service(store)
     game_id, _ = await games.create(KIND, OPTIONS, public=True, spectator_delay=0)
     await games.join(game_id, "alice")
-    # The log lost alice's join (restored from a backup, say) while this instance cached it.
+    # The log lost alice's acknowledged join (restored from a backup, say) while this instance
+    # cached it: deciding bob's join again over seq 2 would give that seq another event.
     del store.events[game_id][-1]
-    seat, joined = await games.join(game_id, "bob")
-    table = joined.table
-    assert (seat, table.seats, table.version) == (0, ("bob", None), 2)
-    assert (await games.load(game_id, cached_ok=True)).version == 2
+    with pytest.raises(ServiceError) as caught:
+        await games.join(game_id, "bob")
+    assert (caught.value.status, caught.value.code) == (409, "game_under_incident")
+    assert store.incidents[game_id] == ("cache_ahead_of_log", 2, 1)
+    assert len(store.events[game_id]) == 1
+    with pytest.raises(ServiceError) as again:  # refused until a moderator clears it
+        await games.join(game_id, "carol")
+    assert again.value.code == "game_under_incident"
+    assert len(store.events[game_id]) == 1
