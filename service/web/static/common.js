@@ -147,7 +147,7 @@ const PL = (() => {
     players: "the number of players is not allowed for this game",
   };
   const LOBBY_WORDS = {
-    invalid_name: "A name has 1 to 40 characters, not only spaces.",
+    invalid_name: "Not accepted: a name has 1 to 40 characters, not only spaces and no control characters.",
     game_full: "This game is full: every seat is taken.",
     seats_not_filled: "Some seats are still free: the game starts once every seat is taken.",
     rate_limited: "Too many tries in a short time: wait a moment and try again.",
