@@ -79,9 +79,9 @@ class LeafProof(msgspec.Struct, frozen=True):
 
 
 class LogProof(msgspec.Struct, frozen=True):
-    size: int
+    size: Annotated[int, msgspec.Meta(description="The tree size of the checkpoint; 0 before the first")]
     checkpoint: Annotated[
-        str, msgspec.Meta(description="The log's signed checkpoint of that size (a signed note)")
+        str | None, msgspec.Meta(description="The log's signed checkpoint of that size (a signed note)")
     ]
     leaves: list[LeafProof]
 
@@ -192,7 +192,7 @@ class GameLogProofController(Controller):
             {
                 401: ["moderator_only"],
                 403: ["moderator_only", "log_proof_hidden"],
-                404: ["no_checkpoint", "no_such_checkpoint"],
+                404: ["not_found", "no_such_checkpoint"],
             },
         ),
     )
@@ -207,8 +207,8 @@ class GameLogProofController(Controller):
     ) -> LogProof:
         tlog = log_of(state)
         size = size or await tlog.size()
-        if not size:
-            raise ServiceError(404, "no_checkpoint", "The log has no checkpoint yet.")
+        if not size:  # nothing signed yet: no proof to give
+            return LogProof(size=0, checkpoint=None, leaves=[])
         note, _ = await tlog.checkpoint_at(size)
         leaves = [
             LeafProof(
