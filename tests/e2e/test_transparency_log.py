@@ -389,3 +389,39 @@ async def test_the_witness_process_cosigns_a_live_log_and_refuses_its_fork(
             assert (evidence / "cosigned.checkpoint").read_text() != (
                 evidence / "shown.checkpoint"
             ).read_text()
+
+
+async def test_a_seat_gets_no_proof_while_its_game_holds_an_event_hidden_from_it(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    from tests.e2e.test_numbering_leaks import _window_open
+
+    game = await _window_open(api)
+    seat = {"Authorization": f"Bearer {game.seats[2].token}"}
+    assert (await http.get(f"/games/{game.id}/log-proof", headers=seat)).status_code == 200
+    await game.send(1, {"type": "PassReaction"})  # seat 1 alone may know this event exists
+    refused = await http.get(f"/games/{game.id}/log-proof", headers=seat)
+    assert refused.status_code == 403 and refused.json()["code"] == "log_proof_hidden"
+    assert (await http.get(f"/games/{game.id}/log-proof", headers=moderator)).status_code == 200
+    response = await http.get(f"/games/{uuid.uuid4()}/log-proof", headers=moderator)
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+async def test_several_instances_share_one_log_with_one_sequencer(
+    settings: Settings, http: AsyncTestClient[Litestar], database_url: str, moderator: dict[str, str]
+) -> None:
+    async with AsyncTestClient(create_app(settings)) as second:
+        sequencers = [http.app.state.sequencer, second.app.state.sequencer]
+        until = time.monotonic() + DEADLINE
+        while not any(s.leading for s in sequencers):
+            assert time.monotonic() < until
+            await asyncio.sleep(0.02)
+        assert sum(s.leading for s in sequencers) == 1
+        game_id, _ = await finished_game(PlaylogClient(str(second.base_url), http=second))
+        seq, _ = await head(database_url, game_id)
+        body = await proof_of_head(second, game_id, seq, moderator)
+        assert (await http.get("/log/checkpoint")).text.startswith(Note.parse(body["checkpoint"]).body)
+        keys = await log_keys(second)
+        assert keys == await log_keys(http)  # one identity (the data directory's) for both
+        indexes = [leaf["index"] for leaf in body["leaves"]]
+        assert len(indexes) == len(set(indexes))

@@ -87,3 +87,25 @@ def test_tile_paths_are_the_tlog_tiles_ones() -> None:
         assert parse_tile_path(tile_path(level, index, width)) == (level, index, width)
     for bad in ["0/1", "0/x001", "0/001.p/0", "0/001.p/256", "entries/000", "0/x1/000", "0/001.p/07"]:
         assert parse_tile_path(bad) is None
+
+
+def test_playlog_log_keys_prints_the_keys_and_rotation_keeps_the_old_ones(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from service.cli import main
+
+    env = {
+        "PLAYLOG_DATA_DIR": str(tmp_path),
+        "PLAYLOG_LOG_ORIGIN": "example.com/log",
+        "PLAYLOG_LOG_SIGNING_KEY": "",
+    }
+    runner = CliRunner()
+    first = runner.invoke(main, ["log-keys"], env=env)
+    assert first.exit_code == 0, first.output
+    (key,) = first.output.split()
+    assert Verifier.parse(key).name == "example.com/log"
+    assert runner.invoke(main, ["log-keys"], env=env).output == first.output
+    rotated = runner.invoke(main, ["log-keys", "--rotate"], env=env)
+    assert rotated.exit_code == 0 and rotated.output.split()[1:] == [key]
+    configured = {**env, "PLAYLOG_LOG_SIGNING_KEY": Signer.generate("x").text}
+    assert runner.invoke(main, ["log-keys", "--rotate"], env=configured).exit_code != 0
