@@ -81,7 +81,10 @@ class LeafProof(msgspec.Struct, frozen=True):
 class LogProof(msgspec.Struct, frozen=True):
     size: Annotated[int, msgspec.Meta(description="The tree size of the checkpoint; 0 before the first")]
     checkpoint: Annotated[
-        str | None, msgspec.Meta(description="The log's signed checkpoint of that size (a signed note)")
+        str | None,
+        msgspec.Meta(
+            description="The log's checkpoint of that size with the cosignatures it has (a signed note)"
+        ),
     ]
     leaves: list[LeafProof]
 
@@ -112,10 +115,19 @@ class TransparencyController(Controller):
         media_type=MediaType.TEXT,
         responses=problems(UNAVAILABLE, NO_CHECKPOINT),
     )
-    async def checkpoint(self, state: State) -> Response[str]:
-        text = await log_of(state).checkpoint()
+    async def checkpoint(
+        self,
+        state: State,
+        cosigned: Annotated[
+            bool,
+            QueryParameter(
+                name="cosigned", required=False, description="The newest checkpoint a witness cosigned"
+            ),
+        ] = False,
+    ) -> Response[str]:
+        text = await log_of(state).checkpoint(cosigned=cosigned)
         if text is None:
-            raise ServiceError(404, "no_checkpoint", "The log has no checkpoint yet.")
+            raise ServiceError(404, "no_checkpoint", "The log has no checkpoint yet (or none cosigned).")
         return Response(text, media_type=MediaType.TEXT, headers={"Cache-Control": "public, max-age=1"})
 
     @get(
@@ -209,7 +221,7 @@ class GameLogProofController(Controller):
         size = size or await tlog.size()
         if not size:  # nothing signed yet: no proof to give
             return LogProof(size=0, checkpoint=None, leaves=[])
-        note, _ = await tlog.checkpoint_at(size)
+        note = await tlog.cosigned(size)
         leaves = [
             LeafProof(
                 index=i.index,

@@ -169,21 +169,24 @@ class TransparencyLog:
     async def size(self) -> int:
         return int(await self.pool.fetchval("SELECT coalesce(max(size), 0) FROM log_checkpoints"))
 
-    async def checkpoint(self) -> str | None:
-        """The newest checkpoint with the cosignatures collected for it, or None before the first."""
-        row = await self.pool.fetchrow("SELECT size, note FROM log_checkpoints ORDER BY size DESC LIMIT 1")
-        if row is None:
-            return None
-        lines = await self.pool.fetch(
-            "SELECT line FROM log_cosignatures WHERE size = $1 ORDER BY witness", row["size"]
+    async def checkpoint(self, *, cosigned: bool = False) -> str | None:
+        """The newest checkpoint (``cosigned``: the newest one a witness cosigned) with the
+        cosignatures collected for it, or None if there is none."""
+        query = (
+            "SELECT max(size) FROM log_cosignatures" if cosigned else "SELECT max(size) FROM log_checkpoints"
         )
-        return str(row["note"]) + "".join(r["line"] for r in lines)
+        size = await self.pool.fetchval(query)
+        return None if size is None else await self.cosigned(int(size))
 
-    async def checkpoint_at(self, size: int) -> tuple[str, bytes]:
-        row = await self.pool.fetchrow("SELECT note, root FROM log_checkpoints WHERE size = $1", size)
-        if row is None:
+    async def cosigned(self, size: int) -> str:
+        """The checkpoint of ``size`` as the log signed it, then the cosignatures it collected."""
+        note = await self.pool.fetchval("SELECT note FROM log_checkpoints WHERE size = $1", size)
+        if note is None:
             raise ServiceError(404, "no_such_checkpoint", f"The log signed no checkpoint of size {size}.")
-        return str(row["note"]), bytes(row["root"])
+        lines = await self.pool.fetch(
+            "SELECT line FROM log_cosignatures WHERE size = $1 ORDER BY witness", size
+        )
+        return str(note) + "".join(r["line"] for r in lines)
 
     async def tile(self, level: int, index: int, width: int) -> bytes:
         """``width`` hashes of the tile at ``level``, ``index`` (C2SP tlog-tiles): the perfect
@@ -237,7 +240,7 @@ class TransparencyLog:
             raise ServiceError(422, "bad_cosignature", str(exc)) from None
         if checkpoint.origin != self.identity.origin:
             raise ServiceError(422, "bad_cosignature", "This checkpoint is not this log's.")
-        signed, _ = await self.checkpoint_at(checkpoint.size)
+        signed = await self.cosigned(checkpoint.size)
         if Note.parse(signed).body != note.body:
             raise ServiceError(409, "checkpoint_mismatch", "This log signed another checkpoint of this size.")
         for name, raw in note.signatures:

@@ -236,6 +236,8 @@ async def test_a_rewritten_game_fails_the_old_cosigned_checkpoint(
         await http.get(f"/games/{game_id}/log-proof", params={"size": old.size}, headers=moderator)
     ).json()
     assert rewritten.hex() not in {leaf["head"] for leaf in at_old["leaves"]}
+    assert Note.parse(at_old["checkpoint"]).signed_by(WITNESS.verifier)  # the proof comes cosigned
+    assert (await http.get("/log/checkpoint", params={"cosigned": "true"})).text == at_old["checkpoint"]
 
     # The log goes on: the rewritten head becomes a leaf too, next to the original one, and the
     # witness cosigns that (the log is consistent; the two heads of one seq are the evidence).
@@ -247,6 +249,7 @@ async def test_a_rewritten_game_fails_the_old_cosigned_checkpoint(
         later = await proof_of_head(http, game_id, seq, moderator)
     heads_at_seq = {leaf["head"] for leaf in later["leaves"] if leaf["seq"] == seq}
     assert heads_at_seq == {original.hex(), rewritten.hex()}
+    assert await witness.round(http) == "cosigned"
 
 
 async def test_a_forked_log_is_refused_by_the_witness_with_evidence(
