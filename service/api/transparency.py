@@ -35,7 +35,7 @@ def b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
 
 
-class LogKeys(msgspec.Struct, frozen=True):
+class LogPublicKeys(msgspec.Struct, frozen=True):
     origin: Annotated[str, msgspec.Meta(description="The log's name: the first line of its checkpoints")]
     log_keys: Annotated[
         list[str], msgspec.Meta(description="Signed-note verifier keys of the log, newest first")
@@ -99,9 +99,9 @@ class TransparencyController(Controller):
         summary="The log's public keys (old ones stay) and the witnesses it accepts",
         responses=problems(UNAVAILABLE),
     )
-    async def keys(self, state: State) -> Response[LogKeys]:
+    async def keys(self, state: State) -> Response[LogPublicKeys]:
         tlog = log_of(state)
-        body = LogKeys(
+        body = LogPublicKeys(
             origin=tlog.identity.origin,
             log_keys=[v.text for v in tlog.identity.verifiers],
             witness_keys=[w.text for w in tlog.witnesses.values()],
