@@ -139,9 +139,11 @@ def serve(host: str, port: int, workers: int, shutdown_timeout: int) -> None:
         settings = Settings.from_env()
         url = resolve_database(settings)
         # uvicorn builds the app in each worker (service.asgi); the workers get the resolved
-        # database and the signing key from the environment, so all of them agree on both.
+        # database and the signing keys from the environment, so all of them agree on them.
         os.environ["PLAYLOG_DATABASE_URL"] = url
         os.environ["PLAYLOG_JWT_SECRET"] = settings.secret()
+        log_keys = settings.log_identity().keys  # made here once, not by each worker at once
+        os.environ["PLAYLOG_LOG_SIGNING_KEY"] = ",".join(key.text for key in log_keys)
         import uvicorn
 
         from service.serving import uvicorn_options
@@ -249,7 +251,9 @@ def moderator_token(name: str | None, ttl: float, revoked: str | None, listing: 
 
 
 @main.command("log-keys")
-@click.option("--rotate", is_flag=True, help="Sign with a new key from now on (the old ones stay published).")
+@click.option(
+    "--rotate", is_flag=True, help="Sign with a new key from the next start (the old ones stay published)."
+)
 def log_keys(rotate: bool) -> None:
     """Print the transparency log's public keys (signed-note verifier keys), newest first."""
     from service.transparency import identity
