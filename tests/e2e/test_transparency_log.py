@@ -255,9 +255,10 @@ async def test_a_rewritten_game_fails_the_old_cosigned_checkpoint(
 async def test_a_forked_log_is_refused_by_the_witness_with_evidence(
     settings: Settings, database_url: str, tmp_path: Path
 ) -> None:
-    quiet = dataclasses.replace(settings, log_interval=3600.0)  # the test sequences, as the operator
+    quiet = dataclasses.replace(settings, log_interval=3600.0)  # the test sequences, as the operator would
     identity = quiet.log_identity()
     async with AsyncTestClient(create_app(quiet)) as http:
+        await http.app.state.sequencer.stop()  # the test plays the sequencer
         api = PlaylogClient(str(http.base_url), http=http)
         game_id, _ = await finished_game(api)
         conn = await asyncpg.connect(database_url)
@@ -428,3 +429,33 @@ async def test_several_instances_share_one_log_with_one_sequencer(
         assert keys == await log_keys(http)  # one identity (the data directory's) for both
         indexes = [leaf["index"] for leaf in body["leaves"]]
         assert len(indexes) == len(set(indexes))
+
+
+async def test_tiles_of_two_levels_give_the_checkpoint_s_root(settings: Settings, database_url: str) -> None:
+    quiet = dataclasses.replace(settings, log_interval=3600.0)  # the test runs the rounds
+    async with AsyncTestClient(create_app(quiet)) as http:
+        await http.app.state.sequencer.stop()  # the test plays the sequencer
+        conn = await asyncpg.connect(database_url)
+        try:
+            # 300 games' heads, as streams rows (their events do not matter to the log).
+            await conn.execute(
+                "INSERT INTO streams (game_id, seq, last_hash)"
+                " SELECT gen_random_uuid(), 1, sha256(n::text::bytea) FROM generate_series(1, 300) n"
+            )
+            assert await append_round(conn, quiet.log_identity()) == 300
+            assert await append_round(conn, quiet.log_identity()) is None  # nothing moved since
+        finally:
+            await conn.close()
+        checkpoint = checked((await http.get("/log/checkpoint")).text, await log_keys(http))
+        full = await http.get(f"/log/tile/{tile_path(0, 0)}")
+        assert full.status_code == 200 and full.headers["cache-control"].endswith("immutable")
+        partial = await http.get(f"/log/tile/{tile_path(0, 1, 44)}")
+        upper = await http.get(f"/log/tile/{tile_path(1, 0, 1)}")
+        assert len(full.content) == 256 * 32 and len(partial.content) == 44 * 32 and len(upper.content) == 32
+        hashes = [full.content[i : i + 32] for i in range(0, 256 * 32, 32)]
+        hashes += [partial.content[i : i + 32] for i in range(0, 44 * 32, 32)]
+        nodes = merkle.appended({}, 0, hashes)
+        assert merkle.range_hash(0, 256, nodes) == upper.content
+        assert merkle.root(300, nodes) == checkpoint.root
+        for missing in (tile_path(0, 1), tile_path(0, 1, 45), tile_path(1, 0), tile_path(2, 0, 1)):
+            assert (await http.get(f"/log/tile/{missing}")).status_code == 404, missing
