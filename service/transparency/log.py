@@ -247,14 +247,15 @@ class TransparencyLog:
             witness = self.witnesses.get(raw[:4])
             if witness is None or witness.name != name:
                 continue
-            if not note.signed_by(witness):
+            line = Note(note.body, ((name, raw),))
+            if not line.signed_by(witness):
                 raise ServiceError(422, "bad_cosignature", f"The cosignature of {name} does not verify.")
             await self.pool.execute(
                 "INSERT INTO log_cosignatures (size, witness, line) VALUES ($1, $2, $3)"
                 " ON CONFLICT (size, witness) DO NOTHING",
                 checkpoint.size,
                 witness.text,
-                next(line + "\n" for line in text.split("\n") if line.startswith(f"\u2014 {name} ")),
+                line.text.removeprefix(note.body + "\n"),  # the signature line alone
             )
             return witness, checkpoint.size
         raise ServiceError(403, "unknown_witness", "No cosignature by a witness this log accepts.")
