@@ -23,6 +23,7 @@ from service.api.metrics import MetricsController
 from service.api.play import PlayController
 from service.api.players import PlayersController
 from service.api.streams import PlayerStreamController, SpectatorController
+from service.api.transparency import GameLogProofController, TransparencyController
 from service.batching import AppendBatcher
 from service.bodies import JsonRequest
 from service.citus import is_citus
@@ -48,6 +49,7 @@ from service.scheduler import Scheduler
 from service.shutdown import on_shutdown_signal
 from service.store import EventStore
 from service.tables import Tables
+from service.transparency.log import Sequencer, TransparencyLog
 from service.web.pages import pages_router, template_config
 
 VERSION = "0.1.0"
@@ -98,6 +100,11 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         projector = Projector(store, url, listener, tables=tables)
         app.state.update(projector=projector)
         projector.start()
+        identity = settings.log_identity()  # made at the first start, not by `playlog openapi`
+        sequencer = Sequencer(url, identity, settings.log_interval)
+        transparency = TransparencyLog(pool, identity, settings.witnesses())
+        app.state.update(transparency=transparency, sequencer=sequencer)
+        sequencer.start()
         # On SIGTERM/SIGINT, streams end with a last comment before uvicorn waits for responses.
         unhook = on_shutdown_signal(feeds.drain)
         try:
@@ -105,6 +112,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         finally:
             unhook()
             feeds.drain()
+            await sequencer.stop()
             await projector.stop()
             await scheduler.stop()
             await feeds.close()
@@ -131,6 +139,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             ModerationController,
             IncidentController,
             MetricsController,
+            TransparencyController,
+            GameLogProofController,
             pages_router,
         ],
         template_config=template_config,

@@ -13,6 +13,11 @@ stay plain PostgreSQL. What goes where:
 - ``caller_keys`` by ``caller`` (a key is looked up by its caller alone);
 - ``moderators`` and ``projector_checkpoints`` (a handful of rows, read everywhere) are reference
   tables;
+- the transparency log's tables (``log_leaves``, ``log_nodes``, ``log_checkpoints``,
+  ``log_cosignatures``) are reference tables too: one log for the whole cluster, written by its
+  one sequencer through the coordinator, and the sequencer's look for new heads (``streams``
+  against ``log_leaves``) is a join of a distributed table with a reference table, which every
+  node answers for its own shards;
 - ``playlog_append`` is delegated to the node holding the game (``force_delegation``): one round
   trip from the coordinator, the same hash chain, idempotency and error codes (PL409, PL422), run
   as a single-node transaction there. The service sends its appends one by one here: a batch
@@ -42,7 +47,14 @@ BY_GAME = (
 )  # the first one anchors the group
 BY_PLAYER = ("players", "player_games")
 BY_CALLER = ("caller_keys",)
-REFERENCE = ("moderators", "projector_checkpoints")
+REFERENCE = (
+    "moderators",
+    "projector_checkpoints",
+    "log_leaves",
+    "log_nodes",
+    "log_checkpoints",  # before log_cosignatures, whose foreign key points to it
+    "log_cosignatures",
+)
 APPEND = "playlog_append(uuid, integer, text, text, text[], integer[], jsonb[], jsonb, double precision)"
 HELPERS = (
     "playlog_event_digest(bytea, uuid, integer, text, integer, jsonb, jsonb, timestamptz)",

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from service.auth import Keyring
+from service.transparency import identity
+from service.transparency.identity import Identity
+from service.transparency.notes import Verifier
 
 
 def default_data_dir() -> Path:
@@ -55,6 +58,13 @@ class Settings:
     max_connections: int = 2000  # open HTTP connections per instance (process)
     header_timeout: float = 10.0  # seconds a connection may take to send a request's headers
     keepalive_timeout: int = 5  # seconds an idle keep-alive connection stays open
+    # The transparency log (docs/transparency-log.md): its name, its signing keys (never the JWT
+    # secret; "" keeps them in data_dir), the witnesses whose cosignatures it accepts (verifier
+    # keys, comma-separated) and how often its sequencer appends and signs.
+    log_origin: str = "playlog.localhost/log"
+    log_signing_key: str = ""
+    witness_keys: str = ""
+    log_interval: float = 2.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -83,11 +93,23 @@ class Settings:
             max_connections=int(env.get("PLAYLOG_MAX_CONNECTIONS", cls.max_connections)),
             header_timeout=float(env.get("PLAYLOG_HEADER_TIMEOUT", cls.header_timeout)),
             keepalive_timeout=int(env.get("PLAYLOG_KEEPALIVE_TIMEOUT", cls.keepalive_timeout)),
+            log_origin=env.get("PLAYLOG_LOG_ORIGIN", cls.log_origin),
+            log_signing_key=env.get("PLAYLOG_LOG_SIGNING_KEY", ""),
+            witness_keys=env.get("PLAYLOG_WITNESS_KEYS", ""),
+            log_interval=float(env.get("PLAYLOG_LOG_INTERVAL", cls.log_interval)),
         )
 
     def keyring(self) -> Keyring:
         """The signing keys (``PLAYLOG_JWT_SECRET``: ``kid:secret`` pairs, newest first)."""
         return Keyring.parse(self.secret())
+
+    def log_identity(self) -> Identity:
+        """The transparency log's signing keys (``PLAYLOG_LOG_SIGNING_KEY``, else the data directory's)."""
+        return identity.load(self.log_signing_key, self.data_dir, self.log_origin)
+
+    def witnesses(self) -> list[Verifier]:
+        """The witnesses whose cosignatures the log accepts (``PLAYLOG_WITNESS_KEYS``)."""
+        return [Verifier.parse(part) for part in self.witness_keys.split(",") if part.strip()]
 
     def secret(self) -> str:
         """The JWT signing key: the configured one, else one kept in the data directory."""

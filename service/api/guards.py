@@ -9,6 +9,8 @@
 - ``player_or_guest``: a player token, or none (a guest);
 - ``auditor``: a moderator token; without one, anyone once a public game is over and its
   spectator delay has passed (projections/spectator decides);
+- ``log_reader``: a game's log proofs: a moderator, anyone once the audit is, or a seat holder
+  while no event of the game is hidden from anyone;
 - ``bearer_if_sent``: anyone; a token sent must be valid (what it shows depends on who calls);
 - ``bearer``: any valid token; the service decides what it grants (a dispute's seat, say, is
   checked against the game's log, which also knows the seats a token held before).
@@ -30,6 +32,7 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.types import Guard
 
 from domain.table.rules import check_holder
+from projections.numbering import same_for_everyone
 from service.audit import open_to_anyone
 from service.auth import Principal, read_bearer
 from service.config import Settings
@@ -87,8 +90,12 @@ async def _sent(connection: Connection) -> Principal | None:
 
 
 async def seat_holder(connection: Connection, _: BaseRouteHandler) -> None:
+    await _holds(connection, int(connection.path_params["seat"]))
+
+
+async def _holds(connection: Connection, seat: int) -> None:
     principal = read_bearer(header(connection.scope, b"authorization"), connection.app.state.keyring)
-    game_id, seat = _game_id(connection), int(connection.path_params["seat"])
+    game_id = _game_id(connection)
     if principal.role != "seat" or principal.game_id != game_id or principal.seat is None:
         raise ServiceError(403, "forbidden", "This token does not act for a seat of this game.")
     if principal.seat != seat:
@@ -159,6 +166,31 @@ async def auditor(connection: Connection, _: BaseRouteHandler) -> None:
     )
 
 
+async def log_reader(connection: Connection, _: BaseRouteHandler) -> None:
+    """A game's heads in the transparency log: a moderator; anyone once the audit is open to
+    anyone; a seat holder while no event of the game is hidden from anyone (a head's seq would
+    otherwise count events hidden from the seat, RULES 3)."""
+    principal = await _sent(connection)
+    if principal is not None and principal.role == "moderator":
+        await _games(connection).load(_game_id(connection), cached_ok=True)  # 404 for no such game
+        return
+    if await open_to_anyone(_games(connection), _game_id(connection)):
+        return
+    if principal is not None and principal.role == "seat" and principal.game_id == _game_id(connection):
+        await _holds(connection, principal.seat if principal.seat is not None else -1)
+        if same_for_everyone(connection.scope["state"]["table"]):
+            return
+        raise ServiceError(
+            403,
+            "log_proof_hidden",
+            "This game holds events hidden from this seat: a head's seq would count them.",
+        )
+    status = 401 if principal is None else 403
+    raise ServiceError(
+        status, "moderator_only", "A moderator or a seat of this game may read its log proofs."
+    )
+
+
 async def bearer_if_sent(connection: Connection, _: BaseRouteHandler) -> None:
     await _sent(connection)
 
@@ -176,6 +208,7 @@ TOKEN: dict[Guard, bool] = {
     moderator: True,
     player_or_guest: False,
     auditor: False,
+    log_reader: False,
     bearer_if_sent: False,
     bearer: True,
 }

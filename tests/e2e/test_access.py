@@ -35,6 +35,7 @@ SHOWS_NOTHING_HIDDEN = {
     "listGameDisputes": "the disputes' records: categories, texts and rulings, no card or order",
     "disputeQueue": "which disputes wait, not what a game holds",
     "listAccessRecords": "the access records themselves",
+    "gameLogProof": "the game's heads in the transparency log: hashes and seqs, no card or order",
 }
 # The GET operations that refuse a moderator's token: another principal's reads, and why.
 NOT_A_MODERATORS = {

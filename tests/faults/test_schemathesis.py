@@ -49,10 +49,20 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
     401: frozenset({"unauthorized", "token_expired", "token_revoked", "moderator_only"}),
     # A real token for another game, seat or role; a private game; a seat given up.
     403: frozenset(
-        {"forbidden", "moderator_only", "private_game", "not_seated", "seat_token_revoked", "seat_conceded"}
+        {
+            "forbidden",
+            "moderator_only",
+            "private_game",
+            "not_seated",
+            "seat_token_revoked",
+            "seat_conceded",
+            "log_proof_hidden",
+            "unknown_witness",
+        }
     ),
-    # No such game, dispute or player; a seq past the game's end.
-    404: frozenset({"not_found", "seq_out_of_range"}),
+    # No such game, dispute or player; a seq past the game's end; a checkpoint or tile the
+    # transparency log has not signed yet.
+    404: frozenset({"not_found", "seq_out_of_range", "no_checkpoint", "no_such_checkpoint", "no_such_tile"}),
     # The game or the dispute has moved on.
     409: frozenset(
         {
@@ -71,11 +81,22 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "dispute_resolved",
             "dispute_not_resolved",
             "game_not_finished",
+            "checkpoint_mismatch",
         }
     ),
-    # A reused key; a seq or seat past this game's; a dispute of another game (and, on the
-    # operations of RULED, a move the game's rules refuse now: any rule code).
-    422: frozenset({"idempotency_key_reused", "seq_out_of_range", "unknown_dispute", "invalid_seat"}),
+    # A reused key; a seq or seat past this game's; a dispute of another game; tree sizes past the
+    # log's; a cosignature that is not a signed checkpoint of this log (and, on the operations of
+    # RULED, a move the game's rules refuse now: any rule code).
+    422: frozenset(
+        {
+            "idempotency_key_reused",
+            "seq_out_of_range",
+            "unknown_dispute",
+            "invalid_seat",
+            "bad_tree_sizes",
+            "bad_cosignature",
+        }
+    ),
     429: frozenset({"too_many_requests"}),
 }
 # The operations whose 422 is a game's rule (their documented "any other rule code of the game").

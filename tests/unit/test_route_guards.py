@@ -61,6 +61,9 @@ WHO_MAY_CALL = {
             "exportGame",
         )
     },
+    # The transparency log is public; a game's proofs are its moderators' and seats' (RULES 3).
+    **{op: ANYONE for op in ("logKeys", "logCheckpoint", "logTile", "logConsistency", "logCosign")},
+    "gameLogProof": ["log_reader"],
 }
 
 
