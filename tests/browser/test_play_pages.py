@@ -28,7 +28,7 @@ async def act_once(pages: list[Page], prefer: list[str]) -> bool:
     """Click the first preferred control any page shows; False when none shows one."""
     for wanted in prefer:
         for page in pages:
-            control = page.locator(f"#commands [data-type={wanted}] button")
+            control = page.locator(f"#commands button[data-type={wanted}]")
             if await control.count() and await control.first.is_visible():
                 await control.first.click()
                 await expect(page.locator("main[data-busy='1']")).to_have_count(0)
@@ -55,14 +55,22 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
     )
     assert await join_game(bob, server_url, game_id, "bob") == 1
     await start(alice)
+    # Each seat's page names its player, marks it at the table and says whose turn it is.
+    await expect(alice.locator("#who")).to_have_text("alice · seat 0")
+    await expect(alice.locator("#table-view")).to_contain_text("alice (seat 0) — you")
+    await expect(alice.locator("#status")).to_have_text("● Your turn")
+    await expect(alice).to_have_title("● Your turn — playlog")
+    await expect(bob.locator("#status")).to_have_text("Waiting for alice")
+    await expect(bob).to_have_title("playlog")
     await screenshot(alice, "play")
 
-    # A Nope inside the window: alice plays Skip, bob Nopes it while the countdown runs.
-    await alice.locator("#commands [data-type=PlayCard] select").select_option(label="Play Skip")
-    await alice.locator("#commands [data-type=PlayCard] button").click()
+    # A Nope inside the window, through the cards: alice clicks her Skip, bob his Nope while the
+    # countdown bar runs.
+    await alice.locator("#commands .hand button[data-card=Skip]").first.click()
     await expect(bob.locator("#window")).to_contain_text("s left")
-    await bob.get_by_role("button", name="Nope!").click()
-    await expect(alice.locator("#feed")).to_contain_text("nope played")
+    await expect(bob.locator("#window-said")).to_contain_text("seconds left")  # said once, not each second
+    await bob.locator("#commands .hand button[data-card=Nope]").first.click()
+    await expect(alice.locator("#feed")).to_contain_text("bob's Nope cancelled your Skip")
     # Whoever may still answer lets the chain stand (bob's pass is his alone), and the Skip is noped.
     for _ in range(100):
         acted = await act_once([alice, bob], ["PassReaction"])
@@ -70,7 +78,7 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
             break
         await alice.wait_for_timeout(50)
     await expect(alice.locator("#window")).to_be_hidden()
-    await expect(alice.locator("#feed")).to_contain_text("reactions resolved")
+    await expect(alice.locator("#feed")).to_contain_text("Your Skip did nothing: Noped")
 
     # Draw until a Kitten comes; each Defuse puts it back on top, so the game ends soon after.
     defused = 0
@@ -78,7 +86,11 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
         for page in (alice, bob):
             select = page.locator("#commands [data-type=Defuse] select")
             if await select.count():
-                await select.select_option(index=0)  # on top
+                await expect(page.locator("#commands .alarm")).to_contain_text(
+                    "You drew an Exploding Kitten!"
+                )
+                assert await select.input_value() == ""  # no place is chosen for the player
+                await select.select_option(label="On top: the next player draws it")
                 await page.locator("#commands [data-type=Defuse] button").click()
                 await expect(page.locator("main[data-busy='1']")).to_have_count(0)
                 defused += 1
@@ -98,7 +110,7 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
         streamed = await seat_stream_events(page, server_url, game_id, me)
         assert len(streamed) == await page.locator("#feed li").count()
         assert_only_own_secrets(streamed, me)
-    await expect(alice.locator("#feed")).to_contain_text("kitten defused")
+    await expect(alice.locator("#feed")).to_contain_text("defused it and put the Kitten back")
     await screenshot(bob, "play-finished")
 
 
