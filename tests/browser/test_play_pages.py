@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -132,7 +133,8 @@ async def test_three_players_finish_a_risk_cat_through_the_play_pages(server_url
     assert await join_game(pages[1], server_url, game_id, "ben") == 1
     assert await join_game(pages[2], server_url, game_id, "cy") == 2
     await start(pages[0])
-    drawn = [0, 0, 0]  # tokens drawn this turn, per seat: one, then stop (never a bust)
+    drawn = [0, 0, 0]  # tokens drawn this turn, per seat: up to two, then stop
+    reordered = False
     for _ in range(1500):
         if await pages[0].locator("#status").filter(has_text="Game over").count():
             break
@@ -141,11 +143,11 @@ async def test_three_players_finish_a_risk_cat_through_the_play_pages(server_url
             offered = await page.eval_on_selector_all(
                 "#commands [data-type]", "els => els.map(e => e.dataset.type)"
             )
-            offered = [t for t in offered if t != "Concede"]
+            offered = [t for t in offered if ":" not in t]  # a stop's up and down buttons are its own
             answers = [t for t in ARC_ANSWERS if t in offered]
             if answers:
                 choice = (seat, answers[0])
-            elif drawn[seat] >= 1 and "StopAndStack" in offered:
+            elif (drawn[seat] >= 2 or (drawn[seat] >= 1 and reordered)) and "StopAndStack" in offered:
                 choice = (seat, "StopAndStack")
             elif "DrawToken" in offered:
                 choice = (seat, "DrawToken")
@@ -157,10 +159,31 @@ async def test_three_players_finish_a_risk_cat_through_the_play_pages(server_url
             await pages[0].wait_for_timeout(50)  # the pages are catching up with their streams
             continue
         seat, wanted = choice
-        await pages[seat].locator(f"#commands [data-type={wanted}] button").first.click()
+        stacking = pages[seat].locator("#commands .stacking-list li")
+        if wanted == "StopAndStack" and not reordered and await stacking.count() >= 2:
+            # A free order: the bottom token is moved up to the top, and the stack's top is it.
+            bottom = (await stacking.last.locator(".token").text_content() or "").strip()
+            for _ in range(await stacking.count() - 1):
+                await stacking.filter(has_text=bottom).get_by_role("button", name="up").click()
+            await expect(stacking.first).to_contain_text(bottom)
+            await pages[seat].locator("#commands button[data-type=StopAndStack]").click()
+            await expect(pages[seat].locator("main[data-busy='1']")).to_have_count(0)
+            await expect(pages[seat].locator("#feed")).to_contain_text(f"{bottom} on top")
+            reordered = True
+            drawn[seat] = 0
+            continue
+        await pages[seat].locator(f"#commands button[data-type={wanted}]").first.click()
         await expect(pages[seat].locator("main[data-busy='1']")).to_have_count(0)
         drawn[seat] = drawn[seat] + 1 if wanted == "DrawToken" else 0
     for page in pages:
         await expect(page.locator("#status")).to_contain_text("Game over")
-    await expect(pages[1].locator("#table-view")).to_contain_text("Score")
+    assert reordered
+    table = pages[1].locator("#table-view")
+    await expect(table).to_contain_text("Paintings won")  # the score, broken down
+    await expect(table).to_contain_text("Tokens held, by painting")
+    await expect(table).to_contain_text("ben (seat 1) — you")
+    feed = pages[1].locator("#feed")
+    await expect(feed).to_contain_text("The paintings are in the bag")
+    await expect(feed).not_to_contain_text("arisk")
+    assert not await feed.get_by_text(re.compile(r"\bp\d+-\d+\b")).count()  # tokens by name, not id
     await screenshot(pages[1], "play-a-risk-cat")
