@@ -89,10 +89,10 @@ function sentence(event, who) {
   const d = event.data || {};
   const runs = (list) => list.map((r) => `${tokenList(r.tokens)} from ${who(r.from_seat)}`).join(" and ");
   switch (event.type) {
-    case "ARiskCatGameSetUp": return `The paintings are in the bag: ${d.bag_size} tokens${d.removed_paintings.length ? ` (without ${d.removed_paintings.map((n) => PAINTINGS[n]).join(", ")})` : ""}. ${who(d.first_seat)} to start.`;
-    case "ARiskCatTurnStarted": return `Turn ${d.turn_number}: ${who(d.seat)} to draw`;
+    case "ARiskCatGameSetUp": return `The paintings are in the bag: ${d.bag_size} tokens${d.removed_paintings.length ? ` (without ${d.removed_paintings.map((n) => PAINTINGS[n]).join(", ")})` : ""}. ${who(d.first_seat) === "you" ? "You start" : `${who(d.first_seat)} starts`}.`;
+    case "ARiskCatTurnStarted": return `Turn ${d.turn_number}: ${who(d.seat) === "you" ? "your turn" : `${who(d.seat)} to play`}`;
     case "TokenDrawn": return `${who(d.seat)} drew ${tokenName(d.token)}${d.spared ? ": a duplicate, spared by the Cheater" : ""}${d.by_server ? " (out of time)" : ""}`;
-    case "TurnBusted": return `${who(d.seat)} drew ${tokenName(d.token)}, a painting already drawn this turn: bust! ${d.returned.length} tokens go back into the bag`;
+    case "TurnBusted": return `Bust! ${tokenName(d.token)} was already drawn this turn: ${d.returned.length} tokens go back into the bag`;
     case "RunsStolen": return d.runs.length ? `${who(d.seat)} stole ${runs(d.runs)}` : `${who(d.seat)} stole nothing`;
     case "MusicianCatsTaken": return d.runs.length ? `${who(d.seat)} took the Musician Cats: ${runs(d.runs)}` : `${who(d.seat)} took the Musician Cats (there were none)`;
     case "MusicianCatSwapped": return `${who(d.seat)} swapped a Musician Cat for ${who(d.with_seat) === "you" ? "your" : `${who(d.with_seat)}'s`} ${tokenName(d.token)}`;

@@ -112,7 +112,7 @@ function sentence(event, who, whose) {
     case "NopePlayed": return `${whose(d.seat)} Nope ${d.chain_length % 2 ? "cancelled" : "brought back"} ${lastAction || "the last card"}`;
     case "ReactionPassed": return `${who(d.seat)} let it happen`;
     case "ReactionsResolved": return d.noped ? `${lastAction || "the card"} did nothing: Noped` : null;
-    case "OwedTurnStarted": return d.turns_owed > 1 ? `${who(d.seat)} must take ${d.turns_owed} turns` : `${who(d.seat)} to play`;
+    case "OwedTurnStarted": return d.turns_owed > 1 ? `${who(d.seat)} must take ${d.turns_owed} turns` : (who(d.seat) === "you" ? "your turn" : `${who(d.seat)} to play`);
     case "CardDrawn": return `${who(d.seat)} drew ${d.card ? `a ${d.card}` : "a card"}${d.by_server ? " (out of time)" : ""}`;
     case "KittenDrawn": return `${who(d.seat)} drew an Exploding Kitten!`;
     case "KittenDefused": return `${who(d.seat)} defused it and put the Kitten back${d.position != null ? (d.position === 0 ? " on top" : ` ${d.position} from the top`) : " somewhere in the draw pile"}`;

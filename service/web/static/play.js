@@ -57,7 +57,7 @@
   function lockControls() {
     const locked = PL.connection.isDown();
     if (locked && focusInControls()) park();
-    for (const node of $("commands").querySelectorAll("button, select")) node.disabled = locked;
+    if (locked) for (const node of $("commands").querySelectorAll("button, select")) node.disabled = true;
   }
 
   // An event in the game's words, with this seat as "you" (the shared words for the rest).
