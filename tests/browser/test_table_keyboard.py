@@ -18,8 +18,8 @@ pytestmark = pytest.mark.integration
 
 # What the focus is on: a hand's card by its card, else the element's words.
 FOCUSED = (
-    "(a => a === document.body ? 'body' : (a.dataset.card ? `card:${a.dataset.card}` : (a.textContent || '').trim()))"
-    "(document.activeElement)"
+    "(a => a === document.body ? 'body'"
+    " : (a.dataset.card ? `card:${a.dataset.card}` : (a.textContent || '').trim()))(document.activeElement)"
 )
 
 
