@@ -140,7 +140,7 @@ PL.registerGame("a_risk_cat", {
     if (view.drawn_paintings.length && view.phase !== "over") parts.push(el("p", {}, `A second token of ${view.drawn_paintings.map((n) => PAINTINGS[n]).join(", ")} this turn busts.`));
     if (mod) parts.push(el("p", { class: "face-up" }, `Bag, top first: ${tokenList(mod.bag)}`));
     if (view.robin_tell_pile_size) parts.push(el("p", {}, `Robin Tell's pile: ${view.robin_tell_pile_size} (top: ${view.robin_tell_pile_top ? tokenName(view.robin_tell_pile_top) : "—"})`));
-    if (view.pending && view.phase !== "over") parts.push(el("p", {}, `Waiting for ${seatName(seats, view.pending.seat)}: ${words(view.pending.kind || view.pending.type || "a decision")}.`));
+    if (view.pending && view.phase !== "over") parts.push(el("p", {}, `${view.pending.seat === me ? "Your choice" : `Waiting for ${seatName(seats, view.pending.seat)}`}: ${words(view.pending.kind || view.pending.type || "a decision")}.`));
     parts.push(el("details", { class: "legend" }, el("summary", {}, "The paintings (a painting is worth its number)"),
       el("ul", {}, Object.entries(PAINTINGS).map(([n, name]) => el("li", { class: view.removed_paintings.includes(Number(n)) ? "removed" : null },
         `${n}. ${name} (${n} tokens)${view.removed_paintings.includes(Number(n)) ? ": not in this game" : ""}`)))));

@@ -166,9 +166,9 @@ PL.registerGame("exploding_kittens", {
   },
 
   // What only this seat knows (RULES 1.9): its hand, the cards it saw, where its Kitten is now.
-  mine(view) {
+  mine(view, handPlayable) {
     const { el } = PL;
-    const parts = [];
+    const parts = handPlayable ? [] : [el("ul", { class: "hand", "aria-label": "Your hand" }, view.hand.map((card) => el("li", { class: "card" }, card)))];
     if (view.seen_future.length) parts.push(el("p", {}, `You know the top of the draw pile: ${view.seen_future.join(", ")} (top first).`));
     if (view.placed_kitten != null) parts.push(el("p", {}, `The Kitten you put back is ${view.placed_kitten === 0 ? "on top" : `${view.placed_kitten} from the top`} of the draw pile.`));
     if (!parts.length) parts.push(el("p", { class: "muted" }, "You have not seen any card of the draw pile."));

@@ -32,7 +32,18 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 812}
-DOCUMENTED = {"home", "play", "watch", "moderate", "replay", "dispute"}  # the pages the README shows
+# The pages (and table states) the README shows.
+DOCUMENTED = {
+    "home",
+    "play",
+    "play-nope",
+    "play-a-risk-cat",
+    "play-a-risk-cat-stop",
+    "watch",
+    "moderate",
+    "replay",
+    "dispute",
+}
 
 
 def chromium_path() -> str | None:
@@ -95,7 +106,7 @@ AXE_BLOCKING = {"serious", "critical"}
 
 async def assert_accessible(page: Any, state: str) -> None:
     """axe-core, all rules, finds no serious or critical violation on ``page`` as it stands."""
-    from axe_playwright_python.async_playwright import Axe
+    from axe_playwright_python.async_playwright import Axe  # type: ignore[import-untyped]
 
     results = await Axe().run(page, options={"resultTypes": ["violations"]})
     found = [

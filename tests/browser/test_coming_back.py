@@ -53,7 +53,7 @@ async def test_a_closed_tab_gets_its_seat_back_through_the_rejoin_link(
     back = await new_page()
     await back.goto(copied)
     assert "token" not in back.url  # the token left the address bar at once
-    await expect(back.locator("#mine-view")).to_contain_text("Defuse")
+    await expect(back.locator("#commands .hand")).to_contain_text("Defuse")
     await draw(alice)
     await expect(back.locator("#status")).to_have_text("● Your turn")
     await draw(back)

@@ -70,6 +70,7 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
     await alice.locator("#commands .hand button[data-card=Skip]").first.click()
     await expect(bob.locator("#window")).to_contain_text("s left")
     await expect(bob.locator("#window-said")).to_contain_text("seconds left")  # said once, not each second
+    await screenshot(bob, "play-nope")
     await bob.locator("#commands .hand button[data-card=Nope]").first.click()
     await expect(alice.locator("#feed")).to_contain_text("bob's Nope cancelled your Skip")
     # Whoever may still answer lets the chain stand (bob's pass is his alone), and the Skip is noped.

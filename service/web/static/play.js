@@ -210,7 +210,7 @@
     }
     if (view.seats[seat] != null) $("who").textContent = `${view.seats[seat]} · seat ${seat}`;
     $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats, view, seat));
-    if (page.mine) $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
+    if (page.mine) $("mine-view").replaceChildren(...Render.mine(view.kind, view.view, true));
     const hadFocus = focusInControls() || (focusParked && document.activeElement === $("controls-title"));
     $("commands").replaceChildren(...controls(view));
     leave(view);

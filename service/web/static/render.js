@@ -21,10 +21,11 @@ const Render = (() => {
     return parts;
   }
 
-  // What only this seat knows, for a game that hides something from it (else nothing).
-  function mine(kind, view) {
+  // What only this seat knows, for a game that hides something from it (else nothing);
+  // ``handPlayable``: the page shows the game's hand as controls (page.hand) elsewhere.
+  function mine(kind, view, handPlayable = false) {
     const page = PL.game(kind);
-    return page.mine ? page.mine(view) : [];
+    return page.mine ? page.mine(view, handPlayable) : [];
   }
 
   return { table, mine, list, seatsTable };
