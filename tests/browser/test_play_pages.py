@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import assert_accessible, screenshot
 from tests.browser.pages import (
     assert_only_own_secrets,
     create_game,
@@ -81,6 +81,25 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
         await alice.wait_for_timeout(50)
     await expect(alice.locator("#window")).to_be_hidden()
     await expect(alice.locator("#feed")).to_contain_text("Your Skip did nothing: Noped")
+
+    # A combo by picking cards: alice ends her turn at the draw pile; bob picks his two Beard
+    # Cats, then his target, and takes a card of alice's at random.
+    await alice.locator("#commands .hand button[data-type=DrawCard]").click()
+    await expect(bob.locator("#status")).to_have_text("● Your turn")
+    cats = bob.locator("#commands .hand button[data-card='Beard Cat']")
+    await cats.nth(0).click()
+    await expect(cats.nth(0)).to_have_attribute("aria-pressed", "true")
+    await expect(bob.locator("#commands .aim")).to_contain_text("Pick the matching cards")
+    await cats.nth(1).click()
+    await expect(bob.locator("#commands .aim")).to_contain_text("now choose the player")
+    await assert_accessible(bob, "a combo picked, its target to choose")
+    await bob.get_by_role("button", name="On alice").click()
+    await expect(alice.locator("#feed")).to_contain_text("bob played Beard Cat + Beard Cat against you")
+    for _ in range(100):
+        if not await act_once([alice, bob], ["PassReaction"]) and not await bob.locator("#window").is_visible():
+            break
+        await alice.wait_for_timeout(50)
+    await expect(bob.locator("#feed")).to_contain_text("You took a")
 
     # Draw until a Kitten comes; each Defuse puts it back on top, so the game ends soon after.
     defused = 0
