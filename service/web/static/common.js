@@ -281,6 +281,15 @@ const PL = (() => {
     return detail.length ? `${parts.join(" ")} — ${detail.join("; ")}` : parts.join(" ");
   }
 
+  // An event as the game's page says it (``me``: the seat that reads it, said "you"), else in
+  // the shared words above; ``null``: bookkeeping the table already shows, said nowhere.
+  function describeMove(kind, event, seats, me = null) {
+    const page = pages[kind];
+    const who = (s) => (s === me ? "you" : (seats && seats[s]) ?? `seat ${s}`);
+    const said = page && page.describe ? page.describe(event, who) : undefined;
+    return said === undefined ? describeEvent(event, seats) : said;
+  }
+
   // Disputes, as the seat pages and the moderator pages both show them (texts as text only).
   // A time in seconds since the epoch, or an ISO string (the queue's).
   const when = (t) => (t ? new Date(typeof t === "number" ? t * 1000 : t).toISOString().replace("T", " ").replace(/\..*/, " UTC") : "");
@@ -397,7 +406,7 @@ const PL = (() => {
   }
 
   return {
-    api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, words, seatName,
+    api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, describeMove, words, seatName,
     when, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
     registerGame, game, gameTitle, moderatorGate, whoLooked,
   };

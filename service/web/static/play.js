@@ -62,10 +62,7 @@
 
   // An event in the game's words, with this seat as "you" (the shared words for the rest).
   function describe(event) {
-    const seats = current ? current.seats : null;
-    const page = current ? PL.game(current.kind) : null;
-    const said = page && page.describe ? page.describe(event, (s) => (s === seat ? "you" : (seats && seats[s]) ?? `seat ${s}`)) : undefined;
-    return said === undefined ? describeEvent(event, seats) : said;
+    return current ? PL.describeMove(current.kind, event, current.seats, seat) : describeEvent(event, null);
   }
 
   function label(page, cmd, seats) {
