@@ -261,6 +261,8 @@ const PL = (() => {
       if (!who && event.type !== "dispute.raised" && event.type !== "dispute.asked" && event.type !== "dispute.answered") return words(event.type);
       return `${who ? seatName(seats, data.seat) : "a player"} ${words(event.type)}`;
     }
+    if (event.type === "lobby.joined" && typeof data.name === "string") return `${data.name} took seat ${data.seat}`;
+    if (event.type === "lobby.left" && typeof data.seat === "number") return `${seatName(seats, data.seat)} left the lobby`;
     const who = data.seat ?? data.actor ?? data.by;
     const parts = [];
     if (typeof who === "number") parts.push(seatName(seats, who));
