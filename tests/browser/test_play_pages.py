@@ -96,7 +96,10 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
     await bob.get_by_role("button", name="On alice").click()
     await expect(alice.locator("#feed")).to_contain_text("bob played Beard Cat + Beard Cat against you")
     for _ in range(100):
-        if not await act_once([alice, bob], ["PassReaction"]) and not await bob.locator("#window").is_visible():
+        if (
+            not await act_once([alice, bob], ["PassReaction"])
+            and not await bob.locator("#window").is_visible()
+        ):
             break
         await alice.wait_for_timeout(50)
     await expect(bob.locator("#feed")).to_contain_text("You took a")
@@ -111,6 +114,8 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
                     "You drew an Exploding Kitten!"
                 )
                 assert await select.input_value() == ""  # no place is chosen for the player
+                if not defused:
+                    await assert_accessible(page, "a Kitten to put back")
                 await select.select_option(label="On top: the next player draws it")
                 await page.locator("#commands [data-type=Defuse] button").click()
                 await expect(page.locator("main[data-busy='1']")).to_have_count(0)
