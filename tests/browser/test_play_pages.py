@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
+from service.client import PlaylogClient
 from tests.browser.conftest import assert_accessible, screenshot
 from tests.browser.pages import (
     assert_only_own_secrets,
@@ -212,3 +213,46 @@ async def test_three_players_finish_a_risk_cat_through_the_play_pages(server_url
     await expect(feed).not_to_contain_text("arisk")
     assert not await feed.get_by_text(re.compile(r"\bp\d+-\d+\b")).count()  # tokens by name, not id
     await screenshot(pages[1], "play-a-risk-cat")
+
+
+async def test_a_favor_and_a_triple_are_played_by_clicking_a_card_then_its_target(
+    server_url: str, new_page: Any
+) -> None:
+    # Seed 7, seat 0 first: alice holds a Favor and three Hairy Potato Cats.
+    async with PlaylogClient(server_url) as remote:
+        created = await remote.create_game(
+            "exploding_kittens",
+            {"players": 2, "reaction_window": 0, "seed": 7, "first_seat": 0},
+            spectator_delay=0,
+        )
+        tokens = [(await remote.join(created.game_id, name)).token for name in ("alice", "bob")]
+        await remote.start(created.game_id, created.host_token)
+    alice, bob = await new_page(), await new_page()
+    await alice.goto(f"{server_url}/play/{created.game_id}/0#token={tokens[0]}")
+    await bob.goto(f"{server_url}/play/{created.game_id}/1#token={tokens[1]}")
+    await expect(alice.locator("#status")).to_have_text("● Your turn")
+    await expect(
+        alice.get_by_label("Play a sound when it is my turn")
+    ).not_to_be_checked()  # off unless asked
+
+    await alice.locator("#commands .hand button[data-card=Favor]").click()
+    await expect(alice.locator("#commands .aim")).to_contain_text("Favor: now choose the player.")
+    await alice.get_by_role("button", name="On bob").click()
+    # Bob answers the Favor by clicking the card he gives.
+    await expect(bob.locator("#status")).to_have_text("● Your move: the game waits for you")
+    given = bob.locator("#commands .hand button[title^='Give']").first
+    card = await given.get_attribute("data-card")
+    await given.click()
+    await expect(alice.locator("#feed")).to_contain_text(f"bob gave you a {card}")
+    await expect(alice.locator("#commands .hand")).to_contain_text(card or "")
+
+    cats = alice.locator("#commands .hand button[data-card='Hairy Potato Cat']")
+    for i in range(3):
+        await cats.nth(i).click()
+    await expect(alice.locator("#commands .aim")).to_contain_text("now choose the player")
+    await alice.get_by_label("Name the card you ask for").select_option("Defuse")
+    await alice.get_by_role("button", name="On bob").click()
+    await expect(alice.locator("#feed")).to_contain_text(
+        "You played Hairy Potato Cat + Hairy Potato Cat + Hairy Potato Cat against bob, asking for Defuse"
+    )
+    await expect(alice.locator("#feed")).to_contain_text(re.compile(r"bob (had to hand over|has no) Defuse"))
