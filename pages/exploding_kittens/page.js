@@ -102,7 +102,7 @@ function sentence(event, who, whose) {
     case "DeckDealt": return `The cards are dealt: 8 each. ${who(d.first_seat) === "you" ? "You start" : `${who(d.first_seat)} starts`}.`;
     case "CardPlayed":
       lastAction = `${whose(d.seat)} ${d.card}`;
-      if (d.card === "Attack") return `${who(d.seat)} played Attack${d.target != null ? ` on ${who(d.target)}` : ""}: ${d.target != null ? "take" : "the next player takes"} 2 turns`;
+      if (d.card === "Attack") return `${who(d.seat)} played Attack${d.target != null ? ` on ${who(d.target)}` : ""}: the next player takes 2 turns or more`;
       if (d.card === "Favor") return `${who(d.seat)} asked ${who(d.target)} for a Favor`;
       if (d.card === "Skip") return `${who(d.seat)} played Skip: a turn without drawing`;
       return `${who(d.seat)} played ${d.card}`;
@@ -112,7 +112,9 @@ function sentence(event, who, whose) {
     case "NopePlayed": return `${whose(d.seat)} Nope ${d.chain_length % 2 ? "cancelled" : "brought back"} ${lastAction || "the last card"}`;
     case "ReactionPassed": return `${who(d.seat)} let it happen`;
     case "ReactionsResolved": return d.noped ? `${lastAction || "the card"} did nothing: Noped` : null;
-    case "OwedTurnStarted": return d.turns_owed > 1 ? `${who(d.seat)} must take ${d.turns_owed} turns` : (who(d.seat) === "you" ? "your turn" : `${who(d.seat)} to play`);
+    case "OwedTurnStarted":
+      if (d.turns_owed > 1) return `${who(d.seat)} ${d.under_attack ? `${who(d.seat) === "you" ? "are" : "is"} attacked: ` : ""}${d.turns_owed} turns to take`;
+      return who(d.seat) === "you" ? "your turn" : `${who(d.seat)} to play`;
     case "CardDrawn": return `${who(d.seat)} drew ${d.card ? `a ${d.card}` : "a card"}${d.by_server ? " (out of time)" : ""}`;
     case "KittenDrawn": return `${who(d.seat)} drew an Exploding Kitten!`;
     case "KittenDefused": return `${who(d.seat)} defused it and put the Kitten back${d.position != null ? (d.position === 0 ? " on top" : ` ${d.position} from the top`) : " somewhere in the draw pile"}`;
