@@ -106,6 +106,11 @@ async def test_a_turn_of_a_risk_cat_with_the_keyboard_alone_stacking_in_an_order
     await ann.keyboard.press("Enter")
     await expect(rows.first).to_contain_text(bottom)
     assert await ann.evaluate(FOCUSED) != "body"
+    # A mouse may drag a token instead: there and back again.
+    await rows.last.drag_to(rows.first)
+    await expect(rows.first).to_contain_text(top_before)
+    await rows.last.drag_to(rows.first)
+    await expect(rows.first).to_contain_text(bottom)
     await tab_to(ann, "Stop and stack")
     await ann.keyboard.press("Enter")
     await settled(ann)
