@@ -7,7 +7,8 @@ never travel in a page's URL: the server never sees them outside an ``Authorizat
 
 How each game looks (its table, its commands in words, its options) is the game's own page,
 ``pages/<kind>/`` (outside service/): its script is served as ``/static/games/<kind>.js`` and its
-options fields are included in the create form, for every game of the registry.
+options fields are included in the create form, for every game of the registry. Static files are
+named with their content hash (service/web/assets.py).
 """
 
 from __future__ import annotations
@@ -20,24 +21,19 @@ from litestar import Controller, MediaType, Router, get
 from litestar.contrib.jinja import JinjaTemplateEngine
 from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
-from litestar.response import File, Template
-from litestar.static_files import create_static_files_router
+from litestar.response import Template
 from litestar.template.config import TemplateConfig
 
 import pages
 from domain.access import REASONS
 from domain.disputes.events import Category
 from service.listing import ListedGame, Listings, listing_query
+from service.web.assets import static_file, static_url
 
 HERE = Path(__file__).parent
-STATIC_PATH = "/static"
 WALKTHROUGH = HERE.parents[1] / "docs" / "api.md"
 
 template_config = TemplateConfig(directory=[HERE / "templates", pages.ROOT], engine=JinjaTemplateEngine)
-
-static_files = create_static_files_router(
-    path=STATIC_PATH, directories=[HERE / "static"], include_in_schema=False, name="static"
-)
 
 # Each registered game's title, by kind: the pages name no game themselves.
 KINDS = {kind: page.title for kind, page in pages.games().items()}
@@ -48,7 +44,10 @@ CATEGORIES = get_args(Category)
 
 
 def _page(name: str, **context: Any) -> Template:
-    return Template(template_name=name, context={"kinds": KINDS, "game_pages": pages.games(), **context})
+    return Template(
+        template_name=name,
+        context={"kinds": KINDS, "game_pages": pages.games(), "static_url": static_url, **context},
+    )
 
 
 class PagesController(Controller):
@@ -62,14 +61,6 @@ class PagesController(Controller):
         for game in listing.games:
             groups[game.status].append(game)
         return _page("home.html", groups=groups, page="home")
-
-    @get(f"{STATIC_PATH}/games/{{script:str}}", name="game-page")
-    async def game_page(self, script: str) -> File:
-        """A game's page script (pages/<kind>/page.js), as ``<kind>.js``."""
-        page = pages.games().get(script.removesuffix(".js")) if script.endswith(".js") else None
-        if page is None:
-            raise NotFoundException(f"No game page {script}.")
-        return File(page.script, content_disposition_type="inline", media_type="text/javascript")
 
     @get("/walkthrough", name="walkthrough", media_type=MediaType.TEXT)
     async def walkthrough(self) -> str:
@@ -109,4 +100,4 @@ class PagesController(Controller):
         return _page("replay.html", game_id=game_id, page="replay", categories=CATEGORIES)
 
 
-pages_router = Router(path="/", route_handlers=[PagesController, static_files], include_in_schema=False)
+pages_router = Router(path="/", route_handlers=[PagesController, static_file], include_in_schema=False)

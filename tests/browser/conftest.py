@@ -4,6 +4,8 @@ Playwright's own browser download cannot work here, so the browser is the system
 (``.ci/run`` installs it when it is missing); these tests skip, saying why, only when no chromium
 can be found at all. Screenshots go to ``.artifacts/browser/`` (git-ignored); with
 ``PLAYLOG_UPDATE_SCREENSHOTS=1`` one of each page (both widths) is also written to ``docs/screenshots/``.
+Every screenshot is also an accessibility check: axe-core (every rule, the copy the pinned
+``axe-playwright-python`` ships) must find nothing serious or critical on the page as it stands.
 """
 
 from __future__ import annotations
@@ -30,7 +32,18 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 812}
-DOCUMENTED = {"home", "play", "watch", "moderate", "replay", "dispute"}  # the pages the README shows
+# The pages (and table states) the README shows.
+DOCUMENTED = {
+    "home",
+    "play",
+    "play-nope",
+    "play-a-risk-cat",
+    "play-a-risk-cat-stop",
+    "watch",
+    "moderate",
+    "replay",
+    "dispute",
+}
 
 
 def chromium_path() -> str | None:
@@ -88,12 +101,30 @@ async def new_page(browser: Any) -> AsyncIterator[Any]:
     assert not errors, errors
 
 
+AXE_BLOCKING = {"serious", "critical"}
+
+
+async def assert_accessible(page: Any, state: str) -> None:
+    """axe-core, all rules, finds no serious or critical violation on ``page`` as it stands."""
+    from axe_playwright_python.async_playwright import Axe  # type: ignore[import-untyped]
+
+    results = await Axe().run(page, options={"resultTypes": ["violations"]})
+    found = [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v.get("impact") in AXE_BLOCKING
+    ]
+    assert not found, f"axe on {state} at {page.viewport_size['width']} px: {found}"
+
+
 async def screenshot(page: Any, name: str) -> None:
-    """The page at desktop width and at 375 px, as artifacts (and docs' copies when asked)."""
+    """The page at desktop width and at 375 px, as artifacts (and docs' copies when asked), each
+    checked by axe first."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     for label, viewport in (("desktop", DESKTOP), ("375px", PHONE)):
         await page.set_viewport_size(viewport)
+        await assert_accessible(page, name)
         target = ARTIFACTS / f"{name}-{label}.png"
         await page.screenshot(path=str(target), full_page=True)
         if os.environ.get("PLAYLOG_UPDATE_SCREENSHOTS") and name in DOCUMENTED:

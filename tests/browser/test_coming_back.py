@@ -53,12 +53,12 @@ async def test_a_closed_tab_gets_its_seat_back_through_the_rejoin_link(
     back = await new_page()
     await back.goto(copied)
     assert "token" not in back.url  # the token left the address bar at once
-    await expect(back.locator("#mine-view")).to_contain_text("Defuse")
+    await expect(back.locator("#commands .hand")).to_contain_text("Defuse")
     await draw(alice)
-    await expect(back.locator("#status")).to_have_text("Your turn.")
+    await expect(back.locator("#status")).to_have_text("● Your turn")
     await draw(back)
-    await expect(alice.locator("#status")).to_have_text("Your turn.")
-    await expect(alice.locator("#feed")).to_contain_text("bob (seat 1) card drawn")
+    await expect(alice.locator("#status")).to_have_text("● Your turn")
+    await expect(alice.locator("#feed")).to_contain_text("bob drew a card")
 
 
 async def test_a_player_gets_its_seats_back_from_its_games_page(
@@ -87,7 +87,7 @@ async def test_a_player_gets_its_seats_back_from_its_games_page(
     await screenshot(page, "me")
     await row.get_by_role("button", name="Back to your seat (seat 0)").click()
     await expect(page).to_have_url(f"{server_url}/play/{created.game_id}/0")
-    await expect(page.locator("#status")).to_have_text("Your turn.")
+    await expect(page.locator("#status")).to_have_text("● Your turn")
     await draw(page)
     view = await remote.view(created.game_id, 1, guest.token)
     assert view.view["public"]["active_seat"] == 1  # the move was the player's, through its seat

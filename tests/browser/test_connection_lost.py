@@ -91,8 +91,8 @@ async def test_every_open_page_says_it_is_reconnecting_and_catches_up_after_an_o
     await bob.goto(f"{server.url}/play/{game_id}/1#token={tokens[1]}")
     await watcher.goto(f"{server.url}/watch/{game_id}")
     pages: list[Page] = [alice, bob, watcher]
-    await expect(alice.locator("#status")).to_have_text("Your turn.")
-    await expect(watcher.locator("#feed")).to_contain_text("deck dealt")
+    await expect(alice.locator("#status")).to_have_text("● Your turn")
+    await expect(watcher.locator("#feed")).to_contain_text("The cards are dealt")
     for page in pages:  # a mark that a reload would wipe
         await page.evaluate("window.notReloaded = true")
         await expect(page.locator("#connection")).to_be_empty()
@@ -111,13 +111,13 @@ async def test_every_open_page_says_it_is_reconnecting_and_catches_up_after_an_o
     await remote.send(game_id, 0, tokens[0], {"type": "DrawCard"})  # a move the pages did not see
     for page in pages:
         await expect(page.locator("#connection")).to_be_empty(timeout=CATCH_UP)
-    await expect(bob.locator("#status")).to_have_text("Your turn.")
+    await expect(bob.locator("#status")).to_have_text("● Your turn")
     await expect(alice.locator("#status")).to_have_text("")
-    await expect(watcher.locator("#feed")).to_contain_text("alice (seat 0) card drawn")
+    await expect(watcher.locator("#feed")).to_contain_text("alice drew a card")
     await expect(watcher.locator("#table-view")).to_contain_text("Draw pile: 34 cards")
     # The page is live again: bob plays from it, and alice's page hears of it.
     await bob.get_by_role("button", name="Draw a card").click()
-    await expect(alice.locator("#status")).to_have_text("Your turn.")
+    await expect(alice.locator("#status")).to_have_text("● Your turn")
     for page in pages:
         assert await page.evaluate("window.notReloaded === true")
         await expect(page.locator("#problem")).to_be_hidden()
@@ -129,7 +129,7 @@ async def test_a_move_that_cannot_reach_the_server_says_so_in_words(
     game_id, tokens = await two_seat_game(remote)
     alice = await new_page()
     await alice.goto(f"{server.url}/play/{game_id}/0#token={tokens[0]}")
-    await expect(alice.locator("#status")).to_have_text("Your turn.")
+    await expect(alice.locator("#status")).to_have_text("● Your turn")
     # This tab's connection to the server breaks for its move alone (the network, not the server).
     await alice.route("**/commands*", lambda route: route.abort("connectionrefused"))
     await alice.get_by_role("button", name="Draw a card").click()
@@ -168,8 +168,8 @@ async def test_a_database_outage_is_said_on_the_page_and_the_move_can_be_played_
         alice, bob = await new_page(), await new_page()
         await alice.goto(f"{server.url}/play/{game_id}/0#token={tokens[0]}")
         await bob.goto(f"{server.url}/play/{game_id}/1#token={tokens[1]}")
-        await expect(alice.locator("#status")).to_have_text("Your turn.")
-        await expect(bob.locator("#feed")).to_contain_text("deck dealt")
+        await expect(alice.locator("#status")).to_have_text("● Your turn")
+        await expect(bob.locator("#feed")).to_contain_text("The cards are dealt")
 
         await asyncio.to_thread(own_database.stop)
         await alice.get_by_role("button", name="Draw a card").click()  # the server answers 503
@@ -183,7 +183,7 @@ async def test_a_database_outage_is_said_on_the_page_and_the_move_can_be_played_
         await asyncio.to_thread(own_database.start)
         await expect(alice.locator("#connection")).to_be_empty(timeout=CATCH_UP)
         await expect(problem).to_contain_text("The connection is back")
-        await expect(alice.locator("#status")).to_have_text("Your turn.")  # the move did not happen
+        await expect(alice.locator("#status")).to_have_text("● Your turn")  # the move did not happen
         await alice.get_by_role("button", name="Draw a card").click()
         await expect(bob.locator("#status")).to_have_text("Your turn.", timeout=CATCH_UP)  # its stream lives
         for page in (alice, bob):

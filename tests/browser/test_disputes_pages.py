@@ -38,7 +38,7 @@ async def raise_from_play_page(page: Page, server_url: str, game_id: str, token:
     """Bob raises a rules dispute about alice's first draw; returns that event's number."""
     await page.goto(f"{server_url}/play/{game_id}/1#token={token}")
     await expect(page.locator("#status")).to_contain_text("Game over")
-    drawn = page.locator("#feed li", has_text="alice (seat 0) card drawn").first
+    drawn = page.locator("#feed li", has_text="alice drew a card").first
     seq = int(await drawn.get_attribute("data-seq") or "0")
     await page.get_by_text("Raise a dispute").click()
     await page.get_by_label("Events concerned").fill(str(seq))

@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import expect
 
 from service.client import PlaylogClient
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import assert_accessible, screenshot
 from tests.browser.pages import NAME, create_game, two_seat_game
 
 pytestmark = pytest.mark.integration
@@ -45,12 +45,13 @@ async def test_lobby_refusals_are_in_words_and_a_blank_name_creates_nothing(
     await join.get_by_label("Your name").fill("ann")
     await join.get_by_role("button", name="Join").click()
     await expect(notice).to_have_text("No game has this id: check the id or the invite link.")
+    await assert_accessible(page, "a refused join")
 
     started, _ = await two_seat_game(remote)
     await join.get_by_label("Game id").fill(str(started))
     await join.get_by_label("Your name").fill("late\u0007bell")  # a control character
     await join.get_by_role("button", name="Join").click()
-    await expect(notice).to_contain_text("Not accepted: a name has 1 to 40 characters")
+    await expect(notice).to_contain_text("A name has 1 to 40 characters")
     await join.get_by_label("Your name").fill("late")
     await join.get_by_role("button", name="Join").click()
     await expect(notice).to_contain_text("This game has already started")

@@ -74,22 +74,22 @@ async def test_keyboard_play_keeps_the_focus_after_an_action_and_an_incoming_eve
     game_id, tokens = await two_seat_game(remote)
     alice = await new_page()
     await alice.goto(f"{server_url}/play/{game_id}/0#token={tokens[0]}")
-    await expect(alice.locator("#status")).to_have_text("Your turn.")
+    await expect(alice.locator("#status")).to_have_text("● Your turn")
     await alice.get_by_role("button", name="Draw a card").focus()
     await alice.keyboard.press("Enter")
-    await expect(alice.locator("#status")).to_have_text("")  # bob's turn now
+    await expect(alice.locator("#status")).to_have_text("Waiting for bob")  # bob's turn now
     await expect(alice.locator("main[data-busy='1']")).to_have_count(0)
     # The button is gone with the turn: the focus waits on the moves' heading, not the body.
-    assert await focused(alice) == "Your moves"
+    assert await focused(alice) == "Your hand and moves"
 
     await remote.send(game_id, 1, tokens[1], {"type": "DrawCard"})  # an incoming event
-    await expect(alice.locator("#status")).to_have_text("Your turn.")
+    await expect(alice.locator("#status")).to_have_text("● Your turn")
     assert await focused(alice) != "body"
     # The focus went back to the control it was on, and Enter plays it again.
     await expect(alice.get_by_role("button", name="Draw a card")).to_be_focused()
     await alice.keyboard.press("Enter")
-    await expect(alice.locator("#status")).to_have_text("")
+    await expect(alice.locator("#status")).to_have_text("Waiting for bob")
     await expect(alice.locator("main[data-busy='1']")).to_have_count(0)
-    assert await focused(alice) == "Your moves"
+    assert await focused(alice) == "Your hand and moves"
     await alice.keyboard.press("Tab")  # on to the first control of the new set
-    assert await focused(alice) not in ("body", "Your moves")
+    assert await focused(alice) not in ("body", "Your hand and moves")

@@ -5,6 +5,7 @@ The browser tests (tests/browser) drive the same pages in chromium.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 
@@ -41,13 +42,40 @@ async def test_every_page_is_html_with_a_strict_content_security_policy_and_no_i
         assert response.headers["x-content-type-options"] == "nosniff"
         assert response.headers["referrer-policy"] == "no-referrer"
         scripts = re.findall(r"<script\b[^>]*>", response.text)
-        served_script = re.compile(r'\bsrc="/static/(games/)?[a-z_]+\.js"')  # a game's page: games/<kind>.js
+        # A game's page is games/<kind>.js; each file is named with its content hash.
+        served_script = re.compile(r'\bsrc="/static/(games/)?[a-z_]+\.js\?v=[0-9a-f]{16}"')
         assert scripts and all(served_script.search(tag) for tag in scripts), path
         assert not re.search(r"<[^>]+\son[a-z]+=", response.text), path  # no inline handlers
         for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', response.text):
             served = await http.get(asset)
             assert served.status_code == 200, asset
             assert served.headers["x-content-type-options"] == "nosniff"
+
+
+async def test_static_files_are_gzipped_and_cacheable_for_good_under_their_content_hash(
+    http: AsyncTestClient[Litestar],
+) -> None:
+    page = (await http.get(f"/play/{GAME}/0")).text
+    assets = re.findall(r'(?:src|href)="(/static/[^"?]+)\?v=([0-9a-f]+)"', page)
+    assert {"/static/app.css", "/static/play.js", "/static/games/exploding_kittens.js"} <= {
+        a for a, _ in assets
+    }
+    for asset, version in assets:
+        served = await http.get(f"{asset}?v={version}", headers={"Accept-Encoding": "gzip"})
+        assert served.status_code == 200, asset
+        assert served.headers["content-encoding"] == "gzip", asset
+        assert (
+            "immutable" in served.headers["cache-control"]
+            and "max-age=31536000" in served.headers["cache-control"]
+        )
+        assert "accept-encoding" in served.headers["vary"].lower()
+        assert hashlib.sha256(served.content).hexdigest()[:16] == version  # the client unzipped it
+        plain = await http.get(f"{asset}?v={version}", headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.content == served.content
+    # An address without the current hash is never kept: the next visit asks again.
+    stale = await http.get("/static/app.css?v=0000000000000000")
+    assert stale.headers["cache-control"] == "no-cache"
+    assert (await http.get("/static/nothing.js")).status_code == 404
 
 
 async def test_the_json_api_carries_the_same_security_headers(http: AsyncTestClient[Litestar]) -> None:

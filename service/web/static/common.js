@@ -261,6 +261,8 @@ const PL = (() => {
       if (!who && event.type !== "dispute.raised" && event.type !== "dispute.asked" && event.type !== "dispute.answered") return words(event.type);
       return `${who ? seatName(seats, data.seat) : "a player"} ${words(event.type)}`;
     }
+    if (event.type === "lobby.joined" && typeof data.name === "string") return `${data.name} took seat ${data.seat}`;
+    if (event.type === "lobby.left" && typeof data.seat === "number") return `${seatName(seats, data.seat)} left the lobby`;
     const who = data.seat ?? data.actor ?? data.by;
     const parts = [];
     if (typeof who === "number") parts.push(seatName(seats, who));
@@ -279,6 +281,15 @@ const PL = (() => {
       detail.push(`${words(key)}: ${value}`);
     }
     return detail.length ? `${parts.join(" ")} — ${detail.join("; ")}` : parts.join(" ");
+  }
+
+  // An event as the game's page says it (``me``: the seat that reads it, said "you"), else in
+  // the shared words above; ``null``: bookkeeping the table already shows, said nowhere.
+  function describeMove(kind, event, seats, me = null) {
+    const page = pages[kind];
+    const who = (s) => (s === me ? "you" : (seats && seats[s]) ?? `seat ${s}`);
+    const said = page && page.describe ? page.describe(event, who) : undefined;
+    return said === undefined ? describeEvent(event, seats) : said;
   }
 
   // Disputes, as the seat pages and the moderator pages both show them (texts as text only).
@@ -397,7 +408,7 @@ const PL = (() => {
   }
 
   return {
-    api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, words, seatName,
+    api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, describeMove, words, seatName,
     when, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
     registerGame, game, gameTitle, moderatorGate, whoLooked,
   };

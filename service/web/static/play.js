@@ -41,7 +41,7 @@
   let focusParked = false;  // the focus left a control that was disabled or removed
   const keyOf = (node) => {
     const command = node.closest("[data-type]");
-    return command ? `${command.dataset.type}|${node.tagName}` : null;
+    return command ? `${command.dataset.type.replace(/:\d+$/, "")}|${node.tagName}` : null;
   };
   $("commands").addEventListener("focusin", (event) => { focusKey = keyOf(event.target); focusParked = false; });
   const focusInControls = () => $("commands").contains(document.activeElement);
@@ -57,7 +57,12 @@
   function lockControls() {
     const locked = PL.connection.isDown();
     if (locked && focusInControls()) park();
-    for (const node of $("commands").querySelectorAll("button, select")) node.disabled = locked;
+    if (locked) for (const node of $("commands").querySelectorAll("button, select")) node.disabled = true;
+  }
+
+  // An event in the game's words, with this seat as "you" (the shared words for the rest).
+  function describe(event) {
+    return current ? PL.describeMove(current.kind, event, current.seats, seat) : describeEvent(event, null);
   }
 
   function label(page, cmd, seats) {
@@ -83,26 +88,23 @@
     }
   }
 
+  // The game's own controls (its hand of cards), then a control for each other legal command.
   function controls(view) {
     const page = PL.game(view.kind);
     const legal = (view.view && view.view.legal_commands) || [];
+    const out = [];
+    const taken = new Set(page.hand ? page.handles : []);
+    if (page.hand && view.view) out.push(...page.hand(view.view, legal, { send, redraw: () => render(current), who: (s) => seatName(view.seats, s), el }));
     const groups = new Map();
     for (const cmd of legal) {
+      if (taken.has(cmd.type) || cmd.type === page.concede) continue;
       if (!groups.has(cmd.type)) groups.set(cmd.type, []);
       groups.get(cmd.type).push(cmd);
     }
-    const order = [...groups.keys()].sort((a, b) => (a === page.concede) - (b === page.concede));
-    const out = [];
-    for (const type of order) {
-      const cmds = groups.get(type);
-      const danger = type === page.concede;
+    for (const [type, cmds] of groups) {
       if (cmds.length === 1 && !page.groupTitles[type]) {
-        // Conceding asks for a second click, so a stray key press never ends a game.
-        const onclick = danger
-          ? (e) => { if (e.target.dataset.armed) send(cmds[0]); else { e.target.dataset.armed = "1"; e.target.textContent = "Really concede? Click again"; } }
-          : () => send(cmds[0]);
-        out.push(el("div", { class: `command${danger ? " danger" : ""}`, "data-type": type },
-          el("button", { type: "button", "data-type": type, onclick }, label(page, cmds[0], view.seats))));
+        out.push(el("div", { class: "command", "data-type": type },
+          el("button", { type: "button", "data-type": type, onclick: () => send(cmds[0]) }, label(page, cmds[0], view.seats))));
         continue;
       }
       const id = `choice-${type}`;
@@ -111,19 +113,77 @@
         el("label", { for: id }, page.groupTitles[type] || words(type)), " ", select, " ",
         el("button", { type: "submit", "data-type": type }, page.submitLabels[type] || "Go")));
     }
-    if (!out.length) out.push(el("p", { class: "muted" }, view.status === "finished" ? "The game is over." : "Nothing to do: waiting for the other players."));
+    if (!legal.some((cmd) => cmd.type !== page.concede)) out.push(el("p", { class: "muted" }, view.status === "finished" ? "The game is over." : "Nothing to do: waiting for the other players."));
     return out;
   }
 
+  // Conceding, away from the moves, asks for a confirmation: a stray click never ends a game.
+  function leave(view) {
+    const page = PL.game(view.kind);
+    const cmd = ((view.view && view.view.legal_commands) || []).find((c) => c.type === page.concede);
+    $("leave").hidden = !cmd;
+    if (!cmd) { $("leave-controls").replaceChildren(); return; }
+    if ($("leave-controls").childElementCount) return;  // an asked confirmation stays asked
+    const ask = el("button", { type: "button", class: "danger-button" }, "Concede and leave…");
+    const confirm = el("div", { class: "command danger", hidden: true },
+      el("p", {}, "Really leave? You lose this game."),
+      el("button", { type: "button", onclick: () => send(cmd) }, "Yes, concede and leave"),
+      el("button", { type: "button", class: "quiet", onclick: () => { confirm.hidden = true; ask.hidden = false; ask.focus(); } }, "No, stay"));
+    ask.addEventListener("click", () => { ask.hidden = true; confirm.hidden = false; confirm.querySelector("button").focus(); });
+    $("leave-controls").replaceChildren(ask, confirm);
+  }
+
+  // Whose turn, in the page and in the tab's title; a sound on the player's turn if asked for.
+  const sound = $("sound");
+  sound.checked = localStorage.getItem("playlog:sound") === "on";
+  sound.addEventListener("change", () => localStorage.setItem("playlog:sound", sound.checked ? "on" : "off"));
+  let wasMyTurn = false;
+  function chime() {
+    try {
+      const audio = new AudioContext();
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      tone.frequency.value = 660;
+      gain.gain.setValueAtTime(0.15, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.4);
+      tone.connect(gain).connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + 0.4);
+    } catch { /* no audio here: the banner and title still say it */ }
+  }
+  function turn(view) {
+    const page = PL.game(view.kind);
+    const legal = (view.view && view.view.legal_commands) || [];
+    const active = view.view ? page.activeSeat(view.view) : null;
+    // A reaction any player may make (a Nope) is not a turn: the countdown says it.
+    const mine = view.status === "running" && legal.some((cmd) => cmd.type !== page.concede && !(page.reactions || []).includes(cmd.type));
+    const banner = $("status");
+    banner.classList.toggle("yours", mine);
+    if (view.status === "finished") banner.textContent = `Game over. ${PL.outcomeText(view)}`;
+    else if (mine) banner.textContent = active === seat ? "● Your turn" : "● Your move: the game waits for you";
+    else if (view.status === "running" && active != null) banner.textContent = `Waiting for ${view.seats[active] ?? `seat ${active}`}`;
+    else banner.textContent = "";
+    document.title = `${mine ? "● Your turn — " : ""}playlog`;
+    if (mine && !wasMyTurn && sound.checked) chime();
+    wasMyTurn = mine;
+  }
+
   // The game's nearest deadline (its page says which), counted down.
+  // The bar empties as time runs out; a screen reader hears it at the start, then at 10 and 5 s.
+  let counted = null;
   function countdown(view) {
     const node = $("window");
     clearInterval(windowTimer);
     const { deadline, what } = PL.game(view.kind).countdown(view.view);
-    if (!deadline || view.status !== "running") { node.hidden = true; return; }
+    if (!deadline || view.status !== "running") { node.hidden = true; counted = null; return; }
+    const fresh = !counted || counted.deadline !== deadline;
+    if (fresh) counted = { deadline, length: Math.max(1, deadline - Date.now() / 1000), said: null };
     const tick = () => {
       const left = Math.max(0, deadline - Date.now() / 1000);
-      node.textContent = `${what}: ${left.toFixed(0)} s left.`;
+      $("window-what").textContent = `${what}: ${left.toFixed(0)} s left.`;
+      $("window-bar").style.width = `${Math.min(100, (100 * left) / counted.length)}%`;
+      const step = counted.said == null ? Math.round(left) : [10, 5].find((s) => left <= s && counted.said > s);
+      if (step != null) { counted.said = step; $("window-said").textContent = `${what}: ${step} seconds left.`; }
     };
     tick();
     node.hidden = false;
@@ -145,14 +205,16 @@
       $("start").hidden = !tokens.get(`host:${gameId}`) || view.seats.some((n) => n == null);
       return;
     }
-    $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats, view));
-    if (page.mine) $("mine-view").replaceChildren(...Render.mine(view.kind, view.view));
+    if (view.seats[seat] != null) $("who").textContent = `${view.seats[seat]} · seat ${seat}`;
+    $("table-view").replaceChildren(...Render.table(view.kind, view.view, view.seats, view, seat));
+    if (page.mine) $("mine-view").replaceChildren(...Render.mine(view.kind, view.view, true));
     const hadFocus = focusInControls() || (focusParked && document.activeElement === $("controls-title"));
     $("commands").replaceChildren(...controls(view));
+    leave(view);
     lockControls();
     if (hadFocus) keepFocus();
     countdown(view);
-    $("status").textContent = view.status === "finished" ? `Game over. ${PL.outcomeText(view)}` : (view.view && page.activeSeat(view.view) === seat ? "Your turn." : "");
+    turn(view);
   }
 
   // Who looked: once at the start (a dispute of this seat's may have been read), then at the end.
@@ -190,7 +252,8 @@
     PL.connection.whenBack(() => disputes.refresh());
     followStream(`${base}/stream`, token, 0, (event) => {
       // Numbered by its seq: the number a dispute names it by.
-      PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, describeEvent(event, current ? current.seats : null)));
+      const said = describe(event);
+      if (said !== null) PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, said));
       if (String(event.type).startsWith("dispute.")) { disputes.heardEvent(event); disputes.refresh(); PL.whoLooked(gameId, token, looked); }
       refresh();
     }, { onEnd: (error) => error && showProblem(problem, error) });

@@ -13,18 +13,19 @@ const Render = (() => {
 
   // The public table of a game (a seat's, a spectator's or a moderator's view), by its page,
   // and once it is over, who won: ``game`` holds the outcome (PL.outcomeText), so a ruling shows
-  // the same way on every page. The games' pages never print a winner themselves.
-  function table(kind, view, seats, game = null) {
+  // the same way on every page; ``me`` is the seat whose page it is (marked at the table). The games' pages never print a winner themselves.
+  function table(kind, view, seats, game = null, me = null) {
     if (!view) return [el("p", {}, "Not started yet.")];
-    const parts = PL.game(kind).table(view, seats);
+    const parts = PL.game(kind).table(view, seats, me);
     if (PL.isOver(game)) parts.push(el("p", { class: "result" }, PL.outcomeText({ ...game, seats })));
     return parts;
   }
 
-  // What only this seat knows, for a game that hides something from it (else nothing).
-  function mine(kind, view) {
+  // What only this seat knows, for a game that hides something from it (else nothing);
+  // ``handPlayable``: the page shows the game's hand as controls (page.hand) elsewhere.
+  function mine(kind, view, handPlayable = false) {
     const page = PL.game(kind);
-    return page.mine ? page.mine(view) : [];
+    return page.mine ? page.mine(view, handPlayable) : [];
   }
 
   return { table, mine, list, seatsTable };

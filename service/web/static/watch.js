@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const { api, el, showProblem, describeEvent, seatName } = PL;
+  const { api, el, showProblem, seatName } = PL;
   const gameId = document.getElementById("main").dataset.gameId;
   const $ = (id) => document.getElementById(id);
   let snapshot = null;
@@ -42,7 +42,8 @@
     // The public stream holds each event back until recorded_at + spectator_delay. Its events are
     // named by type, which EventSource can only follow one name at a time: read it with fetch.
     PL.followStream(`/games/${gameId}/spectate/stream`, null, 0, (event) => {
-      PL.appendToFeed($("feed"), el("li", { "data-seq": event.seq }, describeEvent(event, snapshot && snapshot.seats)));
+      const said = PL.describeMove(snapshot.kind, event, snapshot.seats);
+      if (said !== null) PL.appendToFeed($("feed"), el("li", { "data-seq": event.seq }, said));
       refresh();
     }, { onEnd: (error) => error && showProblem($("problem"), error) });
   })();
