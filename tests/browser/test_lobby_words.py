@@ -51,7 +51,7 @@ async def test_lobby_refusals_are_in_words_and_a_blank_name_creates_nothing(
     await join.get_by_label("Game id").fill(str(started))
     await join.get_by_label("Your name").fill("late\u0007bell")  # a control character
     await join.get_by_role("button", name="Join").click()
-    await expect(notice).to_contain_text("A name has 1 to 40 characters")
+    await expect(notice).to_contain_text("Not accepted: a name has 1 to 40 characters")
     await join.get_by_label("Your name").fill("late")
     await join.get_by_role("button", name="Join").click()
     await expect(notice).to_contain_text("This game has already started")
