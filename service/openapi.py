@@ -27,7 +27,15 @@ from service.api.disputes import QuestionBody, RaiseBody, ResolveBody, ReviewBod
 from service.api.guards import TOKEN
 from service.api.lobby import CreateGame, JoinSeat
 from service.api.players import CreatePlayer
-from service.api.problems import PARAMS, PROBLEM_JSON
+from service.api.problems import (
+    BY_KIND_EXTENSION,
+    PARAMS,
+    PROBLEM_JSON,
+    RACES,
+    RACES_EXTENSION,
+    documented_codes,
+    rule_codes,
+)
 
 # Request bodies whose schema msgspec writes (Litestar's omits their constraints and that unknown
 # fields are refused: additionalProperties false).
@@ -43,6 +51,9 @@ _BODIES: tuple[type[msgspec.Struct], ...] = (
 )
 
 _REF = "#/components/schemas/{name}"
+# The schema of one item of a stream (an SSE message, a line of JSON Lines): OpenAPI 3.1 has no
+# keyword for it (3.2's itemSchema), so generators read the named component, this points at it.
+_ITEM_EXTENSION = "x-playlog-item-schema"
 BEARER_SCHEME = "bearer"
 
 _RETRY_AFTER = {
@@ -72,10 +83,11 @@ _JSON_VALUE: dict[str, Any] = {
 }
 
 _SSE_DESCRIPTION = (
-    "Server-sent events (text/event-stream), one per event this viewer may see: `event` is the "
-    "event's type, `id` its number for this viewer (send it back as Last-Event-ID to resume) and "
-    "`data` one `EventOut` as JSON (the schema is one `EventMessage`). Comments (`: keep-alive`) keep the "
-    "connection open. Read it as a stream: it stays open while the game runs."
+    "Server-sent events (text/event-stream), one per event this viewer may see, each an "
+    "`EventMessage` (#/components/schemas/EventMessage, also named by the media type's "
+    f"`{_ITEM_EXTENSION}`): `event` is the event's type, `id` its number for this viewer (send it "
+    "back as Last-Event-ID to resume) and `data` one `EventOut` as JSON. Comments (`: keep-alive`) "
+    "keep the connection open. Read it as a stream: it stays open while the game runs."
 )
 
 
@@ -253,6 +265,39 @@ def _problems_only(operation: dict[str, Any]) -> None:
             }
 
 
+def _typed_codes(response: dict[str, Any]) -> None:
+    """A refusal's ``code`` as the enum of the codes its description lists; those that only mean
+    the game moved on marked (``x-playlog-races``); every game's own ones by kind."""
+    description = response.get("description", "")
+    codes = documented_codes(description)
+    response["content"][PROBLEM_JSON]["schema"] = {
+        "allOf": [
+            _ref("Problem"),
+            {"type": "object", "properties": {"code": {"type": "string", "enum": codes}}},
+        ]
+    }
+    if races := [code for code in codes if code in RACES]:
+        response[RACES_EXTENSION] = races
+    if BY_KIND_EXTENSION in description:
+        response[BY_KIND_EXTENSION] = rule_codes()
+
+
+def _game_event(schemas: dict[str, Any], unions: list[str]) -> None:
+    """Every event, lobby's, disputes' and each game's, as one union discriminated by ``type``
+    (the tags are unique across them); ``EventOut.type`` is its enum."""
+    mapping: dict[str, str] = {}
+    for union in unions:
+        mapping.update(schemas[union]["discriminator"]["mapping"])
+    schemas["GameEvent"] = {
+        "description": "An event of the lobby, of a dispute or of a game",
+        "oneOf": [{"$ref": ref} for ref in dict.fromkeys(mapping.values())],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    if (event_out := schemas.get("EventOut")) is not None:
+        event_out["properties"]["data"] = _ref("GameEvent")
+        event_out["properties"]["type"] = {"type": "string", "enum": sorted(mapping)}
+
+
 def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dict[str, Any]:
     doc = copy.deepcopy(base)
     schemas: dict[str, Any] = doc.setdefault("components", {}).setdefault("schemas", {})
@@ -275,10 +320,6 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
         spectator_views[kind] = {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}
         options[kind] = _components(kind, decider.options_type, schemas)
         shown.append(_shown_options(schemas, game, options[kind]))
-    schemas["GameEvent"] = {
-        "description": "An event of the lobby, of a dispute or of a game",
-        "oneOf": events,
-    }
     schemas["GameOptions"] = {"description": "A game's options, as lobby.created shows them", "oneOf": shown}
     schemas["Command"] = {"description": "A command of a game", "oneOf": list(commands.values())}
 
@@ -296,13 +337,13 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
                     "schema": {"type": "string", "description": "JSON Lines (docs/export-format.md)"}
                 }
             if "text/event-stream" in content:
-                # OpenAPI 3.2's way, which tools of 3.1 ignore: `schema` is the whole stream
-                # (no JSON document: left open), `itemSchema` one message of it.
                 content["text/event-stream"] = {
-                    "schema": {"description": "The stream, read as it comes"},
-                    "itemSchema": _ref("EventMessage"),
+                    "schema": {"type": "string", "description": "EventMessages, read as they come"},
+                    _ITEM_EXTENSION: _ref("EventMessage"),
                 }
                 response["description"] = _SSE_DESCRIPTION
+            if PROBLEM_JSON in content:
+                _typed_codes(response)
         if operation.get("operationId") == "sendCommand":
             operation["requestBody"] = {
                 "required": True,
@@ -311,8 +352,7 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
             }
     _security(doc, tokens or {})
 
-    if (event_out := schemas.get("EventOut")) is not None:
-        event_out["properties"]["data"] = _ref("GameEvent")
+    _game_event(schemas, [ref["$ref"].removeprefix("#/components/schemas/") for ref in events])
     if (audit_event := schemas.get("AuditEvent")) is not None:
         audit_event["properties"]["data"] = _ref("GameEvent")
     if (change := schemas.get("Change")) is not None:
@@ -321,7 +361,7 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
     if (created := schemas.get("lobby.GameCreated")) is not None:
         created["properties"]["options"] = _ref("GameOptions")
     schemas["EventMessage"] = {
-        "description": "One server-sent event of a stream",
+        "description": "One server-sent event of a stream; `data` holds one EventOut as JSON",
         "type": "object",
         "properties": {
             "event": {"type": "string", "description": "The event's type"},
