@@ -25,10 +25,14 @@ def _document() -> dict[str, Any]:
 
 
 @functools.cache
-def _validator(template: str, method: str, status: str, media_type: str) -> Any:
+def _validator(template: str, method: str, status: str, media_type: str, key: str = "schema") -> Any:
+    """The schema of an answer (``key``: or of each item, one line of JSON Lines)."""
     document = _document()
-    schema = document["paths"][template][method]["responses"][status]["content"][media_type]["schema"]
+    schema = document["paths"][template][method]["responses"][status]["content"][media_type][key]
     return jsonschema_rs.validator_for({**schema, "components": document["components"]})
+
+
+ITEMS = "x-playlog-item-schema"
 
 
 def _pattern(template: str) -> re.Pattern[str]:
@@ -70,6 +74,12 @@ class Contract:
         if media_type not in content:
             self.violations.append(f"{where}: {media_type} not documented ({sorted(content)})")
             return
+        if body is not None and ITEMS in content[media_type] and media_type == "application/x-ndjson":
+            validator = _validator(template, method.lower(), str(status), media_type, ITEMS)
+            for number, line in enumerate(body.decode().splitlines(), 1):
+                errors = [e.message for e in validator.iter_errors(json.loads(line))]
+                if errors:
+                    self.violations.append(f"{where}: line {number} does not match: {errors[:3]}")
         if body is None or not media_type.endswith("json"):
             return
         instance = json.loads(body)
