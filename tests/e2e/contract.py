@@ -35,6 +35,20 @@ def _validator(template: str, method: str, status: str, media_type: str, key: st
 ITEMS = "x-playlog-item-schema"
 
 
+@functools.cache
+def _component(name: str) -> Any:
+    document = _document()
+    return jsonschema_rs.validator_for(
+        {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+    )
+
+
+def component_errors(name: str, instance: Any) -> list[str]:
+    """How ``instance`` departs from the document's schema ``name`` (an SSE message's data is
+    an ``EventOut``, which no response body holds)."""
+    return [e.message for e in _component(name).iter_errors(instance)]
+
+
 def _pattern(template: str) -> re.Pattern[str]:
     return re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "/?$")
 
