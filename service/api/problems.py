@@ -53,7 +53,10 @@ SEAT: Codes = {400: ["invalid_seat", "invalid_request"]}
 PARAMS: Codes = {400: ["invalid_request"]}
 RESUME: Codes = {400: ["invalid_after", "invalid_last_event_id"]}
 PRIVATE: Codes = {403: ["private_game"]}
-AUDITOR: Codes = {401: ["unauthorized", "moderator_only"], 403: ["moderator_only"]}
+AUDITOR: Codes = {
+    401: ["unauthorized", "token_expired", "token_revoked", "moderator_only"],
+    403: ["moderator_only"],
+}
 # A moderator's face-up read (service/access.py): refused without a why while the game runs, and
 # never shown unrecorded.
 FACE_UP: Codes = {403: ["access_reason_required", "unknown_access_reason"], 503: ["access_not_recorded"]}
