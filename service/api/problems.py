@@ -59,7 +59,12 @@ AUDITOR: Codes = {
 }
 # A moderator's face-up read (service/access.py): refused without a why while the game runs, and
 # never shown unrecorded.
-FACE_UP: Codes = {403: ["access_reason_required", "unknown_access_reason"], 503: ["access_not_recorded"]}
+# Its why, in the query: a reason or note out of its schema names itself.
+FACE_UP: Codes = {
+    400: ["invalid_reason", "invalid_note"],
+    403: ["access_reason_required", "unknown_access_reason"],
+    503: ["access_not_recorded"],
+}
 # A command the game's rules refuse: the rule's own code (each game's ``About.refusal_codes``).
 ANY_RULE = "*"
 RULES: Codes = {422: ["not_your_turn", "game_over", ANY_RULE]}
