@@ -92,13 +92,15 @@ V = TypeVar("V", default=Any)
 class About:
     """What tools say of a game, so that none of them names it (service/bot.py, service/cli.py,
     service/eventdocs.py): its title and rules page, option sets that exercise its rules (the
-    event catalogue), the options that make it quick for bots, and the refusal codes that only
-    mean the game moved on between a view and a command (a bot retries those)."""
+    event catalogue), the options that make it quick for bots, every refusal code its rules
+    raise (``RuleViolation.code``: the OpenAPI document lists them as an enum), and those that
+    only mean the game moved on between a view and a command (a bot retries those)."""
 
     title: str
     rules_page: str
     option_samples: Sequence[Mapping[str, Any]] = ()
     quick_options: Mapping[str, Any] = field(default_factory=dict)
+    refusal_codes: frozenset[str] = frozenset()
     race_codes: frozenset[str] = frozenset()
 
 

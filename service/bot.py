@@ -16,15 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain import registry
+from service.api.problems import RACES  # the document's x-playlog-races
 from service.client import ApiError, JoinedSeat, PlaylogClient
 
 # Commands a bot never chooses: leaving a game would only shorten it (each game's concede).
 AVOIDED = frozenset(
     str(d.concede().__struct_config__.tag) for d in registry.games().values() if d.concede is not None
-)
-# Refusals that only mean the game moved on between the view and the command.
-RACES = frozenset({"version_conflict"}).union(
-    *(d.about.race_codes for d in registry.games().values() if d.about is not None)
 )
 
 

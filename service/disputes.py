@@ -29,6 +29,7 @@ from domain.disputes.commands import (
 )
 from domain.disputes.events import Category, DisputeRaised
 from domain.disputes.rules import seat_held_by
+from domain.disputes.state import Status as DisputeStatus
 from domain.errors import RuleViolation
 from domain.viewers import MODERATOR, SPECTATOR, Moderator, Seat, Viewer
 from projections import disputes as readings
@@ -59,7 +60,7 @@ class DisputeSummary(msgspec.Struct, frozen=True):
     kind: str
     seat: int | None
     category: str
-    status: str
+    status: DisputeStatus  # the dispute's, not the game's
     claimed_by: str | None
     verdict: str | None
     action: str | None

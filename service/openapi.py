@@ -27,7 +27,15 @@ from service.api.disputes import QuestionBody, RaiseBody, ResolveBody, ReviewBod
 from service.api.guards import TOKEN
 from service.api.lobby import CreateGame, JoinSeat
 from service.api.players import CreatePlayer
-from service.api.problems import PARAMS, PROBLEM_JSON
+from service.api.problems import (
+    BY_KIND_EXTENSION,
+    PARAMS,
+    PROBLEM_JSON,
+    RACES,
+    RACES_EXTENSION,
+    documented_codes,
+    rule_codes,
+)
 
 # Request bodies whose schema msgspec writes (Litestar's omits their constraints and that unknown
 # fields are refused: additionalProperties false).
@@ -43,6 +51,9 @@ _BODIES: tuple[type[msgspec.Struct], ...] = (
 )
 
 _REF = "#/components/schemas/{name}"
+# The schema of one item of a stream (an SSE message, a line of JSON Lines): OpenAPI 3.1 has no
+# keyword for it (3.2's itemSchema), so generators read the named component, this points at it.
+_ITEM_EXTENSION = "x-playlog-item-schema"
 BEARER_SCHEME = "bearer"
 
 _RETRY_AFTER = {
@@ -72,11 +83,110 @@ _JSON_VALUE: dict[str, Any] = {
 }
 
 _SSE_DESCRIPTION = (
-    "Server-sent events (text/event-stream), one per event this viewer may see: `event` is the "
-    "event's type, `id` its number for this viewer (send it back as Last-Event-ID to resume) and "
-    "`data` one `EventOut` as JSON (the schema is one `EventMessage`). Comments (`: keep-alive`) keep the "
-    "connection open. Read it as a stream: it stays open while the game runs."
+    "Server-sent events (text/event-stream), one per event this viewer may see, each an "
+    "`EventMessage` (#/components/schemas/EventMessage, also named by the media type's "
+    f"`{_ITEM_EXTENSION}`): `event` is the event's type, `id` its number for this viewer (send it "
+    "back as Last-Event-ID to resume) and `data` one `EventOut` as JSON. Comments (`: keep-alive`) "
+    "keep the connection open. Read it as a stream: it stays open while the game runs."
 )
+
+
+_HEX = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+_DECIMAL = {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?$", "description": "Epoch seconds, as hashed"}
+
+
+def _record(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "description": description,
+        "type": "object",
+        "properties": {"record": {"type": "string", "enum": [name]}, **properties},
+        "required": ["record", *properties],
+    }
+
+
+def _export_lines(schemas: dict[str, Any]) -> dict[str, Any]:
+    """One line of an export (docs/export-format.md is the reference; service/portable.py writes
+    them): a named union on ``record``, as JSON Lines have no keyword of their own in 3.1."""
+    nullable_ints = {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}
+    nullable_text = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    lines = {
+        "ExportHeader": _record(
+            "header",
+            "The first line: the game and the outcome a replay must reach",
+            {
+                "format": {"type": "string", "enum": ["playlog-export"]},
+                "format_version": {"type": "integer", "enum": [1]},
+                "game_id": {"type": "string", "format": "uuid"},
+                "kind": _ref("GameKind"),
+                "options": {"type": "object", "additionalProperties": {}},
+                "public": {"type": "boolean"},
+                "spectator_delay": {"type": "number"},
+                "rules_version": {"type": "integer"},
+                "schema_versions": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "events": {"type": "integer", "minimum": 0},
+                "last_hash": {"type": "string"},
+                "status": _ref("GameStatus"),
+                "winners": nullable_ints,
+                "scores": nullable_ints,
+                "exported_at": {"type": "number"},
+            },
+        ),
+        "ExportEvent": _record(
+            "event",
+            "One event of the log, hidden information included, with its place in the hash chain",
+            {
+                "seq": {"type": "integer", "minimum": 1},
+                "type": {"type": "string"},
+                "schema_version": {"type": "integer"},
+                "recorded_at": _DECIMAL,
+                "prev_hash": _HEX,
+                "hash": _HEX,
+                "metadata": {"type": "object", "additionalProperties": {}},
+                "data": {"type": "object", "additionalProperties": {}},
+            },
+        ),
+        "ExportShuffle": _record(
+            "shuffle",
+            "A shuffle commitment opened: the salt and the order it committed to",
+            {
+                "seq": {"type": "integer", "minimum": 1},
+                "type": {"type": "string"},
+                "commitment": {"type": "string"},
+                "salt": {"type": "string"},
+                "order": {"type": "array", "items": {}},
+            },
+        ),
+        "ExportAccess": _record(
+            "access",
+            "A moderator's face-up read of the game (a moderator's or the operator's export)",
+            {
+                "n": {"type": "integer", "minimum": 1},
+                "at": _DECIMAL,
+                "moderator": {"type": "string"},
+                "operation": {"type": "string"},
+                "seq_from": {"type": "integer"},
+                "seq_to": {"type": "integer"},
+                "reason": {"type": "string"},
+                "dispute_id": nullable_text,
+                "note": nullable_text,
+                "prev_hash": _HEX,
+                "hash": _HEX,
+            },
+        ),
+    }
+    schemas.update(lines)
+    schemas["ExportLine"] = {
+        "description": "One line of an export (JSON Lines, docs/export-format.md)",
+        "oneOf": [_ref(name) for name in lines],
+        "discriminator": {
+            "propertyName": "record",
+            "mapping": {
+                line["properties"]["record"]["enum"][0]: _REF.format(name=name)
+                for name, line in lines.items()
+            },
+        },
+    }
+    return _ref("ExportLine")
 
 
 def _ref(name: str) -> dict[str, Any]:
@@ -253,6 +363,39 @@ def _problems_only(operation: dict[str, Any]) -> None:
             }
 
 
+def _typed_codes(response: dict[str, Any]) -> None:
+    """A refusal's ``code`` as the enum of the codes its description lists; those that only mean
+    the game moved on marked (``x-playlog-races``); every game's own ones by kind."""
+    description = response.get("description", "")
+    codes = documented_codes(description)
+    response["content"][PROBLEM_JSON]["schema"] = {
+        "allOf": [
+            _ref("Problem"),
+            {"type": "object", "properties": {"code": {"type": "string", "enum": codes}}},
+        ]
+    }
+    if races := [code for code in codes if code in RACES]:
+        response[RACES_EXTENSION] = races
+    if BY_KIND_EXTENSION in description:
+        response[BY_KIND_EXTENSION] = rule_codes()
+
+
+def _game_event(schemas: dict[str, Any], unions: list[str]) -> None:
+    """Every event, lobby's, disputes' and each game's, as one union discriminated by ``type``
+    (the tags are unique across them); ``EventOut.type`` is its enum."""
+    mapping: dict[str, str] = {}
+    for union in unions:
+        mapping.update(schemas[union]["discriminator"]["mapping"])
+    schemas["GameEvent"] = {
+        "description": "An event of the lobby, of a dispute or of a game",
+        "oneOf": [{"$ref": ref} for ref in dict.fromkeys(mapping.values())],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    if (event_out := schemas.get("EventOut")) is not None:
+        event_out["properties"]["data"] = _ref("GameEvent")
+        event_out["properties"]["type"] = {"type": "string", "enum": sorted(mapping)}
+
+
 def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dict[str, Any]:
     doc = copy.deepcopy(base)
     schemas: dict[str, Any] = doc.setdefault("components", {}).setdefault("schemas", {})
@@ -275,13 +418,10 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
         spectator_views[kind] = {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}
         options[kind] = _components(kind, decider.options_type, schemas)
         shown.append(_shown_options(schemas, game, options[kind]))
-    schemas["GameEvent"] = {
-        "description": "An event of the lobby, of a dispute or of a game",
-        "oneOf": events,
-    }
     schemas["GameOptions"] = {"description": "A game's options, as lobby.created shows them", "oneOf": shown}
     schemas["Command"] = {"description": "A command of a game", "oneOf": list(commands.values())}
 
+    export_line = _export_lines(schemas)
     _, bodies = msgspec.json.schema_components(_BODIES, ref_template=_REF)
     schemas.update(bodies)
 
@@ -293,16 +433,19 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
             content = response.get("content", {})
             if "application/x-ndjson" in content:  # the export
                 content["application/x-ndjson"] = {
-                    "schema": {"type": "string", "description": "JSON Lines (docs/export-format.md)"}
+                    "schema": {"type": "string", "description": "JSON Lines, each an ExportLine"},
+                    _ITEM_EXTENSION: export_line,
                 }
             if "text/event-stream" in content:
-                # OpenAPI 3.2's way, which tools of 3.1 ignore: `schema` is the whole stream
-                # (no JSON document: left open), `itemSchema` one message of it.
+                # No type: a test tool (schemathesis) reads `schema` as one message's, a
+                # generator as the whole stream's; the message is the named EventMessage.
                 content["text/event-stream"] = {
-                    "schema": {"description": "The stream, read as it comes"},
-                    "itemSchema": _ref("EventMessage"),
+                    "schema": {"description": "EventMessages, read as they come"},
+                    _ITEM_EXTENSION: _ref("EventMessage"),
                 }
                 response["description"] = _SSE_DESCRIPTION
+            if PROBLEM_JSON in content:
+                _typed_codes(response)
         if operation.get("operationId") == "sendCommand":
             operation["requestBody"] = {
                 "required": True,
@@ -311,8 +454,7 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
             }
     _security(doc, tokens or {})
 
-    if (event_out := schemas.get("EventOut")) is not None:
-        event_out["properties"]["data"] = _ref("GameEvent")
+    _game_event(schemas, [ref["$ref"].removeprefix("#/components/schemas/") for ref in events])
     if (audit_event := schemas.get("AuditEvent")) is not None:
         audit_event["properties"]["data"] = _ref("GameEvent")
     if (change := schemas.get("Change")) is not None:
@@ -321,7 +463,7 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
     if (created := schemas.get("lobby.GameCreated")) is not None:
         created["properties"]["options"] = _ref("GameOptions")
     schemas["EventMessage"] = {
-        "description": "One server-sent event of a stream",
+        "description": "One server-sent event of a stream; `data` holds one EventOut as JSON",
         "type": "object",
         "properties": {
             "event": {"type": "string", "description": "The event's type"},

@@ -26,12 +26,8 @@ drawn this turn (what a new draw must avoid), not the drawn tokens' ids (a Cat s
 be covered since, and stacks are shown by top and size only).
 
 Refusal codes (``RuleViolation.code``; the ones every game shares are in domain/refusals.py):
-``unknown_command``, ``invalid_command``, ``game_not_started``, ``game_over``,
-``game_already_started``, ``not_a_player``, ``not_your_turn``, ``no_pending_decision``,
-``must_draw_first``, ``bag_empty``, ``invalid_order``, ``stack_not_stealable``,
-``duplicate_seat``, ``no_cats_to_take``, ``stack_not_swappable``, ``angel_protected``,
-``invalid_target``, ``server_only``, ``no_deadline``, ``deadline_not_reached``, ``invalid_clock``,
-``invalid_context``, ``already_conceded``.
+``ABOUT.refusal_codes`` in about.py lists every one the rules raise (a test reads them off the
+sources), ``ABOUT.race_codes`` those that only mean the game moved on.
 """
 
 from __future__ import annotations

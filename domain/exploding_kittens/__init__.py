@@ -26,13 +26,8 @@ choice, whether a Defuse is pending, which Kitten leaves) is made in ``decide`` 
 and the state, and written in the events; ``evolve`` never draws randomness nor chooses.
 
 Refusal codes (``RuleViolation.code``; the ones every game shares are in domain/refusals.py):
-unknown_command, invalid_command (malformed fields), game_already_started, game_not_started,
-game_over, not_a_player, player_eliminated, not_your_turn,
-decision_pending, window_open, window_closed, server_only, deadline_not_reached, no_deadline,
-no_pending_decision, not_your_decision, invalid_position, card_not_in_hand, card_not_in_discard,
-not_playable (Defuse, Nope, Kitten via PlayCard), single_cat, invalid_combo, target_required,
-invalid_target, target_not_alive, target_has_no_cards, named_card_required, invalid_named_card,
-cannot_nope_own_card, stale_nope, not_eligible, already_passed, draw_pile_empty (unreachable).
+``ABOUT.refusal_codes`` in about.py lists every one the rules raise (a test reads them off the
+sources), ``ABOUT.race_codes`` those that only mean the game moved on.
 """
 
 from __future__ import annotations

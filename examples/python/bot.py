@@ -8,7 +8,9 @@ whenever its view lists legal commands, sends one of them at random. Generate th
         --output-path examples/python/playlog_client --config examples/python/openapi-python-client.yaml
     python examples/python/bot.py http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN
 
-The game's commands, views and refusals are all typed: see type_checks.py.
+The game's commands, views and refusals are all typed: see type_checks.py. Refusals that only
+mean the game moved on are read from the document (``x-playlog-races``); the stream is read with
+sse.py, which resumes a dropped connection.
 """
 
 from __future__ import annotations
@@ -19,12 +21,19 @@ import uuid
 
 from playlog_client import AuthenticatedClient
 from playlog_client.api.play import get_seat_view, send_command
-from playlog_client.models import GameStatus, Problem
+from playlog_client.models import ARiskCatSeatViewOut, CommandResult, ExplodingKittensSeatViewOut, GameStatus
+from sse import follow
 
 # Commands a bot never chooses: leaving only shortens the game.
 AVOIDED = frozenset({"Leave", "Concede"})
-# Refusals that only mean the game moved on between the view and the command.
-RACES = frozenset({"version_conflict", "window_closed", "stale_nope", "no_pending_decision"})
+
+
+def races(client: AuthenticatedClient) -> frozenset[str]:
+    """The refusals of a command that only mean the game moved on (the document's
+    ``x-playlog-races``): read the view again and decide again."""
+    document = client.get_httpx_client().get("/schema/openapi.json").json()
+    responses = document["paths"]["/games/{game_id}/seats/{seat}/commands"]["post"]["responses"]
+    return frozenset(code for response in responses.values() for code in response.get("x-playlog-races", []))
 
 
 class Bot:
@@ -33,12 +42,15 @@ class Bot:
         self.game_id = game_id
         self.seat = seat
         self.rng = rng
+        self.races = races(client)
 
     def turn(self) -> bool:
         """Look at the seat's view and play if it may; True once the game is over."""
         view = get_seat_view.sync(self.game_id, self.seat, client=self.client)
-        if view is None or isinstance(view, Problem):
-            raise SystemExit(f"view refused: {view.code if view else 'no answer'}")
+        if view is None:
+            raise SystemExit("view: no answer")
+        if not isinstance(view, ExplodingKittensSeatViewOut | ARiskCatSeatViewOut):
+            raise SystemExit(f"view refused: {view.code.value} ({view.detail})")
         if view.status == GameStatus.FINISHED:
             print(f"seat {self.seat}: game over, winners {view.winners}")
             return True
@@ -52,8 +64,10 @@ class Bot:
         result = send_command.sync(
             self.game_id, self.seat, client=self.client, body=command, expected_version=view.version
         )
-        if isinstance(result, Problem) and result.code not in RACES:
-            raise SystemExit(f"{command.type_} refused: {result.code} ({result.detail})")
+        if result is None:
+            raise SystemExit(f"{command.type_}: no answer")
+        if not isinstance(result, CommandResult) and result.code.value not in self.races:
+            raise SystemExit(f"{command.type_} refused: {result.code.value} ({result.detail})")
         return False
 
     def play(self) -> None:
@@ -61,15 +75,10 @@ class Bot:
         if self.turn():
             return
         path = f"/games/{self.game_id}/seats/{self.seat}/stream"
-        http = self.client.get_httpx_client()
-        with http.stream("GET", path, timeout=None) as response:
-            if response.status_code != 200:
-                raise SystemExit(f"stream refused: {response.status_code} {response.read()!r}")
-            for line in response.iter_lines():
-                # One `data:` line per event (an EventMessage); its content does not matter
-                # here: the view says what may be done now.
-                if line.startswith("data:") and self.turn():
-                    return
+        for _ in follow(self.client.get_httpx_client(), path):
+            # The view says what may be done now; the event only says it may have changed.
+            if self.turn():
+                return
         raise SystemExit("the stream ended before the game did")
 
 

@@ -21,6 +21,9 @@ from playlog_client.models import (
     ExplodingKittensSeatViewOut,
     GameKind,
     Problem,
+    SendCommandResponse409,
+    SendCommandResponse422,
+    SendCommandResponse422Code,
 )
 
 
@@ -56,3 +59,11 @@ def every_refusal_has_its_code(problem: Problem) -> str:
     code: str = problem.code
     _ = problem.status_code  # type: ignore[attr-defined]  # Litestar's shape, never sent
     return code
+
+
+def a_refused_command_s_code_is_one_of_its_response_s(refused: SendCommandResponse422) -> str:
+    refused.code = SendCommandResponse422Code.WINDOW_CLOSED  # a game's rule code is listed
+    refused.code = "no_such_code"  # type: ignore[assignment]
+    conflict: SendCommandResponse409 = refused  # type: ignore[assignment]  # another status's codes
+    _ = conflict
+    return refused.code.value

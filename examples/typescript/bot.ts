@@ -1,18 +1,19 @@
 // An example bot on types generated from playlog's OpenAPI document (openapi-typescript) and
 // openapi-fetch. It plays one seat of a running game of either kind: it follows the seat's event
-// stream (SSE) and, whenever its view lists legal commands, sends one of them at random.
+// stream (SSE, read by sse.ts, which resumes a dropped connection) and, whenever its view lists
+// legal commands, sends one of them at random. Refusals that only mean the game moved on are read
+// from the document (`x-playlog-races`).
 //
 //   npm ci && npm run generate && npm run check     (types into generated/, JavaScript into build/)
 //   node build/bot.js http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/playlog.js";
+import { follow } from "./sse.js";
 
 type Command = components["schemas"]["Command"];
 
 // Commands a bot never chooses: leaving only shortens the game.
 const AVOIDED = new Set(["Leave", "Concede"]);
-// Refusals that only mean the game moved on between the view and the command.
-const RACES = new Set(["version_conflict", "window_closed", "stale_nope", "no_pending_decision"]);
 
 const [url, gameId, seatText, token] = process.argv.slice(2);
 if (!url || !gameId || !seatText || !token) {
@@ -23,6 +24,18 @@ const seat = Number(seatText);
 const trace = process.env.BOT_TRACE ? (...args: unknown[]) => console.error(...args) : () => {};
 const client = createClient<paths>({ baseUrl: url, headers: { Authorization: `Bearer ${token}` } });
 const path = { game_id: gameId, seat };
+
+/** The refusals of a command that only mean the game moved on (the document's
+ * `x-playlog-races`): read the view again and decide again. */
+async function races(): Promise<Set<string>> {
+  type Response = { "x-playlog-races"?: string[] };
+  const document = (await (await fetch(`${url}/schema/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
+  };
+  const responses = document.paths["/games/{game_id}/seats/{seat}/commands"]?.post?.responses ?? {};
+  return new Set(Object.values(responses).flatMap((response) => response["x-playlog-races"] ?? []));
+}
+const RACES = await races();
 
 /** Look at the seat's view and play if it may; true once the game is over. */
 async function turn(): Promise<boolean> {
@@ -53,29 +66,19 @@ async function turn(): Promise<boolean> {
 /** Act on every event of the seat's stream until the game is over. */
 async function play(): Promise<void> {
   if (await turn()) return;
-  const { response } = await client.GET("/games/{game_id}/seats/{seat}/stream", {
-    params: { path },
-    parseAs: "stream",
-  });
-  if (!response.ok || response.body === null) throw new Error(`stream refused: ${response.status}`);
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the stream ended before the game did");
-    trace("chunk", value.length);
-    buffered += value.replace(/\r\n?/g, "\n"); // lines may end with CRLF, CR or LF
-    // Messages end with a blank line; one with a `data:` line is an event (an EventMessage).
-    let end: number;
-    while ((end = buffered.indexOf("\n\n")) >= 0) {
-      const message = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      if (message.split("\n").some((line) => line.startsWith("data:")) && (await turn())) {
-        await reader.cancel();
-        return;
-      }
-    }
+  const open = async (lastEventId: string | undefined) => {
+    const { response } = await client.GET("/games/{game_id}/seats/{seat}/stream", {
+      params: { path, header: lastEventId === undefined ? {} : { "Last-Event-ID": lastEventId } },
+      parseAs: "stream",
+    });
+    return response;
+  };
+  for await (const message of follow(open)) {
+    trace("event", message.id, message.data.type);
+    // The view says what may be done now; the event only says it may have changed.
+    if (await turn()) return;
   }
+  throw new Error("the stream ended before the game did");
 }
 
 await play();

@@ -38,3 +38,18 @@ export async function everyRefusalHasItsCode(): Promise<string | undefined> {
   void error.status_code;
   return error.code;
 }
+
+// A refused command's code is one of the codes its response lists, every game's rule codes included.
+type CommandRefusal =
+  paths["/games/{game_id}/seats/{seat}/commands"]["post"]["responses"][422]["content"]["application/problem+json"];
+export const listed: CommandRefusal["code"] = "window_closed";
+// @ts-expect-error not a code a refused command carries
+export const unlisted: CommandRefusal["code"] = "no_such_code";
+
+// An event's data is typed by the event's `type`, across every game.
+export function eventData(event: Schemas["EventOut"]): number | undefined {
+  if (event.data.type === "CardDrawn") return event.data.seat;
+  // @ts-expect-error a CardDrawn has no token
+  if (event.data.type === "CardDrawn") return event.data.token;
+  return undefined;
+}

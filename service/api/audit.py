@@ -79,7 +79,7 @@ def access_of(state: State) -> Access:
 
 
 # What every face-up read may answer besides its own codes.
-READ: tuple[Codes, ...] = (PARAMS, AUDITOR, FACE_UP, UNKNOWN_GAME, UNAVAILABLE)
+READ: tuple[Codes, ...] = (PARAMS, {400: ["invalid_dispute"]}, AUDITOR, FACE_UP, UNKNOWN_GAME, UNAVAILABLE)
 FACE_UP_DEPENDENCIES = {
     "principal": Provide(provide_principal_if_sent, sync_to_thread=False),
     "ask": Provide(provide_ask, sync_to_thread=False),

@@ -14,6 +14,8 @@ import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 
+from domain import registry
+
 PROBLEM_JSON = "application/problem+json"
 
 Codes = Mapping[int, Iterable[str]]
@@ -51,13 +53,38 @@ SEAT: Codes = {400: ["invalid_seat", "invalid_request"]}
 PARAMS: Codes = {400: ["invalid_request"]}
 RESUME: Codes = {400: ["invalid_after", "invalid_last_event_id"]}
 PRIVATE: Codes = {403: ["private_game"]}
-AUDITOR: Codes = {401: ["unauthorized", "moderator_only"], 403: ["moderator_only"]}
+AUDITOR: Codes = {
+    401: ["unauthorized", "token_expired", "token_revoked", "moderator_only"],
+    403: ["moderator_only"],
+}
 # A moderator's face-up read (service/access.py): refused without a why while the game runs, and
 # never shown unrecorded.
-FACE_UP: Codes = {403: ["access_reason_required", "unknown_access_reason"], 503: ["access_not_recorded"]}
-# A command the game's rules refuse: the rule's own code (the games document theirs).
+# Its why, in the query: a reason or note out of its schema names itself.
+FACE_UP: Codes = {
+    400: ["invalid_reason", "invalid_note"],
+    403: ["access_reason_required", "unknown_access_reason"],
+    503: ["access_not_recorded"],
+}
+# A command the game's rules refuse: the rule's own code (each game's ``About.refusal_codes``).
 ANY_RULE = "*"
 RULES: Codes = {422: ["not_your_turn", "game_over", ANY_RULE]}
+
+# The response extensions that type the codes beyond their enum (docs/api.md, "Refusals").
+RACES_EXTENSION = "x-playlog-races"
+BY_KIND_EXTENSION = "x-playlog-codes-by-kind"
+# Refusals that only mean the game moved on between what the client read and what it sent: a
+# client reads again and decides again (service/bot.py does).
+RACES = frozenset({"version_conflict"}).union(
+    *(d.about.race_codes for d in registry.games().values() if d.about is not None)
+)
+
+
+def rule_codes() -> dict[str, list[str]]:
+    """Each game's refusal codes, by kind."""
+    return {
+        kind: sorted(d.about.refusal_codes if d.about is not None else ())
+        for kind, d in sorted(registry.games().items())
+    }
 
 
 def _example(status: int, code: str) -> Example:
@@ -73,7 +100,7 @@ def _example(status: int, code: str) -> Example:
 
 def _description(status: int, codes: list[str]) -> str:
     listed = ", ".join(code for code in codes if code != ANY_RULE)
-    rules = " (or any other rule code of the game)" if ANY_RULE in codes else ""
+    rules = f" (or any other rule code of the game: {BY_KIND_EXTENSION})" if ANY_RULE in codes else ""
     return f"{HTTPStatus(status).phrase}; code: {listed}{rules}"
 
 
@@ -96,9 +123,12 @@ def problems(*declared: Codes) -> dict[int, ResponseSpec]:
     }
 
 
-def documented_codes(description: str) -> list[str] | None:
-    """The codes a response description written by ``problems`` lists; None: any rule code too."""
+def documented_codes(description: str) -> list[str]:
+    """The codes a response description written by ``problems`` lists, every game's rule codes
+    included where it says so."""
     _, _, listed = description.partition("; code: ")
-    if "(or any other rule code" in listed:
-        return None
-    return [code.strip() for code in listed.split(",") if code.strip()]
+    listed, any_rule, _ = listed.partition(" (or any other rule code")
+    codes = [code.strip() for code in listed.split(",") if code.strip()]
+    if any_rule:
+        codes += sorted({c for kind in rule_codes().values() for c in kind} - set(codes))
+    return codes

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
 
 from service.client import CreatedGame, JoinedSeat, PlaylogClient, SeatView
+from tests.e2e.contract import Contract
+
+
+@pytest.fixture
+async def http(http: AsyncTestClient[Litestar]) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    """The app's client (tests/conftest.py), every answer it receives held to the committed
+    OpenAPI document: status, media type and JSON body (tests/e2e/contract.py)."""
+    contract = Contract()
+    http.event_hooks["response"].append(contract.hook)
+    yield http
+    http.event_hooks["response"].remove(contract.hook)
+    assert contract.violations == [], "answers the document does not describe"
 
 
 @dataclass

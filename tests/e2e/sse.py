@@ -1,4 +1,4 @@
-"""A small Server-Sent Events reader for tests."""
+"""A small Server-Sent Events reader for tests: each message's data is held to the document's EventOut."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
+from tests.e2e.contract import component_errors
 
 
 @dataclass
@@ -37,9 +39,9 @@ async def read_events(
             async for line in response.aiter_lines():
                 if line == "":
                     if "data" in fields and "id" in fields:
-                        message = Message(
-                            int(fields["id"]), fields.get("event", ""), json.loads(fields["data"])
-                        )
+                        data = json.loads(fields["data"])
+                        assert component_errors("EventOut", data) == [], data  # the document's
+                        message = Message(int(fields["id"]), fields.get("event", ""), data)
                         received.append(message)
                         if (until is not None and message.id >= until) or (
                             count is not None and len(received) >= count

@@ -115,7 +115,7 @@ async def test_no_response_of_a_seat_contains_another_seats_cards_or_the_pile_or
                 await response.aread()
                 bodies.append((seat, msgspec.json.decode(response.content)))
 
-        http.event_hooks["response"] = [record]
+        http.event_hooks["response"].append(record)
         try:
             for _ in range(400):
                 views = [await game.view(s) for s in range(players)]
@@ -127,7 +127,7 @@ async def test_no_response_of_a_seat_contains_another_seats_cards_or_the_pile_or
                     await game.send(seat, command)
                 await api.events(game.id, seat, game.seats[seat].token, after=max(0, views[0].version - 5))
         finally:
-            http.event_hooks["response"] = []
+            http.event_hooks["response"].remove(record)
 
         # The truth at every version, from the log, through the moderator's eyes.
         piles: list[list[str]] = []

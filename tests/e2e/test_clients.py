@@ -5,7 +5,9 @@ openapi-fetch) are generated here, never committed; both must come without a gen
 and type-check strictly, with the example bots of examples/ and their type-level checks (lines
 that must not type-check: a command of the other game, options under the other kind, an error
 without its code). Then each bot plays every seat of one full game of each kind against a real
-server.
+server, following its seat's stream with the example's typed SSE reader; and the example spectator
+follows the game's public stream from the middle (``Last-Event-ID``) to its end, each event read
+into the generated ``EventOut``.
 """
 
 from __future__ import annotations
@@ -74,17 +76,48 @@ def typescript_build() -> Iterator[Path]:
 def test_the_generated_python_client_type_checks_strictly(python_client: Path) -> None:
     # examples/python/mypy.ini: strict, bar two generator-template quirks it names.
     mypy = [str(BIN / "mypy"), "--config-file", str(PYTHON / "mypy.ini"), "--cache-dir", "/dev/null"]
-    files = ["playlog_client", str(PYTHON / "bot.py"), str(PYTHON / "type_checks.py")]
+    files = [
+        "playlog_client",
+        *(str(PYTHON / name) for name in ("bot.py", "sse.py", "spectate.py", "type_checks.py")),
+    ]
     _run([*mypy, *files], cwd=python_client, env={**os.environ, "MYPYPATH": str(python_client)})
 
 
 def test_the_generated_typescript_types_type_check_strictly(typescript_build: Path) -> None:
     assert (typescript_build / "bot.js").is_file()
     assert (typescript_build / "type_checks.js").is_file()
+    assert (typescript_build / "spectate.js").is_file()
 
 
-async def _play(server_url: str, kind: str, bot: list[str], env: dict[str, str] | None) -> None:
-    """One game of ``kind`` with one bot process per seat; it must end, each bot seeing it end."""
+async def _spectate(server_url: str, game_id: str, spectate: list[str], env: dict[str, str] | None) -> None:
+    """The public stream of a finished game, resumed after its second event: every later event,
+    in order, each typed, and the reader stops at the last one."""
+    async with PlaylogClient(server_url) as api:
+        snapshot = await api.http.get(f"/games/{game_id}/spectate")
+    last = snapshot.json()["version"]
+    process = await asyncio.create_subprocess_exec(
+        *spectate,
+        server_url,
+        game_id,
+        "--last-event-id",
+        "2",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    output, _ = await asyncio.wait_for(process.communicate(), GAME_TIMEOUT)
+    assert process.returncode == 0, output.decode()
+    lines = [line.split() for line in output.decode().splitlines()]
+    assert [int(seq) for seq, *_ in lines] == list(range(3, last + 1)), output.decode()
+    # Each line: the seq, the event's type, and the generated model its data was read into.
+    assert all(len(typed) == 2 and typed[1] != "dict" for _, *typed in lines), output.decode()
+
+
+async def _play(
+    server_url: str, kind: str, bot: list[str], env: dict[str, str] | None, spectate: list[str]
+) -> None:
+    """One game of ``kind`` with one bot process per seat; it must end, each bot seeing it end;
+    then a spectator follows it from its third event."""
     async with PlaylogClient(server_url) as api:
         created = await api.create_game(kind, GAMES[kind], spectator_delay=0)
         seats = [await api.join(created.game_id, f"bot-{n}") for n in range(created.seats)]
@@ -116,6 +149,7 @@ async def _play(server_url: str, kind: str, bot: list[str], env: dict[str, str] 
             assert b"game over" in output, output.decode()
         summary = await api.game(created.game_id)
         assert summary.status == "finished" and summary.winners
+    await _spectate(server_url, str(created.game_id), spectate, env)
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
@@ -123,7 +157,10 @@ async def test_the_python_example_bot_plays_a_whole_game(
     server_url: str, python_client: Path, kind: str
 ) -> None:
     env = {**os.environ, "PYTHONPATH": str(python_client)}
-    await _play(server_url, kind, [sys.executable, str(PYTHON / "bot.py")], env)
+    python = [sys.executable]
+    await _play(
+        server_url, kind, [*python, str(PYTHON / "bot.py")], env, [*python, str(PYTHON / "spectate.py")]
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
@@ -132,7 +169,8 @@ async def test_the_typescript_example_bot_plays_a_whole_game(
 ) -> None:
     node = shutil.which("node")
     assert node is not None
-    await _play(server_url, kind, [node, str(typescript_build / "bot.js")], None)
+    build = [node, str(typescript_build / "bot.js")], [node, str(typescript_build / "spectate.js")]
+    await _play(server_url, kind, build[0], None, build[1])
 
 
 def test_the_game_kinds_are_the_registry_s() -> None:

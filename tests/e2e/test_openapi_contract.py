@@ -10,7 +10,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from domain import registry
 from service import auth
+from service.api.problems import RACES
 from service.auth import Principal
 from service.bot import play_game
 from service.client import PlaylogClient
@@ -39,10 +41,35 @@ def test_every_refusal_is_a_problem_with_its_codes() -> None:
                     continue
                 content = response["content"]
                 assert list(content) == ["application/problem+json"], (method, path, status)
-                assert content["application/problem+json"]["schema"] == {
-                    "$ref": "#/components/schemas/Problem"
-                }
-                assert "; code: " in response["description"], (method, path, status)
+                base, codes = content["application/problem+json"]["schema"]["allOf"]
+                assert base == {"$ref": "#/components/schemas/Problem"}
+                listed = response["description"].partition("; code: ")[2]
+                assert set(listed.partition(" (")[0].split(", ")) <= set(codes["properties"]["code"]["enum"])
+
+
+def test_a_refused_command_lists_every_game_s_codes_and_marks_the_races() -> None:
+    document = Contract().document
+    responses = document["paths"]["/games/{game_id}/seats/{seat}/commands"]["post"]["responses"]
+    refused = responses["422"]
+    enum = refused["content"]["application/problem+json"]["schema"]["allOf"][1]["properties"]["code"]["enum"]
+    by_kind = refused["x-playlog-codes-by-kind"]
+    assert set(by_kind) == set(registry.games())
+    for kind, decider in registry.games().items():
+        assert decider.about is not None
+        assert by_kind[kind] == sorted(decider.about.refusal_codes)
+        assert decider.about.refusal_codes <= set(enum)
+    races = {code for response in responses.values() for code in response.get("x-playlog-races", [])}
+    assert races == RACES and {"version_conflict", "window_closed", "stale_nope"} <= races
+    assert responses["409"]["x-playlog-races"] == ["version_conflict"]
+    # The events of every game, one union discriminated by type; streams without 3.2's itemSchema.
+    event = document["components"]["schemas"]["GameEvent"]
+    assert event["discriminator"]["propertyName"] == "type"
+    assert len(event["oneOf"]) == len(set(event["discriminator"]["mapping"].values()))
+    stream = document["paths"]["/games/{game_id}/spectate/stream"]["get"]["responses"]["200"]
+    assert "itemSchema" not in stream["content"]["text/event-stream"]
+    assert stream["content"]["text/event-stream"]["x-playlog-item-schema"] == {
+        "$ref": "#/components/schemas/EventMessage"
+    }
 
 
 def test_enforced_constraints_are_in_the_schema() -> None:
@@ -79,7 +106,8 @@ def test_the_checker_catches_an_undocumented_status_and_body() -> None:
     contract.check("GET", path, 404, "application/problem+json", b'{"status": 404}')
     problem = b'{"type": "t", "title": "t", "status": 404, "detail": "d", "code": "game_full"}'
     contract.check("GET", path, 404, "application/problem+json", problem)
-    assert len(contract.violations) == 5, contract.violations  # the third: no code, and no detail
+    # The third: no code, no detail; the fourth: a code out of the enum of its response.
+    assert len(contract.violations) == 4, contract.violations
 
 
 async def test_a_whole_game_and_its_refusals_keep_to_the_document(

@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service.bot import RACES, pick
+from service.api.problems import RACES
+from service.bot import pick
 from service.client import ApiError, JoinedSeat, PlaylogClient
 from tests.faults.balancer import INSTANCE_HEADER, HAProxy, haproxy_binary
 from tests.faults.load import Load, check_games, wait_for_events

@@ -13,7 +13,8 @@ from typing import Any
 import httpx
 from prometheus_client import REGISTRY
 
-from service.bot import RACES, pick
+from service.api.problems import RACES
+from service.bot import pick
 from service.client import ApiError, JoinedSeat, PlaylogClient
 from service.config import Settings
 from service.games import GameService
