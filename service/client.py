@@ -317,9 +317,16 @@ class PlaylogClient:
         )
         return result
 
-    async def verify(self, game_id: uuid.UUID, token: str | None = None) -> ChainReport:
+    async def verify(
+        self, game_id: uuid.UUID, token: str | None = None, *, reason: str | None = None
+    ) -> ChainReport:
+        """The chain recomputed; a moderator reading a running game gives ``reason`` (recorded)."""
         result: ChainReport = await self._call(
-            "GET", f"/games/{game_id}/audit/verify", ChainReport, token=token
+            "GET",
+            f"/games/{game_id}/audit/verify",
+            ChainReport,
+            token=token,
+            params={"reason": reason} if reason else None,
         )
         return result
 

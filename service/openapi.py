@@ -25,6 +25,7 @@ from projections.envelopes import HIDDEN_SEED
 from projections.table import DisputeEvents, LobbyEvents, Status
 from service.api.disputes import QuestionBody, RaiseBody, ResolveBody, ReviewBody, TextBody
 from service.api.guards import TOKEN
+from service.api.incidents import ClearBody
 from service.api.lobby import CreateGame, JoinSeat
 from service.api.players import CreatePlayer
 from service.api.problems import (
@@ -48,6 +49,7 @@ _BODIES: tuple[type[msgspec.Struct], ...] = (
     QuestionBody,
     ResolveBody,
     ReviewBody,
+    ClearBody,
 )
 
 _REF = "#/components/schemas/{name}"

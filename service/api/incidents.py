@@ -54,7 +54,9 @@ class IncidentController(Controller):
         "/{game_id:uuid}/clear",
         operation_id="clearIncident",
         summary="Clear a game's incident after inspection: the game goes on from its log as it stands",
-        responses=problems(PARAMS, JSON_BODY, AUDITOR, BEARER, {404: ["no_open_incident"]}, UNAVAILABLE),
+        responses=problems(
+            PARAMS, JSON_BODY, AUDITOR, BEARER, {404: ["not_found", "no_open_incident"]}, UNAVAILABLE
+        ),
         status_code=200,
     )
     async def clear(

@@ -8,11 +8,11 @@ Every route that changes something takes the same ``Idempotency-Key`` (service/i
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
+from typing import Annotated, Literal, get_args
 
 from litestar.params import HeaderParameter, Parameter, QueryParameter
 
-from domain.access import NOTE_LENGTH
+from domain.access import NOTE_LENGTH, REASONS
 from service.access import Ask
 
 INT32_MAX = 2**31 - 1
@@ -45,11 +45,15 @@ IdempotencyKey = Annotated[
     ),
 ]
 
+# The reasons a face-up read may give (domain/access.py): any other is a 400 for every caller,
+# a moderator or not, as the document's enum says.
+AccessReason = Literal["cheating_report", "incident", "legal_request", "player_request"]
+assert set(get_args(AccessReason)) == set(REASONS)
+
 Reason = Annotated[
-    str | None,
+    AccessReason | None,
     QueryParameter(
         required=False,
-        max_length=40,
         description="Why a moderator reads face up (required while the game runs, unless"
         " `dispute` names an open dispute of it): cheating_report, incident, legal_request,"
         " player_request. Recorded, and shown to the game's seats (docs/access-records.md)",

@@ -62,7 +62,7 @@ AUDITOR: Codes = {
 # Its why, in the query: a reason or note out of its schema names itself.
 FACE_UP: Codes = {
     400: ["invalid_reason", "invalid_note"],
-    403: ["access_reason_required", "unknown_access_reason"],
+    403: ["access_reason_required"],
     503: ["access_not_recorded"],
 }
 # A command the game's rules refuse: the rule's own code (each game's ``About.refusal_codes``).

@@ -85,7 +85,7 @@ class PlayerStreamController(Controller):
         operation_id="streamSeatEvents",
         summary="This seat's live event stream (SSE); it ends when the seat changes hands",
         media_type="text/event-stream",
-        responses=problems(SEAT, RESUME, BEARER, UNKNOWN_GAME, STREAM, UNAVAILABLE),
+        responses=problems(PARAMS, SEAT, RESUME, BEARER, UNKNOWN_GAME, STREAM, UNAVAILABLE),
     )
     async def stream(
         self,
@@ -118,7 +118,7 @@ class SpectatorController(Controller):
         operation_id="streamSpectatorEvents",
         summary="The delayed public stream (SSE)",
         media_type="text/event-stream",
-        responses=problems(RESUME, PRIVATE, UNKNOWN_GAME, STREAM, UNAVAILABLE),
+        responses=problems(PARAMS, RESUME, PRIVATE, UNKNOWN_GAME, STREAM, UNAVAILABLE),
     )
     async def stream(
         self,

@@ -113,7 +113,7 @@ class TransparencyController(Controller):
         operation_id="logCheckpoint",
         summary="The newest signed checkpoint, with the witnesses' cosignatures (C2SP signed note)",
         media_type=MediaType.TEXT,
-        responses=problems(UNAVAILABLE, NO_CHECKPOINT),
+        responses=problems(UNAVAILABLE, PARAMS, {400: ["invalid_cosigned"]}, NO_CHECKPOINT),
     )
     async def checkpoint(
         self,
@@ -154,7 +154,9 @@ class TransparencyController(Controller):
         "/consistency",
         operation_id="logConsistency",
         summary="A consistency proof between two tree sizes (RFC 9162 2.1.4)",
-        responses=problems(UNAVAILABLE, PARAMS, {422: ["bad_tree_sizes"]}),
+        responses=problems(
+            UNAVAILABLE, PARAMS, {400: ["invalid_from_size", "invalid_to_size"], 422: ["bad_tree_sizes"]}
+        ),
     )
     async def consistency(
         self,
@@ -202,6 +204,7 @@ class GameLogProofController(Controller):
             PARAMS,
             BEARER,
             {
+                400: ["invalid_size"],
                 401: ["moderator_only"],
                 403: ["moderator_only", "log_proof_hidden"],
                 404: ["not_found", "no_such_checkpoint"],

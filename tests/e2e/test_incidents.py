@@ -133,4 +133,4 @@ async def test_an_acknowledged_command_missing_from_the_log_stops_the_game_until
     await move(game)  # the game goes on from the log as it stands
     seqs = await log_seqs(database_url, game.id)
     assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) > before
-    assert (await game.api.verify(game.id, moderator_token(settings))).ok
+    assert (await game.api.verify(game.id, moderator_token(settings), reason="incident")).ok

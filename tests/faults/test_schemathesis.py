@@ -62,7 +62,16 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
     ),
     # No such game, dispute or player; a seq past the game's end; a checkpoint or tile the
     # transparency log has not signed yet.
-    404: frozenset({"not_found", "seq_out_of_range", "no_checkpoint", "no_such_checkpoint", "no_such_tile"}),
+    404: frozenset(
+        {
+            "not_found",
+            "seq_out_of_range",
+            "no_checkpoint",
+            "no_such_checkpoint",
+            "no_such_tile",
+            "no_open_incident",
+        }
+    ),
     # The game or the dispute has moved on.
     409: frozenset(
         {
