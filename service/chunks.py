@@ -29,7 +29,10 @@ from service.games import GameService
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 HEAD_CACHE = "public, max-age=1"
-NOT_YET = "no-store"
+PUBLISHED = "X-Playlog-Published"
+# Not published (yet): cached a second at most, so that polling ahead of a release reaches the
+# origin once a second per cache, and a chunk shows at most a second after its release.
+NOT_YET = "public, max-age=1"
 CHUNK_PATH = "/games/{game_id}/spectate/chunks/{start}-{end}"
 _encoder = msgspec.json.Encoder()
 
@@ -54,7 +57,7 @@ class SpectatorChunk(msgspec.Struct, frozen=True):
 
 
 class SpectatorTail(msgspec.Struct, frozen=True):
-    """The released events after the last chunk, as a chunk carries them."""
+    """The released events from the last full chunk's first on, as a chunk carries them."""
 
     start: int
     prev: str
@@ -76,8 +79,9 @@ class SpectatorSummary(msgspec.Struct, frozen=True):
 
 class SpectatorHead(msgspec.Struct, frozen=True):
     """What is released: ``chunks`` full chunks (chunk k covers numbers k * chunk_events + 1 ..
-    (k + 1) * chunk_events, at ``chunk_path``), then ``tail``; ``head`` is the chain's hash after
-    the last released event (``released``, in the spectators' numbering)."""
+    (k + 1) * chunk_events, at ``chunk_path``) and ``tail``, the events from the last full
+    chunk's first on; ``head`` is the chain's hash after the last released event
+    (``released``, in the spectators' numbering)."""
 
     game_id: uuid.UUID
     chunk_events: int
@@ -93,6 +97,7 @@ class SpectatorHead(msgspec.Struct, frozen=True):
 class Published(msgspec.Struct, frozen=True):
     body: bytes
     etag: str
+    at: float  # when it was computed: a cache serves it until at + 1 s
 
 
 def _texts(links: list[Link]) -> tuple[list[str], list[str]]:
@@ -148,7 +153,9 @@ class Chunks:
         upto = chain.released(now)
         released = chain.released_number(now)
         full = released // CHUNK_EVENTS
-        tail_start = chunk_range(full)[0]
+        # The tail repeats the last full chunk: a viewer that follows the head needs no chunk
+        # the moment one is cut (when every viewer would ask for it at once).
+        tail_start = chunk_range(max(full - 1, 0))[0]
         prev, links = chain.between(tail_start, released, upto)
         events, hashes = _texts(links)
         shown = await self.games.as_spectators_see(game_id, released_by(now, delay), needs=0)
@@ -174,4 +181,4 @@ class Chunks:
             summary=summary,
         )
         body = _encoder.encode(document)
-        return Published(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+        return Published(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"', now)

@@ -13,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, Parameter
 
 from service.api.problems import PARAMS, UNAVAILABLE, Codes, problems
-from service.chunks import HEAD_CACHE, IMMUTABLE, SpectatorChunk, SpectatorHead, no_chunk
+from service.chunks import HEAD_CACHE, IMMUTABLE, PUBLISHED, SpectatorChunk, SpectatorHead, no_chunk
 
 NOT_PUBLISHED: Codes = {404: ["not_published"]}
 _SPAN = re.compile(r"([0-9]{1,10})-([0-9]{1,10})")
@@ -40,8 +40,9 @@ class SpectatorChunksController(Controller):
         summary="What of the delayed public view is released: full chunks, the tail, the chain's head",
         description=(
             "Cacheable for a second (`Cache-Control: public, max-age=1`) with an `ETag`; 304 when"
-            " `If-None-Match` names it. A private game, an unknown one and a game nothing is"
-            " published of yet answer alike: 404 not_published (`Cache-Control: no-store`)."
+            " `If-None-Match` names it; `X-Playlog-Published` says when it was computed. A private"
+            " game, an unknown one and a game nothing is published of yet answer alike: 404"
+            " not_published (`Cache-Control: public, max-age=1`)."
         ),
         responses={
             200: ResponseSpec(data_container=SpectatorHead, description="The head"),
@@ -53,7 +54,8 @@ class SpectatorChunksController(Controller):
         self, game_id: uuid.UUID, state: State, if_none_match: IfNoneMatch = ""
     ) -> Response[bytes]:
         published = await state.chunks.head(game_id)
-        headers = {"Cache-Control": HEAD_CACHE, "ETag": published.etag}
+        # When it was computed: a viewer may time its next poll to just after a cache refreshes it.
+        headers = {"Cache-Control": HEAD_CACHE, "ETag": published.etag, PUBLISHED: f"{published.at:.3f}"}
         if published.etag in (tag.strip() for tag in if_none_match.split(",")):
             return Response(b"", status_code=304, headers=headers)
         return Response(published.body, media_type=MediaType.JSON, headers=headers)
@@ -66,7 +68,7 @@ class SpectatorChunksController(Controller):
             "`span` is `start-end`, a range the head names (chunk k: k * chunk_events + 1 to"
             " (k + 1) * chunk_events). It exists once every event in it is released and never"
             " changes: `Cache-Control: public, max-age=31536000, immutable`. Before that, or for any"
-            " other range, a private or unknown game: 404 not_published (`Cache-Control: no-store`)."
+            " other range, a private or unknown game: 404 not_published (`Cache-Control: public, max-age=1`)."
         ),
         responses={
             200: ResponseSpec(data_container=SpectatorChunk, description="The chunk"),

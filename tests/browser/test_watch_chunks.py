@@ -26,11 +26,12 @@ async def remote(server_url: str) -> AsyncIterator[PlaylogClient]:
 
 
 async def _game_past_a_chunk(remote: PlaylogClient) -> tuple[Any, int]:
-    """A public game without delay whose spectators' view holds at least one full chunk."""
+    """A public game without delay whose spectators' view holds two full chunks (the head's tail
+    repeats the last one: the first is read as a chunk)."""
     game_id, tokens = await two_seat_game(remote)
     rng = random.Random(4)
     head: dict[str, Any] = {"released": 0}
-    while head["released"] <= CHUNK_EVENTS:
+    while head["released"] <= 2 * CHUNK_EVENTS:
         views = [await remote.view(game_id, seat, tokens[seat]) for seat in (0, 1)]
         if views[0].status == "finished":
             break
@@ -38,7 +39,7 @@ async def _game_past_a_chunk(remote: PlaylogClient) -> tuple[Any, int]:
         view, command = rng.choice(choices)
         await remote.send(game_id, view.seat, tokens[view.seat], command)
         head = (await remote.http.get(f"/games/{game_id}/spectate/head")).json()
-    assert head["chunks"] >= 1
+    assert head["chunks"] >= 2
     return game_id, head["released"]
 
 

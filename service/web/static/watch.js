@@ -77,14 +77,20 @@
       const head = await api(`/games/${gameId}/spectate/head`);
       if (hashAfter[0] === undefined) hashAfter[0] = await sha256(utf8.encode(`playlog/spectator/v1 ${gameId}`));
       const size = head.chunk_events;
-      for (let k = Math.floor(shown / size); k < head.chunks; k++) {
+      const tail = head.tail;  // from the last full chunk's first event: chunks before it are read
+      if ((tail.start - 1) % size || tail.start - 1 > head.chunks * size) throw new Altered();
+      for (let k = Math.floor(shown / size); k * size < tail.start - 1; k++) {
         const start = k * size + 1;
-        const chunk = await api(`/games/${gameId}/spectate/chunks/${start}-${start + size - 1}`);
+        let chunk;
+        try {
+          chunk = await api(`/games/${gameId}/spectate/chunks/${start}-${start + size - 1}`);
+        } catch (error) {
+          if (error.status === 404) return;  // a cache's copy from before its release: next poll
+          throw error;
+        }
         if (chunk.start !== start || chunk.end !== start + size - 1) throw new Altered();
         await take(start, chunk.prev, chunk.events, chunk.hashes);
       }
-      const tail = head.tail;
-      if (tail.start !== head.chunks * size + 1) throw new Altered();
       if (await take(tail.start, tail.prev, tail.events, tail.hashes) !== head.head) throw new Altered();
       render({ ...head.summary, spectator_delay: head.spectator_delay });
       disputes((await api(`/games/${gameId}/disputes`)).items, snapshot.seats);
