@@ -8,7 +8,7 @@ Each row gets a fresh database on the embedded PostgreSQL, one ``playlog serve``
 (one worker) on loopback in front of it (tests/faults/nginx.py rewrites only its listen, server
 and path lines), G public games with a spectator delay played by bots at a steady pace, and N
 viewers: coroutines that each poll their game's head once a second (with its ETag: mostly 304s),
-timed to just after the cache's copy expires (from its ``X-Playlog-Published``), and fetch each
+timed to just after the cache's copy expires (nginx: the next whole second), and fetch each
 chunk before the head's tail that they lack, over a shared pool of keep-alive connections.
 Printed per row: the requests the viewers got answered per second, the origin's requests per
 second per game (nginx logs every request that reached the origin), lateness
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import random
 import shutil
 import sys
@@ -50,7 +51,7 @@ from tests.faults.nginx import Nginx, nginx_binary
 DELAY = 2.0
 POLL = 1.0
 CONNECTIONS = 256
-JITTER = (0.05, 0.25)  # seconds after the head's copy in the cache expires: a viewer's next poll
+JITTER = (0.05, 0.3)  # seconds after the head's copy in the cache expires: a viewer's next poll
 
 
 class Tail(msgspec.Struct):
@@ -81,13 +82,13 @@ class Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
 
-    async def get(self, path: str, etag: str | None = None) -> tuple[int, str | None, float, bytes]:
+    async def get(self, path: str, etag: str | None = None) -> tuple[int, str | None, bytes]:
         extra = f"If-None-Match: {etag}\r\n" if etag else ""
         self.writer.write(f"GET {path} HTTP/1.1\r\nHost: cache\r\n{extra}\r\n".encode())
         head = await self.reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
         status = int(lines[0].split(" ", 2)[1])
-        length, tag, published = 0, None, 0.0
+        length, tag = 0, None
         for line in lines[1:]:
             name, _, value = line.partition(":")
             name = name.lower()
@@ -95,10 +96,8 @@ class Connection:
                 length = int(value)
             elif name == "etag":
                 tag = value.strip()
-            elif name == "x-playlog-published":
-                published = float(value)
         body = await self.reader.readexactly(length) if length else b""
-        return status, tag, published, body
+        return status, tag, body
 
 
 class Pool:
@@ -111,7 +110,7 @@ class Pool:
         for _ in range(n):
             self.idle.put_nowait(Connection(*await asyncio.open_connection("127.0.0.1", self.port)))
 
-    async def get(self, path: str, etag: str | None = None) -> tuple[int, str | None, float, bytes]:
+    async def get(self, path: str, etag: str | None = None) -> tuple[int, str | None, bytes]:
         conn = await self.idle.get()
         try:
             answer = await conn.get(path, etag)
@@ -138,7 +137,7 @@ async def viewer(pool: Pool, game: uuid.UUID, measure: Measure, stop: asyncio.Ev
     decode_head, decode_chunk = msgspec.json.Decoder(Head), msgspec.json.Decoder(Chunk)
     decode_event = msgspec.json.Decoder(Event)
     while not stop.is_set():
-        status, tag, published, body = await pool.get(f"/games/{game}/spectate/head", etag)
+        status, tag, body = await pool.get(f"/games/{game}/spectate/head", etag)
         now = time.time()
         if status == 200:
             etag = tag
@@ -147,7 +146,7 @@ async def viewer(pool: Pool, game: uuid.UUID, measure: Measure, stop: asyncio.Ev
             size = head.chunk_events
             for k in range(known // size, (head.tail.start - 1) // size):  # before the tail
                 start, end = chunk_range(k)
-                code, _, _, raw = await pool.get(f"/games/{game}/spectate/chunks/{start}-{end}")
+                code, _, raw = await pool.get(f"/games/{game}/spectate/chunks/{start}-{end}")
                 if code != 200:  # a 404 read before its release, cached a second: next poll
                     etag = None
                     break
@@ -164,12 +163,9 @@ async def viewer(pool: Pool, game: uuid.UUID, measure: Measure, stop: asyncio.Ev
                 released = event.recorded_at + DELAY
                 if measure.counting and released > started:  # not the catch-up of a new viewer
                     measure.lateness.append(now - released)
-        # The next poll just after the cache's copy expires (it was computed at ``published``
-        # and is kept a second): the freshest head a poll a second can get.
-        due = published + POLL + random.uniform(*JITTER) if published else time.time() + POLL
-        while due <= time.time():
-            due += POLL
-        await asyncio.sleep(due - time.time())
+        # The next poll just after the cache's copy expires: nginx keeps it until the next whole
+        # second (its clock's grain), and the first request after that refreshes it.
+        await asyncio.sleep(math.floor(time.time()) + POLL + random.uniform(*JITTER) - time.time())
 
 
 async def probe(pool: Pool, games: list[uuid.UUID], stop: asyncio.Event, found: list[int]) -> None:
@@ -179,7 +175,7 @@ async def probe(pool: Pool, games: list[uuid.UUID], stop: asyncio.Event, found: 
         for game in games:
             for k in range(8):
                 start, end = chunk_range(k)
-                status, _, _, body = await pool.get(f"/games/{game}/spectate/chunks/{start}-{end}")
+                status, _, body = await pool.get(f"/games/{game}/spectate/chunks/{start}-{end}?probe")
                 received = time.time()
                 if status == 200:
                     events = [decode_event.decode(t) for t in decode_chunk.decode(body).events]
@@ -237,11 +233,13 @@ async def row(
         measure.counting = False
         stop.set()
         await asyncio.gather(*crowd, probes, *players, return_exceptions=True)
+    # The probe's own requests (``?probe``: the cache key is the path, so they share the copies)
+    # are counted apart: they poll every chunk ahead of its release, which no viewer does.
+    window = [path for at, _, _, path in nginx.origin_requests() if t0 <= at <= t0 + elapsed]
     origin = Counter(
-        next((g for g in games if str(g) in path), None)
-        for at, _, _, path in nginx.origin_requests()
-        if t0 <= at <= t0 + elapsed
+        next((g for g in games if str(g) in path), None) for path in window if "?probe" not in path
     )
+    probed = sum(1 for path in window if "?probe" in path) / elapsed / len(games)
     per_game = [origin[g] / elapsed for g in games]
     late = measure.lateness
     return {
@@ -253,6 +251,7 @@ async def row(
         "p99 late": common.percentile(late, 99),
         "samples": len(late),
         "cpu": {party: (after[party] - before[party]) / elapsed for party in after},
+        "probe origin/s/game": probed,
         "early": found[0],
         "probed": found[1],
     }
@@ -310,6 +309,7 @@ def main() -> None:
             "per viewer/s",
             "origin req/s/game",
             "max game",
+            "probe's",
             "late p50 s",
             "late p99 s",
             "samples",
@@ -321,6 +321,7 @@ def main() -> None:
                 r["answered/s"] / r["viewers"],
                 r["origin/s/game"],
                 r["origin/s/game max"],
+                r["probe origin/s/game"],
                 r["p50 late"],
                 r["p99 late"],
                 r["samples"],

@@ -29,7 +29,6 @@ from service.games import GameService
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 HEAD_CACHE = "public, max-age=1"
-PUBLISHED = "X-Playlog-Published"
 # Not published (yet): cached a second at most, so that polling ahead of a release reaches the
 # origin once a second per cache, and a chunk shows at most a second after its release.
 NOT_YET = "public, max-age=1"
@@ -97,7 +96,6 @@ class SpectatorHead(msgspec.Struct, frozen=True):
 class Published(msgspec.Struct, frozen=True):
     body: bytes
     etag: str
-    at: float  # when it was computed: a cache serves it until at + 1 s
 
 
 def _texts(links: list[Link]) -> tuple[list[str], list[str]]:
@@ -181,4 +179,4 @@ class Chunks:
             summary=summary,
         )
         body = _encoder.encode(document)
-        return Published(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"', now)
+        return Published(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')

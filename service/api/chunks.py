@@ -13,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, Parameter
 
 from service.api.problems import PARAMS, UNAVAILABLE, Codes, problems
-from service.chunks import HEAD_CACHE, IMMUTABLE, PUBLISHED, SpectatorChunk, SpectatorHead, no_chunk
+from service.chunks import HEAD_CACHE, IMMUTABLE, SpectatorChunk, SpectatorHead, no_chunk
 
 NOT_PUBLISHED: Codes = {404: ["not_published"]}
 _SPAN = re.compile(r"([0-9]{1,10})-([0-9]{1,10})")
@@ -40,12 +40,11 @@ class SpectatorChunksController(Controller):
         summary="What of the delayed public view is released: full chunks, the tail, the chain's head",
         description=(
             "Cacheable for a second (`Cache-Control: public, max-age=1`) with an `ETag`; 304 when"
-            " `If-None-Match` names it; `X-Playlog-Published` says when it was computed. A private"
-            " game, an unknown one and a game nothing is published of yet answer alike: 404"
-            " not_published (`Cache-Control: public, max-age=1`)."
+            " `If-None-Match` names it. A private game, an unknown one and a game nothing is"
+            " published of yet answer alike: 404 not_published (`Cache-Control: public, max-age=1`)."
         ),
         responses={
-            200: ResponseSpec(data_container=SpectatorHead, description="The head"),
+            200: ResponseSpec(data_container=SpectatorHead, description="The head", generate_examples=False),
             304: ResponseSpec(data_container=None, description="Unchanged since the ETag sent"),
             **problems(PARAMS, NOT_PUBLISHED, UNAVAILABLE),
         },
@@ -54,8 +53,7 @@ class SpectatorChunksController(Controller):
         self, game_id: uuid.UUID, state: State, if_none_match: IfNoneMatch = ""
     ) -> Response[bytes]:
         published = await state.chunks.head(game_id)
-        # When it was computed: a viewer may time its next poll to just after a cache refreshes it.
-        headers = {"Cache-Control": HEAD_CACHE, "ETag": published.etag, PUBLISHED: f"{published.at:.3f}"}
+        headers = {"Cache-Control": HEAD_CACHE, "ETag": published.etag}
         if published.etag in (tag.strip() for tag in if_none_match.split(",")):
             return Response(b"", status_code=304, headers=headers)
         return Response(published.body, media_type=MediaType.JSON, headers=headers)
@@ -71,7 +69,9 @@ class SpectatorChunksController(Controller):
             " other range, a private or unknown game: 404 not_published (`Cache-Control: public, max-age=1`)."
         ),
         responses={
-            200: ResponseSpec(data_container=SpectatorChunk, description="The chunk"),
+            200: ResponseSpec(
+                data_container=SpectatorChunk, description="The chunk", generate_examples=False
+            ),
             **problems(PARAMS, NOT_PUBLISHED, UNAVAILABLE),
         },
     )
