@@ -36,10 +36,20 @@ CHUNK_PATH = "/games/{game_id}/spectate/chunks/{start}-{end}"
 _encoder = msgspec.json.Encoder()
 
 
+def within_this_second() -> dict[str, str]:
+    """For nginx: keep a copy until the end of this second of its clock, not ``max-age=1``'s 1-2 s
+    (it counts whole seconds and keeps a copy through the second it expires in); the one-second
+    copies of every game then turn over together, each whole second."""
+    return {"X-Accel-Expires": f"@{int(time.time())}"}
+
+
 def no_chunk() -> ServiceError:
     """The one answer for a chunk or head that is not published: unknown, private or not released."""
     return ServiceError(
-        404, "not_published", "Nothing is published here (yet).", headers={"Cache-Control": NOT_YET}
+        404,
+        "not_published",
+        "Nothing is published here (yet).",
+        headers={"Cache-Control": NOT_YET, **within_this_second()},
     )
 
 

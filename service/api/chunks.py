@@ -13,7 +13,14 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, Parameter
 
 from service.api.problems import PARAMS, UNAVAILABLE, Codes, problems
-from service.chunks import HEAD_CACHE, IMMUTABLE, SpectatorChunk, SpectatorHead, no_chunk
+from service.chunks import (
+    HEAD_CACHE,
+    IMMUTABLE,
+    SpectatorChunk,
+    SpectatorHead,
+    no_chunk,
+    within_this_second,
+)
 
 NOT_PUBLISHED: Codes = {404: ["not_published"]}
 _SPAN = re.compile(r"([0-9]{1,10})-([0-9]{1,10})")
@@ -53,7 +60,7 @@ class SpectatorChunksController(Controller):
         self, game_id: uuid.UUID, state: State, if_none_match: IfNoneMatch = ""
     ) -> Response[bytes]:
         published = await state.chunks.head(game_id)
-        headers = {"Cache-Control": HEAD_CACHE, "ETag": published.etag}
+        headers = {"Cache-Control": HEAD_CACHE, "ETag": published.etag, **within_this_second()}
         if published.etag in (tag.strip() for tag in if_none_match.split(",")):
             return Response(b"", status_code=304, headers=headers)
         return Response(published.body, media_type=MediaType.JSON, headers=headers)
