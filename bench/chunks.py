@@ -51,6 +51,7 @@ from tests.faults.nginx import Nginx, nginx_binary
 DELAY = 2.0
 POLL = 1.0
 CONNECTIONS = 256
+RETRY_STALE = 0.1
 JITTER = (0.05, 0.3)  # seconds after the head's copy in the cache expires: a viewer's next poll
 
 
@@ -82,13 +83,13 @@ class Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
 
-    async def get(self, path: str, etag: str | None = None) -> tuple[int, str | None, bytes]:
+    async def get(self, path: str, etag: str | None = None) -> tuple[int, str | None, bool, bytes]:
         extra = f"If-None-Match: {etag}\r\n" if etag else ""
         self.writer.write(f"GET {path} HTTP/1.1\r\nHost: cache\r\n{extra}\r\n".encode())
         head = await self.reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
         status = int(lines[0].split(" ", 2)[1])
-        length, tag = 0, None
+        length, tag, stale = 0, None, False
         for line in lines[1:]:
             name, _, value = line.partition(":")
             name = name.lower()
@@ -96,8 +97,10 @@ class Connection:
                 length = int(value)
             elif name == "etag":
                 tag = value.strip()
+            elif name == "x-cache":
+                stale = value.strip() in ("STALE", "UPDATING")
         body = await self.reader.readexactly(length) if length else b""
-        return status, tag, body
+        return status, tag, stale, body
 
 
 class Pool:
@@ -110,7 +113,7 @@ class Pool:
         for _ in range(n):
             self.idle.put_nowait(Connection(*await asyncio.open_connection("127.0.0.1", self.port)))
 
-    async def get(self, path: str, etag: str | None = None) -> tuple[int, str | None, bytes]:
+    async def get(self, path: str, etag: str | None = None) -> tuple[int, str | None, bool, bytes]:
         conn = await self.idle.get()
         try:
             answer = await conn.get(path, etag)
@@ -134,10 +137,11 @@ async def viewer(pool: Pool, game: uuid.UUID, measure: Measure, stop: asyncio.Ev
     etag: str | None = None
     known = 0  # the spectators' events this viewer holds
     started = time.time()
+    retried = False
     decode_head, decode_chunk = msgspec.json.Decoder(Head), msgspec.json.Decoder(Chunk)
     decode_event = msgspec.json.Decoder(Event)
     while not stop.is_set():
-        status, tag, body = await pool.get(f"/games/{game}/spectate/head", etag)
+        status, tag, stale, body = await pool.get(f"/games/{game}/spectate/head", etag)
         now = time.time()
         if status == 200:
             etag = tag
@@ -146,7 +150,7 @@ async def viewer(pool: Pool, game: uuid.UUID, measure: Measure, stop: asyncio.Ev
             size = head.chunk_events
             for k in range(known // size, (head.tail.start - 1) // size):  # before the tail
                 start, end = chunk_range(k)
-                code, _, raw = await pool.get(f"/games/{game}/spectate/chunks/{start}-{end}")
+                code, _, _, raw = await pool.get(f"/games/{game}/spectate/chunks/{start}-{end}")
                 if code != 200:  # a 404 read before its release, cached a second: next poll
                     etag = None
                     break
@@ -164,7 +168,13 @@ async def viewer(pool: Pool, game: uuid.UUID, measure: Measure, stop: asyncio.Ev
                 if measure.counting and released > started:  # not the catch-up of a new viewer
                     measure.lateness.append(now - released)
         # The next poll just after the cache's copy expires: nginx keeps it until the next whole
-        # second (its clock's grain), and the first request after that refreshes it.
+        # second (its clock's grain), and the first request after that refreshes it. A copy
+        # served while a refresh runs (``X-Cache: STALE``/``UPDATING``) is a second old: again soon.
+        if stale and not retried:
+            retried = True
+            await asyncio.sleep(RETRY_STALE)
+            continue
+        retried = False
         await asyncio.sleep(math.floor(time.time()) + POLL + random.uniform(*JITTER) - time.time())
 
 
@@ -175,7 +185,7 @@ async def probe(pool: Pool, games: list[uuid.UUID], stop: asyncio.Event, found: 
         for game in games:
             for k in range(8):
                 start, end = chunk_range(k)
-                status, _, body = await pool.get(f"/games/{game}/spectate/chunks/{start}-{end}?probe")
+                status, _, _, body = await pool.get(f"/games/{game}/spectate/chunks/{start}-{end}?probe")
                 received = time.time()
                 if status == 200:
                     events = [decode_event.decode(t) for t in decode_chunk.decode(body).events]
