@@ -76,6 +76,7 @@
     try {
       const head = await api(`/games/${gameId}/spectate/head`);
       if (hashAfter[0] === undefined) hashAfter[0] = await sha256(utf8.encode(`playlog/spectator/v1 ${gameId}`));
+      render({ ...head.summary, spectator_delay: head.spectator_delay });  // the seats' names first
       const size = head.chunk_events;
       const tail = head.tail;  // from the last full chunk's first event: chunks before it are read
       if ((tail.start - 1) % size || tail.start - 1 > head.chunks * size) throw new Altered();
@@ -92,7 +93,6 @@
         await take(start, chunk.prev, chunk.events, chunk.hashes);
       }
       if (await take(tail.start, tail.prev, tail.events, tail.hashes) !== head.head) throw new Altered();
-      render({ ...head.summary, spectator_delay: head.spectator_delay });
       disputes((await api(`/games/${gameId}/disputes`)).items, snapshot.seats);
       showProblem($("problem"), null);
     } catch (error) {
