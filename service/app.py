@@ -14,6 +14,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 from service import log as logs
 from service.access import Access
 from service.api.audit import AccessController, AuditController, ExportController, SeatTranscriptController
+from service.api.chunks import SpectatorChunksController
 from service.api.deps import provide_games
 from service.api.disputes import GameDisputesController, ModerationController
 from service.api.health import HealthController
@@ -26,6 +27,7 @@ from service.api.streams import PlayerStreamController, SpectatorController
 from service.api.transparency import GameLogProofController, TransparencyController
 from service.batching import AppendBatcher
 from service.bodies import JsonRequest
+from service.chunks import Chunks
 from service.citus import is_citus
 from service.config import Settings
 from service.disputes import Disputes
@@ -94,6 +96,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         app.state.update(keyring=keys, settings=settings, moderators=moderators, players=players)
         app.state.update(disputes=disputes, listings=listings, incidents=Incidents(pool, games.forget))
         app.state.update(access=Access(games, settings.seat_token_after_game))
+        app.state.update(chunks=Chunks(feeds, games))
         notifier.start()
         listener.start()
         scheduler.start()
@@ -131,6 +134,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             PlayersController,
             PlayerStreamController,
             SpectatorController,
+            SpectatorChunksController,
             AuditController,
             ExportController,
             SeatTranscriptController,

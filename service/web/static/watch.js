@@ -1,10 +1,15 @@
-// The watch page: the public table as of spectator_delay ago, advanced by the delayed stream.
+// The watch page: the public table as of spectator_delay ago. It follows the game's published
+// head (cacheable for a second) and reads the full chunks it names (immutable, from any cache),
+// checking each against the spectators' hash chain (docs/chunks.md): an altered chunk is refused
+// with a warning and the page stops following. Without WebCrypto (a page not served over HTTPS or
+// from localhost) it reads the delayed stream instead.
 "use strict";
 
 (() => {
   const { api, el, showProblem, seatName } = PL;
   const gameId = document.getElementById("main").dataset.gameId;
   const $ = (id) => document.getElementById(id);
+  const POLL_MS = 1000;
   let snapshot = null;
 
   function render(snap) {
@@ -24,6 +29,80 @@
       d.verdict ? `A dispute was ruled: ${PL.verdictText(d.verdict, seats)}` : "A dispute about this game is under review.")));
   }
 
+  function show(event) {
+    const said = PL.describeMove(snapshot.kind, event, snapshot.seats);
+    if (said !== null) PL.appendToFeed($("feed"), el("li", { "data-seq": event.seq }, said));
+  }
+
+  // -- the chain: hashAfter[n] is the hash after the spectators' event n (0: the game's genesis)
+  const utf8 = new TextEncoder();
+  const hex = (bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+  const unhex = (text) => new Uint8Array(text.match(/../g).map((h) => parseInt(h, 16)));
+  async function sha256(...parts) {
+    const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) { joined.set(p, at); at += p.length; }
+    return hex(await crypto.subtle.digest("SHA-256", joined));
+  }
+  const hashAfter = [];
+  let shown = 0;  // the spectators' events on the page
+  let refused = false;
+
+  class Altered extends Error {}
+
+  // Events ``start``.. of a chunk or the tail: each must chain from what came before, as listed.
+  async function take(start, prev, events, hashes) {
+    if (hashAfter[start - 1] !== prev || events.length !== hashes.length) throw new Altered();
+    let hash = prev;
+    for (let i = 0; i < events.length; i++) {
+      const number = start + i;
+      hash = await sha256(unhex(hash), utf8.encode(events[i]));
+      const event = JSON.parse(events[i]);
+      if (hash !== hashes[i] || event.seq !== number) throw new Altered();
+      if (hashAfter[number] !== undefined && hashAfter[number] !== hash) throw new Altered();
+      hashAfter[number] = hash;
+      if (number > shown) { shown = number; show(event); }
+    }
+    return hash;
+  }
+
+  function refuse() {
+    refused = true;
+    $("problem").textContent = "What was received does not match the game's published chain (a cache may have altered it): this page stopped following the game.";
+    $("problem").hidden = false;
+  }
+
+  const follow = PL.oneAtATime(async () => {
+    if (refused) return;
+    try {
+      const head = await api(`/games/${gameId}/spectate/head`);
+      if (hashAfter[0] === undefined) hashAfter[0] = await sha256(utf8.encode(`playlog/spectator/v1 ${gameId}`));
+      render({ ...head.summary, spectator_delay: head.spectator_delay });  // the seats' names first
+      const size = head.chunk_events;
+      const tail = head.tail;  // from the last full chunk's first event: chunks before it are read
+      if ((tail.start - 1) % size || tail.start - 1 > head.chunks * size) throw new Altered();
+      for (let k = Math.floor(shown / size); k * size < tail.start - 1; k++) {
+        const start = k * size + 1;
+        let chunk;
+        try {
+          chunk = await api(`/games/${gameId}/spectate/chunks/${start}-${start + size - 1}`);
+        } catch (error) {
+          if (error.status === 404) return;  // a cache's copy from before its release: next poll
+          throw error;
+        }
+        if (chunk.start !== start || chunk.end !== start + size - 1) throw new Altered();
+        await take(start, chunk.prev, chunk.events, chunk.hashes);
+      }
+      if (await take(tail.start, tail.prev, tail.events, tail.hashes) !== head.head) throw new Altered();
+      disputes((await api(`/games/${gameId}/disputes`)).items, snapshot.seats);
+      showProblem($("problem"), null);
+    } catch (error) {
+      if (error instanceof Altered) refuse();
+      else if (error.code !== "unreachable") showProblem($("problem"), error);  // the banner says it
+    }
+  });
+
+  // -- without WebCrypto: the snapshot, advanced by the delayed stream
   const refresh = PL.oneAtATime(async () => {
     try {
       const snap = await api(`/games/${gameId}/spectate`);
@@ -31,19 +110,26 @@
       disputes((await api(`/games/${gameId}/disputes`)).items, snap.seats);
       showProblem($("problem"), null);
     } catch (error) {
-      if (error.code !== "unreachable") showProblem($("problem"), error);  // the banner says it
+      if (error.code !== "unreachable") showProblem($("problem"), error);
     }
   });
-  PL.connection.whenBack(refresh);
 
+  if (window.crypto && crypto.subtle) {
+    PL.connection.whenBack(follow);
+    (async function poll() {
+      await follow();
+      if (!refused) setTimeout(poll, POLL_MS);
+    })();
+    return;
+  }
+  PL.connection.whenBack(refresh);
   (async () => {
     await refresh();
     if (!snapshot) return;
-    // The public stream holds each event back until recorded_at + spectator_delay. Its events are
-    // named by type, which EventSource can only follow one name at a time: read it with fetch.
+    // The public stream's events are named by type, which EventSource can only follow one name
+    // at a time: read it with fetch.
     PL.followStream(`/games/${gameId}/spectate/stream`, null, 0, (event) => {
-      const said = PL.describeMove(snapshot.kind, event, snapshot.seats);
-      if (said !== null) PL.appendToFeed($("feed"), el("li", { "data-seq": event.seq }, said));
+      show(event);
       refresh();
     }, { onEnd: (error) => error && showProblem($("problem"), error) });
   })();

@@ -1,0 +1,66 @@
+"""The watch page follows the published head and reads chunks, checking the spectators' chain:
+it shows every released event, and refuses a chunk that a cache altered."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Route, expect
+
+from projections.chunks import CHUNK_EVENTS
+from service.bot import pick
+from service.client import PlaylogClient
+from tests.browser.pages import two_seat_game
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+async def remote(server_url: str) -> AsyncIterator[PlaylogClient]:
+    async with PlaylogClient(server_url) as client:
+        yield client
+
+
+async def _game_past_a_chunk(remote: PlaylogClient) -> tuple[Any, int]:
+    """A public game without delay whose spectators' view holds two full chunks (the head's tail
+    repeats the last one: the first is read as a chunk)."""
+    game_id, tokens = await two_seat_game(remote)
+    rng = random.Random(4)
+    head: dict[str, Any] = {"released": 0}
+    while head["released"] <= 2 * CHUNK_EVENTS:
+        views = [await remote.view(game_id, seat, tokens[seat]) for seat in (0, 1)]
+        if views[0].status == "finished":
+            break
+        choices = [(v, c) for v in views if (c := pick(rng, v.legal_commands)) is not None]
+        view, command = rng.choice(choices)
+        await remote.send(game_id, view.seat, tokens[view.seat], command)
+        head = (await remote.http.get(f"/games/{game_id}/spectate/head")).json()
+    assert head["chunks"] >= 2
+    return game_id, head["released"]
+
+
+async def test_the_watch_page_shows_the_chained_events_and_refuses_an_altered_chunk(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    game_id, released = await _game_past_a_chunk(remote)
+    page = await new_page()
+    await page.goto(f"{server_url}/watch/{game_id}")
+    await expect(page.locator(f'#feed li[data-seq="{released}"]')).to_have_count(1)
+    await expect(page.locator("#feed li")).to_have_count(released)
+    await expect(page.locator("#problem")).to_be_hidden()
+
+    async def altered(route: Route) -> None:  # a cache that rewrites one event of the chunk
+        response = await route.fetch()
+        chunk = await response.json()
+        chunk["events"][2] = chunk["events"][2].replace('"type":', '"type" :')
+        await route.fulfill(response=response, body=json.dumps(chunk))
+
+    tampered = await new_page()
+    await tampered.route("**/spectate/chunks/**", altered)
+    await tampered.goto(f"{server_url}/watch/{game_id}")
+    await expect(tampered.locator("#problem")).to_contain_text("does not match the game's published chain")
+    await expect(tampered.locator("#feed li")).to_have_count(2)  # what chained, before the altered one
