@@ -298,7 +298,7 @@ async def test_the_watch_page_never_shows_an_older_answer_over_a_newer_one(
         if released.is_set() and request.url.endswith("/disputes"):
             shown.set()
 
-    await page.route(lambda url: url.endswith("/spectate"), answer_late)
+    await page.route(lambda url: url.endswith("/spectate/head"), answer_late)
     page.on("request", asked)
     await page.goto(f"{server_url}/watch/{game_id}")
     await expect(page.locator("#disputes-note")).to_have_text("A dispute about this game is under review.")

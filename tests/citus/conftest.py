@@ -7,11 +7,17 @@ saying why, only when Citus cannot be built here (no source, no compiler or buil
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
 
+from service.app import create_app
+from service.client import PlaylogClient
+from service.config import Settings
 from tests.citus.cluster import CitusUnavailable, Cluster, running_cluster
 
 
@@ -36,8 +42,6 @@ def citus_cluster() -> Iterator[Cluster]:
 @pytest.fixture(scope="session")
 async def citus_url(citus_cluster: Cluster) -> str:
     """The coordinator, migrated and distributed (four shards a table: quick to create and move)."""
-    import asyncpg
-
     from service import database
     from service.citus import distribute
 
@@ -48,3 +52,26 @@ async def citus_url(citus_cluster: Cluster) -> str:
     finally:
         await conn.close()
     return citus_cluster.url
+
+
+@pytest.fixture
+async def citus_pool(citus_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await asyncpg.create_pool(citus_url, min_size=1, max_size=4)
+    try:
+        yield pool
+    finally:
+        await pool.close()
+
+
+@pytest.fixture
+async def citus_api(citus_url: str, tmp_path: Path) -> AsyncIterator[PlaylogClient]:
+    settings = Settings(
+        database_url=citus_url,
+        data_dir=tmp_path,
+        jwt_secret="test-secret-that-is-long-enough-for-hs256",
+        scheduler_interval=0.05,
+        log_format="json",
+    )
+    client: AsyncTestClient[Litestar]
+    async with AsyncTestClient(create_app(settings)) as client:
+        yield PlaylogClient(str(client.base_url), http=client)

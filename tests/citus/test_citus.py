@@ -11,48 +11,19 @@ import asyncio
 import itertools
 import random
 import uuid
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
-from litestar import Litestar
-from litestar.testing import AsyncTestClient
 
 from domain import registry
-from service.app import create_app
 from service.bot import GameReport, pick, play_game
 from service.client import PlaylogClient
-from service.config import Settings
 from service.projector import rebuild
 from service.store import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent
 from tests.citus.cluster import Cluster
 
 GAMES_PER_KIND = 3
-
-
-@pytest.fixture
-async def citus_pool(citus_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await asyncpg.create_pool(citus_url, min_size=1, max_size=4)
-    try:
-        yield pool
-    finally:
-        await pool.close()
-
-
-@pytest.fixture
-async def citus_api(citus_url: str, tmp_path: Path) -> AsyncIterator[PlaylogClient]:
-    settings = Settings(
-        database_url=citus_url,
-        data_dir=tmp_path,
-        jwt_secret="test-secret-that-is-long-enough-for-hs256",
-        scheduler_interval=0.05,
-        log_format="json",
-    )
-    client: AsyncTestClient[Litestar]
-    async with AsyncTestClient(create_app(settings)) as client:
-        yield PlaylogClient(str(client.base_url), http=client)
 
 
 async def wait_for_events(pool: asyncpg.Pool, count: int) -> None:

@@ -11,20 +11,16 @@ import asyncio
 import itertools
 import logging
 import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import asyncpg
 import pytest
-from litestar import Litestar
-from litestar.testing import AsyncTestClient
 
 from domain import registry
-from service.app import create_app
 from service.bot import GameReport, play_game
 from service.citus import distribute
 from service.client import PlaylogClient
-from service.config import Settings
 from service.incidents import Incidents
 from service.store import EventStore, GameUnderIncident, HeadNotInLog, NewEvent
 from tests.citus.cluster import Cluster
@@ -34,29 +30,6 @@ log = logging.getLogger(__name__)
 MOVES = 8
 LANES_PER_KIND = 2  # games played at once of each kind, a new one as soon as one ends
 EVENTS_BETWEEN_MOVES = 20  # the games are live when a shard holding them moves
-
-
-@pytest.fixture
-async def citus_pool(citus_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await asyncpg.create_pool(citus_url, min_size=1, max_size=4)
-    try:
-        yield pool
-    finally:
-        await pool.close()
-
-
-@pytest.fixture
-async def citus_api(citus_url: str, tmp_path: Path) -> AsyncIterator[PlaylogClient]:
-    settings = Settings(
-        database_url=citus_url,
-        data_dir=tmp_path,
-        jwt_secret="test-secret-that-is-long-enough-for-hs256",
-        scheduler_interval=0.05,
-        log_format="json",
-    )
-    client: AsyncTestClient[Litestar]
-    async with AsyncTestClient(create_app(settings)) as client:
-        yield PlaylogClient(str(client.base_url), http=client)
 
 
 async def test_the_workers_commit_asynchronously_but_a_delegated_append_commits_with_synchronous_commit_on(
