@@ -87,7 +87,7 @@ async def groups(pool: asyncpg.Pool) -> dict[str, int]:
     return {row["name"]: row["colocationid"] for row in rows}
 
 
-PLAYER_TABLES = ("players", "player_stats", "player_games")
+PLAYER_TABLES = ("players", "player_games")
 
 
 async def test_the_players_tables_are_colocated_with_each_other_not_with_the_games(
@@ -95,7 +95,7 @@ async def test_the_players_tables_are_colocated_with_each_other_not_with_the_gam
 ) -> None:
     group = await groups(citus_pool)
     assert group["events"] == group["streams"] == group["incidents"]
-    assert group["players"] == group["player_stats"] == group["player_games"]
+    assert group["players"] == group["player_games"]
     assert group["players"] != group["streams"]
 
 
@@ -131,12 +131,12 @@ async def test_distributing_again_splits_the_players_off_the_games_group_of_an_o
     conn = await asyncpg.connect(citus_url)
     try:
         steps = await distribute(conn)
-        assert steps == ["players, player_stats, player_games: a colocation group apart from the games'"]
+        assert steps == ["players, player_games: a colocation group apart from the games'"]
         assert await distribute(conn) == []
     finally:
         await conn.close()
     group = await groups(citus_pool)
-    assert group["players"] == group["player_stats"] == group["player_games"] != group["streams"]
+    assert group["players"] == group["player_games"] != group["streams"]
 
 
 async def play_until(
