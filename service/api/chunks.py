@@ -12,7 +12,7 @@ from litestar.enums import MediaType
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, Parameter
 
-from service.api.problems import PARAMS, UNAVAILABLE, Codes, problems
+from service.api.problems import PARAMS, UNAVAILABLE, UNKNOWN_GAME, Codes, problems
 from service.chunks import (
     HEAD_CACHE,
     IMMUTABLE,
@@ -53,7 +53,7 @@ class SpectatorChunksController(Controller):
         responses={
             200: ResponseSpec(data_container=SpectatorHead, description="The head", generate_examples=False),
             304: ResponseSpec(data_container=None, description="Unchanged since the ETag sent"),
-            **problems(PARAMS, NOT_PUBLISHED, UNAVAILABLE),
+            **problems(PARAMS, UNKNOWN_GAME, NOT_PUBLISHED, UNAVAILABLE),
         },
     )
     async def head(
@@ -79,7 +79,7 @@ class SpectatorChunksController(Controller):
             200: ResponseSpec(
                 data_container=SpectatorChunk, description="The chunk", generate_examples=False
             ),
-            **problems(PARAMS, NOT_PUBLISHED, UNAVAILABLE),
+            **problems(PARAMS, {400: ["invalid_span"]}, UNKNOWN_GAME, NOT_PUBLISHED, UNAVAILABLE),
         },
     )
     async def chunk(self, game_id: uuid.UUID, span: Span, state: State) -> Response[bytes]:

@@ -61,7 +61,8 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
         }
     ),
     # No such game, dispute or player; a seq past the game's end; a checkpoint or tile the
-    # transparency log has not signed yet.
+    # transparency log has not signed yet; no open incident; a spectators' chunk not released
+    # yet, or a range the head never names (only whole chunks exist).
     404: frozenset(
         {
             "not_found",
@@ -70,6 +71,7 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "no_such_checkpoint",
             "no_such_tile",
             "no_open_incident",
+            "not_published",
         }
     ),
     # The game or the dispute has moved on.

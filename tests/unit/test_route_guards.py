@@ -15,6 +15,8 @@ WHO_MAY_CALL = {
     "createPlayer": ANYONE,
     "getPlayer": ANYONE,
     "getSpectatorSnapshot": ANYONE,  # public games only: the game decides, not the caller
+    "getSpectatorHead": ANYONE,  # public games only, as the snapshot
+    "getSpectatorChunk": ANYONE,  # likewise
     "streamSpectatorEvents": ANYONE,
     "getGame": ["bearer_if_sent"],
     "joinGame": ["player_or_guest"],
