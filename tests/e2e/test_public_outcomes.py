@@ -135,6 +135,7 @@ async def test_the_end_and_then_a_later_ruling_show_once_each_ones_delay_has_pas
             seen.append((time.time(), reads))
             return (
                 bool(reads["listed"])
+                and reads["listed"][0] == "finished"  # the listing's row, folded apart from the stats
                 and (reads["listed"][2] is not None) == listed
                 and reads["stats"] == stats
             )
