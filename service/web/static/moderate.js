@@ -8,7 +8,7 @@
   const form = document.getElementById("token-form");
   const problem = document.getElementById("problem");
   const reasonForm = document.getElementById("reason-form");
-  const NEEDS_WHY = new Set(["access_reason_required", "unknown_access_reason"]);
+  const NEEDS_WHY = new Set(["access_reason_required"]);
 
   function askWhy(token) {
     return new Promise((resolve) => {
