@@ -37,13 +37,14 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 openapi: install
 	$(BIN)/playlog openapi > openapi/openapi.json
 
 # The event catalogue, generated from the msgspec event types (tests/unit/test_docs.py checks it).
 docs: install
-	$(BIN)/python -m service.eventdocs > docs/events.md
+	$(BIN)/python -m service.tools.eventdocs > docs/events.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -41,7 +41,7 @@ PLOTS = ROOT / "bench" / "plots"  # the PNGs the scripts write (committed)
 
 def start_postgres(data_dir: Path = DEFAULT_DATA_DIR) -> str:
     """The embedded PostgreSQL (started or reused) in ``data_dir``; returns its admin URL."""
-    from service.database import start_embedded
+    from service.store.database import start_embedded
 
     return start_embedded(data_dir)
 
@@ -70,7 +70,7 @@ def fresh_database(admin_url: str, prefix: str = "bench", *, migrate: bool = Tru
     asyncio.run(create())
     url = with_database(admin_url, name)
     if migrate:
-        from service.database import upgrade
+        from service.store.database import upgrade
 
         upgrade(url)
     return url, name
@@ -325,13 +325,13 @@ class Service:
         root = CODE_ROOT
         full_env["PYTHONPATH"] = str(root)
         data_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = data_dir / "service.log"  # the service's own log lines (one per command)
+        self.log_path = data_dir / "service.runtime.log"  # the service's own log lines (one per command)
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
-                "service.cli",
+                "service.tools.cli",
                 "serve",
                 "--port",
                 str(self.port),

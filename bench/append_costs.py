@@ -19,7 +19,7 @@ PostgreSQL's CPU (postmaster and every backend) per append.
 - the same function without one part each (copies made from the deployed text, edited): without
   the hash digest, without the idempotency row (its lookup and its insert), without the lock on
   the game's row. Each breaks a promise of the log; they only show what that part costs;
-- **2, 4, 8 appends a call**: what the service sends under load (service/batching.py): that
+- **2, 4, 8 appends a call**: what the service sends under load (service/store/batching.py): that
   many games' appends in one call, one transaction, one commit;
 - **one row per command**: a sketch of another shape of the log. The same lock, lookup and
   head update, and one digest, but the command's events in one row (a jsonb array) with the

@@ -44,8 +44,8 @@ import _common as common
 import msgspec
 
 from projections.chunks import chunk_range
-from service.bot import RACES, pick
-from service.client import ApiError, PlaylogClient
+from service.tools.bot import RACES, pick
+from service.tools.client import ApiError, PlaylogClient
 from tests.faults.nginx import Nginx, nginx_binary
 
 DELAY = 2.0

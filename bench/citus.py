@@ -5,7 +5,7 @@ Run: ``.venv/bin/python bench/citus.py [--appends N] [--writers W] [--seconds S]
 1. Builds Citus once if needed (tests/citus/cluster.py: the shared source, cached in
    ``~/.cache/playlog``), then starts, from the same binaries with the same settings, a plain
    PostgreSQL and a Citus cluster (a coordinator and two workers), all on loopback.
-2. Migrates both; distributes the Citus one (``service.citus.distribute``: the append delegated
+2. Migrates both; distributes the Citus one (``service.store.citus.distribute``: the append delegated
    to the node holding the game).
 3. Measures ``EventStore.append`` (one event, the real ``playlog_append``):
    - one writer, one append at a time on one connection: the latency of an append, whose
@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import asyncpg
 
 from bench._common import machine, percentile, print_table
-from service import database
-from service.citus import distribute
-from service.store import EventStore, NewEvent
+from service.store import database
+from service.store.citus import distribute
+from service.store.events import EventStore, NewEvent
 from tests.citus.cluster import Node, ensure_built, running_cluster
 
 EVENT = NewEvent("bench.appended", b'{"n": 1}')

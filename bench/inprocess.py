@@ -73,8 +73,8 @@ class Asgi:
 @asynccontextmanager
 async def running_app(url: str, name: str) -> AsyncIterator[Asgi]:
     """The app on ``url``, started and stopped through its ASGI lifespan, with the benches' settings."""
-    from service.app import create_app
     from service.config import Settings
+    from service.http.app import create_app
 
     settings = Settings(
         database_url=url,
@@ -177,7 +177,7 @@ def run(prefix: str, measure: Callable[[str], Coroutine[Any, Any, None]]) -> Non
     """``measure(url)`` on a fresh database (dropped afterwards), without a log line per command."""
     import logging
 
-    from service import log as logs
+    from service.runtime import log as logs
 
     logs.configure("json", level=logging.WARNING)
     admin = common.start_postgres()

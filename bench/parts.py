@@ -50,23 +50,23 @@ def _timed(part: str, function: Any) -> Any:
 def _instrument() -> None:
     """Each part's timer around the functions that do it, where their callers look them up."""
     import projections.table
-    import service.api.guards
-    import service.api.lanes
-    import service.api.play
-    import service.games
-    import service.projector
+    import service.app.games
+    import service.http.api.guards
+    import service.http.api.play
+    import service.http.fast.lanes
+    import service.readmodels.projector
     from domain.table.decider import SeatedDecider
 
     parts: list[tuple[Any, str, str]] = [
         (SeatedDecider, "decide", "the rules: decide"),
         (projections.table, "evolve", "the rules: evolve (the command's own)"),
-        (service.api.play, "seat_view", "the seat's view"),
-        (service.games, "envelopes", "the events as the seat sees them"),
-        (service.games, "_new_event", "the events encoded"),
-        (service.games.GameService, "decode_command", "the command decoded"),
-        (service.api.guards, "read_bearer", "the token read"),
-        (service.api.lanes, "encode_json", "the answer encoded"),
-        (service.projector.ReadModels, "_apply", "read models: fold"),
+        (service.http.api.play, "seat_view", "the seat's view"),
+        (service.app.games, "envelopes", "the events as the seat sees them"),
+        (service.app.games, "_new_event", "the events encoded"),
+        (service.app.games.GameService, "decode_command", "the command decoded"),
+        (service.http.api.guards, "read_bearer", "the token read"),
+        (service.http.fast.lanes, "encode_json", "the answer encoded"),
+        (service.readmodels.projector.ReadModels, "_apply", "read models: fold"),
     ]
     for owner, name, part in parts:
         function = getattr(owner, name)

@@ -14,7 +14,7 @@ the log):
 - Each game draws its moves from its own seeded random generator and its own clock, so both sides
   play the very same games, to the end: the same moves, the same events, the same loads (a load
   costs more as a game grows, so a time-boxed run would hand the faster side longer games).
-- ours: ``service.store.EventStore`` (asyncpg, ``playlog_append``: hash chain, idempotency row,
+- ours: ``service.store.events.EventStore`` (asyncpg, ``playlog_append``: hash chain, idempotency row,
   per-game lock), W asyncio tasks, each on its own connection of a pool of W;
 - peer: an ``eventsourcing`` ``Application`` whose aggregate holds the same game state; its
   events carry the same event JSON; ``repository.get`` + ``save``; W threads on a pool of W
@@ -135,8 +135,8 @@ def full_games(count: int, seed: int) -> list[tuple[dict[str, Any], list[list[An
 
 
 async def ours(url: str, plan: list[Game], writers: int, replay_set: list[Any]) -> dict[str, float]:
-    from service.pool import create_pool
-    from service.store import EventStore, NewEvent
+    from service.store.events import EventStore, NewEvent
+    from service.store.pool import create_pool
 
     pool = await create_pool(url, min_size=writers, max_size=writers)
     store = EventStore(pool)

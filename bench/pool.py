@@ -31,13 +31,13 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
 
 
 async def measure(url: str, queries: int, rounds: int) -> None:
-    from service.pool import create_pool
+    from service.store.pool import create_pool
 
     ours = await create_pool(url, min_size=1, max_size=4)
     theirs = await asyncpg.create_pool(url, min_size=1, max_size=4, reset=_keep_session)
     own = await asyncpg.connect(url)
     candidates: dict[str, Callable[[], Awaitable[Any]]] = {
-        "the service's pool (service/pool.py)": lambda: ours.fetch("SELECT 1"),
+        "the service's pool (service/store/pool.py)": lambda: ours.fetch("SELECT 1"),
         "asyncpg's pool (baseline)": lambda: theirs.fetch("SELECT 1"),
         "a connection of its own (no pool)": lambda: own.fetch("SELECT 1"),
     }

@@ -41,10 +41,10 @@ import msgspec
 from domain import registry
 from domain.decider import Context
 from projections.table import GameCreated, GameStarted, SeatJoined, event_tag, schema_version
-from service import database
-from service.pool import create_pool
-from service.projector import rebuild
-from service.store import START, Cursor, EventStore
+from service.readmodels.projector import rebuild
+from service.store import database
+from service.store.events import START, Cursor, EventStore
+from service.store.pool import create_pool
 
 IN_FLIGHT = 30  # games being played at once
 CHUNK = 50_000  # rows per COPY (one transaction each)

@@ -42,9 +42,9 @@ async def latency_and_replay(
     url: str, lengths: list[int], commands: int, seed: int
 ) -> list[dict[str, float]]:
     from domain.exploding_kittens.commands import Leave
-    from service.games import GameService
-    from service.pool import create_pool
-    from service.store import EventStore, NewEvent
+    from service.app.games import GameService
+    from service.store.events import EventStore, NewEvent
+    from service.store.pool import create_pool
 
     pool = await create_pool(url, min_size=2, max_size=4)
     games = GameService(EventStore(pool))
@@ -134,7 +134,7 @@ def main() -> None:
 
     import commands as http_bench
 
-    from service import log as logs
+    from service.runtime import log as logs
 
     logs.configure("json", level=logging.WARNING)  # the in-process service: no line per command
 

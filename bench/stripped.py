@@ -22,17 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent
 # name: (file, what it says, what the copy says instead); each must be found exactly once.
 REMOVALS = {
     "projector": (
-        "service/app.py",
-        "        projector.start()\n",
-        "        pass  # stripped: no read models\n",
+        "service/bootstrap.py",
+        "    projector.start()\n",
+        "    pass  # stripped: no read models\n",
     ),
     "limits": (
-        "service/limits.py",
+        "service/http/limits.py",
         "    return [DefineMiddleware(RateLimits, limits=limits)] if limits else []",
         "    return []  # stripped: no rate limits",
     ),
     "log": (
-        "service/games.py",
+        "service/app/games.py",
         """            _count_command(kind, outcome)
             log.info(
                 "command",
@@ -45,7 +45,7 @@ REMOVALS = {
         "            pass  # stripped: no log line, no counter",
     ),
     "notify": (
-        "service/games.py",
+        "service/app/games.py",
         """        if self.notifier is not None:
             self.notifier.publish(game_id, new_table.version)""",
         "        # stripped: no notification",

@@ -1,5 +1,5 @@
-"""Why a moderator may read a game face up: the reasons an access record names (service/access.py
-records them, service/portable.py checks them in an export; docs/access-records.md).
+"""Why a moderator may read a game face up: the reasons an access record names (service/app/access.py
+records them, projections/export/verify.py checks them in an export; docs/access-records.md).
 
 While a game runs, a face-up read names an open dispute of the game or gives one of ``REASONS``;
 after its end it needs none and is recorded with ``AFTER_END`` (or the reason it gave).

@@ -90,8 +90,8 @@ V = TypeVar("V", default=Any)
 
 @dataclass(frozen=True)
 class About:
-    """What tools say of a game, so that none of them names it (service/bot.py, service/cli.py,
-    service/eventdocs.py): its title and rules page, option sets that exercise its rules (the
+    """What tools say of a game, so that none of them names it (service/tools/bot.py, service/tools/cli.py,
+    service/tools/eventdocs.py): its title and rules page, option sets that exercise its rules (the
     event catalogue), the options that make it quick for bots, every refusal code its rules
     raise (``RuleViolation.code``: the OpenAPI document lists them as an enum), and those that
     only mean the game moved on between a view and a command (a bot retries those)."""

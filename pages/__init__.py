@@ -3,7 +3,7 @@
 ``pages/<kind>/`` holds the game's ``page.js`` (registered in the browser with
 ``PL.registerGame``: its table, what a seat alone knows, its commands in words, its deadlines, its
 create-form options) and ``options.html`` (the create form's fields for its own options). The
-service serves them for every game of the registry (service/web/pages.py) and names none.
+service serves them for every game of the registry (service/http/web/pages.py) and names none.
 Presentation only: no rule lives here (domain/), and nothing here is trusted by the server.
 """
 

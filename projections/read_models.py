@@ -3,14 +3,14 @@
 Given a game's table before and after one event (and when the event was recorded), ``changes``
 says what the lobby row of that game becomes and which player rows change. ``BatchChanges``
 gathers the changes of many events into one lobby row and one set of player rows per game,
-ready to be written in a single transaction by the projector (service/projector.py).
+ready to be written in a single transaction by the projector (service/readmodels/projector.py).
 
 - A player's games (``PlayerGamesChange``): one row per player (the player id its
   ``lobby.joined`` names) holding a seat of the game, with its seats and, once finished, its
   outcome (``won`` if any of its seats won). A player who left an open game has no row; one who
   conceded a running game keeps it (the seat is still theirs). Guests (no player id) have no
   rows; display names are never identities. A game's rows are rewritten whole, and only when an
-  event changes them. A player's statistics are counted from these rows (service/players.py).
+  event changes them. A player's statistics are counted from these rows (service/app/players.py).
 - Each row and the lobby row keep what the public may learn and when (projections/spectator.py):
   the outcome as the game ended, from ``finished_at``; after each upheld verdict that changed it
   (domain/disputes: the ruled winners, a ``penalize`` mark per seat), from the ruling's time

@@ -8,7 +8,7 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from service.auth import Keyring
+from service.app.auth import Keyring
 from service.transparency import identity
 from service.transparency.identity import Identity
 from service.transparency.notes import Verifier
@@ -31,7 +31,7 @@ def _hours(env: dict[str, str], name: str, default: float) -> float:
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None  # None: start an embedded PostgreSQL in data_dir
-    # A streaming replica of database_url for reads that may lag (service/replica.py); None: none.
+    # A streaming replica of database_url for reads that may lag (service/store/replica.py); None: none.
     read_database_url: str | None = None
     replica_wait: float = 0.5  # seconds a read waits for the replica to reach its seq, then primary
     instance_id: str = field(default_factory=default_instance_id)

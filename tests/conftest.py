@@ -23,12 +23,12 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service import database
-from service.app import create_app
-from service.client import PlaylogClient
 from service.config import Settings
-from service.pool import create_pool
-from service.store import EventStore
+from service.http.app import create_app
+from service.store import database
+from service.store.events import EventStore
+from service.store.pool import create_pool
+from service.tools.client import PlaylogClient
 
 
 def with_database(url: str, name: str) -> str:

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
-from service.store import (
+from service.store.events import (
     AppendResult,
     ConcurrencyConflict,
     GameUnderIncident,

@@ -1,6 +1,6 @@
 // A Risk Cat in the browser: its table (paintings by name and value), its commands in words, its
 // stop with an order of the player's choosing, its deadline and its options. Registered with the
-// pages (service/web/static/common.js).
+// pages (service/http/web/static/common.js).
 "use strict";
 
 (() => {

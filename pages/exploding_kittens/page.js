@@ -1,5 +1,5 @@
 // Exploding Kittens in the browser: its table, what a seat alone knows, its commands in words,
-// its deadlines and its options. Registered with the pages (service/web/static/common.js).
+// its deadlines and its options. Registered with the pages (service/http/web/static/common.js).
 "use strict";
 
 (() => {

@@ -25,9 +25,9 @@ from typing import Any
 import asyncpg
 
 from projections import merkle
-from service.errors import ServiceError
-from service.log import get_logger
-from service.tasks import Backoff, log_failure, stop
+from service.app.errors import ServiceError
+from service.runtime.log import get_logger
+from service.store.tasks import Backoff, log_failure, stop
 from service.transparency.identity import Identity
 from service.transparency.notes import Checkpoint, Note, NoteError, Verifier, sign
 

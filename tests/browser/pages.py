@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 from playwright.async_api import Page, expect
 
-from service.auth import Principal, issue
-from service.client import PlaylogClient
+from service.app.auth import Principal, issue
 from service.config import Settings
+from service.tools.client import PlaylogClient
 
 NAME = re.compile(r"/play/([0-9a-f-]{36})/(\d+)$")
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from service.client import PlaylogClient
 from service.config import Settings
+from service.tools.client import PlaylogClient
 from tests.browser.conftest import screenshot
 from tests.browser.pages import finished_game, moderator_token, two_seat_game
 

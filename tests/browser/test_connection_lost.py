@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from service.client import PlaylogClient
+from service.tools.client import PlaylogClient
 from tests.browser.conftest import screenshot
 from tests.browser.pages import two_seat_game
 from tests.faults.conftest import OwnPostgres
@@ -148,7 +148,7 @@ async def test_a_move_that_cannot_reach_the_server_says_so_in_words(
 @pytest.fixture
 def own_database(workdir: Path) -> Iterator[OwnPostgres]:
     """A PostgreSQL server of this test's own, migrated, which the test stops and starts."""
-    from service import database
+    from service.store import database
 
     postgres = OwnPostgres(workdir / "pgdata")
     try:

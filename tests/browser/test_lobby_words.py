@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.async_api import expect
 
-from service.client import PlaylogClient
+from service.tools.client import PlaylogClient
 from tests.browser.conftest import assert_accessible, screenshot
 from tests.browser.pages import NAME, create_game, two_seat_game
 

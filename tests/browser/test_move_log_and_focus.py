@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from service.client import PlaylogClient
+from service.tools.client import PlaylogClient
 from tests.browser.pages import two_seat_game
 
 pytestmark = pytest.mark.integration

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from service.client import PlaylogClient
+from service.tools.client import PlaylogClient
 from tests.browser.conftest import assert_accessible, screenshot
 from tests.browser.pages import (
     assert_only_own_secrets,

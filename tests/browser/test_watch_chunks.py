@@ -12,8 +12,8 @@ import pytest
 from playwright.async_api import Route, expect
 
 from projections.chunks import CHUNK_EVENTS
-from service.bot import pick
-from service.client import PlaylogClient
+from service.tools.bot import pick
+from service.tools.client import PlaylogClient
 from tests.browser.pages import two_seat_game
 
 pytestmark = pytest.mark.integration

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
-from service.client import PlaylogClient
 from service.config import Settings
+from service.tools.client import PlaylogClient
 from tests.browser.conftest import screenshot
 from tests.browser.pages import finished_game, moderator_token, two_seat_game
 

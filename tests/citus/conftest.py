@@ -15,9 +15,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.client import PlaylogClient
 from service.config import Settings
+from service.http.app import create_app
+from service.tools.client import PlaylogClient
 from tests.citus.cluster import CitusUnavailable, Cluster, running_cluster
 
 
@@ -42,8 +42,8 @@ def citus_cluster() -> Iterator[Cluster]:
 @pytest.fixture(scope="session")
 async def citus_url(citus_cluster: Cluster) -> str:
     """The coordinator, migrated and distributed (four shards a table: quick to create and move)."""
-    from service import database
-    from service.citus import distribute
+    from service.store import database
+    from service.store.citus import distribute
 
     await asyncio.to_thread(database.upgrade, citus_cluster.url)
     conn = await asyncpg.connect(citus_cluster.url)

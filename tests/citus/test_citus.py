@@ -17,10 +17,10 @@ import asyncpg
 import pytest
 
 from domain import registry
-from service.bot import GameReport, pick, play_game
-from service.client import PlaylogClient
-from service.projector import rebuild
-from service.store import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent
+from service.readmodels.projector import rebuild
+from service.store.events import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent
+from service.tools.bot import GameReport, pick, play_game
+from service.tools.client import PlaylogClient
 from tests.citus.cluster import Cluster
 
 GAMES_PER_KIND = 3
@@ -172,7 +172,7 @@ async def test_an_idempotent_retry_over_http_returns_the_original_result(citus_a
 
 
 async def test_distributing_again_changes_nothing(citus_url: str) -> None:
-    from service.citus import distribute
+    from service.store.citus import distribute
 
     conn = await asyncpg.connect(citus_url)
     try:

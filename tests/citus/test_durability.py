@@ -19,11 +19,11 @@ import asyncpg
 import pytest
 
 from domain import registry
-from service.bot import GameReport, play_game
-from service.citus import distribute
-from service.client import PlaylogClient
-from service.incidents import Incidents
-from service.store import EventStore, GameUnderIncident, HeadNotInLog, NewEvent
+from service.app.incidents import Incidents
+from service.store.citus import distribute
+from service.store.events import EventStore, GameUnderIncident, HeadNotInLog, NewEvent
+from service.tools.bot import GameReport, play_game
+from service.tools.client import PlaylogClient
 from tests.citus.cluster import Cluster
 
 log = logging.getLogger(__name__)

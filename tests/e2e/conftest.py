@@ -11,7 +11,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.client import CreatedGame, JoinedSeat, PlaylogClient, SeatView
+from service.tools.client import CreatedGame, JoinedSeat, PlaylogClient, SeatView
 from tests.e2e.contract import Contract
 
 

@@ -8,10 +8,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.auth import Principal, issue
-from service.bot import play_game
-from service.client import PlaylogClient
+from service.app.auth import Principal, issue
 from service.config import Settings
+from service.tools.bot import play_game
+from service.tools.client import PlaylogClient
 
 
 @pytest.mark.parametrize("mode", ["base", "full"])

@@ -1,5 +1,5 @@
 """Access records (issue 37): every face-up read by a moderator is on the record, a running game is
-read face up only with a why, and each seat of a game sees who looked (service/access.py)."""
+read face up only with a why, and each seat of a game sees who looked (service/app/access.py)."""
 
 from __future__ import annotations
 
@@ -17,13 +17,15 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service import portable
-from service.app import create_app
-from service.auth import Principal, issue
-from service.client import JoinedSeat, PlaylogClient
+from projections.export import format as export_format
+from projections.export import verify as export_verify
+from service.app.auth import Principal, issue
 from service.config import Settings
-from service.projector import rebuild
-from service.store import EventStore
+from service.http.app import create_app
+from service.readmodels.projector import rebuild
+from service.store import portable
+from service.store.events import EventStore
+from service.tools.client import JoinedSeat, PlaylogClient
 from tests.e2e.test_export import other_database_url  # noqa: F401  (a fixture)
 from tests.e2e.test_numbering_leaks import _auth, _window_open
 
@@ -374,11 +376,11 @@ def _access(lines: list[str]) -> list[tuple[int, dict[str, Any]]]:
 def _rechained(lines: list[str], game_id: str) -> list[str]:
     """The access lines' chain recomputed after a change, as a forger would."""
     out = list(lines)
-    running = portable.GENESIS_HASH
+    running = export_format.GENESIS_HASH
     for i, record in _access(out):
         record["prev_hash"] = running.hex()
-        line = portable._access_line(record)
-        record["hash"] = portable.access_digest(running, game_id, line).hex()
+        line = export_format._access_line(record)
+        record["hash"] = export_format.access_digest(running, game_id, line).hex()
         running = bytes.fromhex(record["hash"])
         out[i] = json.dumps(record) + "\n"
     return out
@@ -388,18 +390,18 @@ async def test_an_export_carries_the_records_and_verify_names_a_tampered_one(
     api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str]
 ) -> None:
     lines = await _export(api, http, mod)
-    report = portable.verify_lines(lines)
+    report = export_verify.verify_lines(lines)
     assert report.ok and report.access == 3, report.lines()  # two reads and the export itself
     kinds = [json.loads(line)["record"] for line in lines]
     assert kinds[-3:] == ["access"] * 3 and "shuffle" in kinds[:-3]
     game_id = json.loads(lines[0])["game_id"]
     without = [line for line in lines if json.loads(line)["record"] != "access"]
-    assert portable.verify_lines(without).ok  # an export without access lines stays valid
+    assert export_verify.verify_lines(without).ok  # an export without access lines stays valid
 
     ((i, second),) = [(i, r) for i, r in _access(lines) if r["n"] == 2]
     edited = list(lines)
     edited[i] = json.dumps({**second, "moderator": "nobody"}) + "\n"
-    report = portable.verify_lines(edited)
+    report = export_verify.verify_lines(edited)
     assert (report.access_ok, report.first_bad_access, report.first_bad_seq) == (False, 2, None)
     assert "access record 2 (access): content does not match its hash" in "\n".join(report.lines())
 
@@ -407,13 +409,13 @@ async def test_an_export_carries_the_records_and_verify_names_a_tampered_one(
     # as one after it, a range beyond what was logged by then, a record dropped.
     edited = list(lines)
     edited[i] = json.dumps({**second, "reason": "after_end"}) + "\n"
-    report = portable.verify_lines(_rechained(edited, game_id))
+    report = export_verify.verify_lines(_rechained(edited, game_id))
     assert report.first_bad_access == 2 and "before the game ended" in "\n".join(report.lines())
     edited[i] = json.dumps({**second, "seq_to": 10_000}) + "\n"
-    report = portable.verify_lines(_rechained(edited, game_id))
+    report = export_verify.verify_lines(_rechained(edited, game_id))
     assert report.first_bad_access == 2 and "were not all logged" in "\n".join(report.lines())
     dropped = [line for n, line in enumerate(lines) if n != i]
-    report = portable.verify_lines(dropped)
+    report = export_verify.verify_lines(dropped)
     assert report.first_bad_access == 2 and "access record 2 is missing" in "\n".join(report.lines())
 
 
@@ -426,7 +428,7 @@ async def test_an_import_loads_the_access_records(
     lines = await _export(api, http, mod)
     conn = await asyncpg.connect(other_database_url)
     try:
-        await portable.import_game(conn, portable.read(lines))
+        await portable.import_game(conn, export_format.read(lines))
         game_id = uuid.UUID(json.loads(lines[0])["game_id"])
         again = [line async for line in portable.export_lines(conn, game_id, now=0.0)]
     finally:

@@ -8,7 +8,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.client import ApiError, PlaylogClient
+from service.tools.client import ApiError, PlaylogClient
 from tests.e2e.conftest import Game, started_game
 
 

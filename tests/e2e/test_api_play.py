@@ -12,8 +12,8 @@ import msgspec
 
 from domain.viewers import Moderator
 from projections import table as tables
-from service.client import ApiError, PlaylogClient
-from service.store import EventStore
+from service.store.events import EventStore
+from service.tools.client import ApiError, PlaylogClient
 from tests.e2e.conftest import Game, started_game
 
 

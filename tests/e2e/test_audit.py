@@ -13,11 +13,11 @@ from litestar.testing import AsyncTestClient
 
 from projections import table as tables
 from projections.replay import snapshot
-from service.auth import Principal, issue
-from service.bot import play_game
-from service.client import PlaylogClient
+from service.app.auth import Principal, issue
 from service.config import Settings
-from service.store import EventStore
+from service.store.events import EventStore
+from service.tools.bot import play_game
+from service.tools.client import PlaylogClient
 
 
 @pytest.fixture

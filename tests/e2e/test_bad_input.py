@@ -8,7 +8,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.auth import Principal, issue
+from service.app.auth import Principal, issue
 from service.config import Settings
 from tests.e2e.conftest import Game
 

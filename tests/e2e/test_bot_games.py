@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from service.bot import play_game
-from service.client import PlaylogClient
+from service.tools.bot import play_game
+from service.tools.client import PlaylogClient
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from service.client import PlaylogClient
+from service.tools.client import PlaylogClient
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"

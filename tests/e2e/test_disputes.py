@@ -15,12 +15,12 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.auth import Principal, issue
-from service.client import JoinedSeat, PlaylogClient
+from service.app.auth import Principal, issue
 from service.config import Settings
-from service.projector import rebuild
-from service.store import EventStore
+from service.http.app import create_app
+from service.readmodels.projector import rebuild
+from service.store.events import EventStore
+from service.tools.client import JoinedSeat, PlaylogClient
 from tests.e2e.sse import read_events
 from tests.e2e.test_listing import eventually
 from tests.e2e.test_numbering_leaks import _auth, _window_open

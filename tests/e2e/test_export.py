@@ -16,14 +16,16 @@ from click.testing import CliRunner
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service import portable
-from service.app import create_app
-from service.auth import Principal, issue
-from service.bot import play_game
-from service.cli import main
-from service.client import PlaylogClient
+from projections.export import format as export_format
+from projections.export import verify as export_verify
+from service.app.auth import Principal, issue
 from service.config import Settings
-from service.store import EventStore
+from service.http.app import create_app
+from service.store import portable
+from service.store.events import EventStore
+from service.tools.bot import play_game
+from service.tools.cli import main
+from service.tools.client import PlaylogClient
 from tests.conftest import with_database
 
 
@@ -72,7 +74,7 @@ def _records(lines: list[str]) -> list[dict]:
 
 
 async def test_an_exported_game_verifies_offline_with_chain_shuffles_and_replay(exploding: list[str]) -> None:
-    report = portable.verify_lines(exploding)
+    report = export_verify.verify_lines(exploding)
     assert report.ok, report.lines()
     header = _records(exploding)[0]
     assert header["kind"] == "exploding_kittens"
@@ -87,7 +89,7 @@ async def test_an_a_risk_cat_game_verifies_offline(
     api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
 ) -> None:
     lines = await _exported(api, http, moderator, "a_risk_cat", {"players": 3, "mode": "full", "seed": 5})
-    report = portable.verify_lines(lines)
+    report = export_verify.verify_lines(lines)
     assert report.ok, report.lines()
     assert report.shuffles >= 1
 
@@ -95,7 +97,7 @@ async def test_an_a_risk_cat_game_verifies_offline(
 async def test_an_exported_game_imports_into_another_database_where_its_chain_verifies(
     exploding: list[str], other_database_url: str
 ) -> None:
-    export = portable.read(exploding)
+    export = export_format.read(exploding)
     conn = await asyncpg.connect(other_database_url)
     try:
         await portable.import_game(conn, export)
@@ -110,7 +112,7 @@ async def test_an_exported_game_imports_into_another_database_where_its_chain_ve
 async def test_an_imported_game_can_be_audited_by_the_app_on_the_other_database(
     exploding: list[str], other_database_url: str, settings: Settings
 ) -> None:
-    export = portable.read(exploding)
+    export = export_format.read(exploding)
     conn = await asyncpg.connect(other_database_url)
     try:
         await portable.import_game(conn, export)
@@ -129,7 +131,7 @@ async def test_importing_a_game_that_exists_is_refused(exploding: list[str], dat
     conn = await asyncpg.connect(database_url)
     try:
         with pytest.raises(portable.ImportRefused) as refused:
-            await portable.import_game(conn, portable.read(exploding))
+            await portable.import_game(conn, export_format.read(exploding))
     finally:
         await conn.close()
     assert refused.value.code == "game_exists"
@@ -151,13 +153,13 @@ async def test_a_file_with_one_byte_of_one_event_changed_is_rejected_naming_the_
     exploding: list[str], other_database_url: str
 ) -> None:
     tampered = _tamper_data(exploding, 5)
-    report = portable.verify_lines(tampered)
+    report = export_verify.verify_lines(tampered)
     assert not report.ok and not report.chain_ok
     assert report.first_bad_seq == 5
     conn = await asyncpg.connect(other_database_url)
     try:
         with pytest.raises(portable.ImportRefused) as refused:
-            await portable.import_game(conn, portable.read(tampered))
+            await portable.import_game(conn, export_format.read(tampered))
         assert await conn.fetchval("SELECT count(*) FROM events") == 0
     finally:
         await conn.close()
@@ -166,7 +168,7 @@ async def test_a_file_with_one_byte_of_one_event_changed_is_rejected_naming_the_
 
 async def test_a_file_with_one_event_removed_is_rejected_naming_the_seq(exploding: list[str]) -> None:
     removed = exploding[:7] + exploding[8:]  # line 8 holds seq 7
-    report = portable.verify_lines(removed)
+    report = export_verify.verify_lines(removed)
     assert not report.chain_ok
     assert report.first_bad_seq == 7
     assert "seq 7 is missing" in "\n".join(report.lines())
@@ -176,7 +178,7 @@ async def test_a_file_with_its_last_event_removed_is_rejected(exploding: list[st
     records = _records(exploding)
     last = max(r["seq"] for r in records if r["record"] == "event")
     truncated = [line for line, r in zip(exploding, records, strict=True) if r.get("seq") != last]
-    report = portable.verify_lines(truncated)
+    report = export_verify.verify_lines(truncated)
     assert not report.ok
     assert report.first_bad_seq == last
 
@@ -189,7 +191,7 @@ async def test_a_file_with_a_shuffle_reveal_altered_is_rejected_naming_the_seq(e
         shuffle["order"].reverse()
     altered = list(exploding)
     altered[index] = json.dumps(shuffle) + "\n"
-    report = portable.verify_lines(altered)
+    report = export_verify.verify_lines(altered)
     assert report.chain_ok and not report.shuffles_ok
     assert report.first_bad_seq == shuffle["seq"]
 
@@ -198,7 +200,7 @@ async def test_a_header_claiming_another_outcome_fails_the_replay(exploding: lis
     records = _records(exploding)
     header = records[0]
     header["winners"] = [w + 1 for w in header["winners"]]
-    report = portable.verify_lines([json.dumps(header) + "\n", *exploding[1:]])
+    report = export_verify.verify_lines([json.dumps(header) + "\n", *exploding[1:]])
     assert report.chain_ok and not report.replay_ok
     assert report.first_bad_seq == header["events"]
 
@@ -244,7 +246,7 @@ async def test_anyone_may_export_a_finished_public_game_after_the_spectator_dela
     )
     response = await http.get(f"/games/{report.game_id}/export")
     assert response.status_code == 200
-    assert portable.verify_lines(response.text.splitlines()).ok
+    assert export_verify.verify_lines(response.text.splitlines()).ok
 
 
 async def test_the_cli_exports_a_game_and_imports_it_into_another_database_once(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.client import PlaylogClient
+from service.tools.client import PlaylogClient
 
 EK = {"players": 2, "reaction_window": 0}
 

@@ -17,8 +17,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.client import CreatedGame, PlaylogClient
 from service.config import Settings
+from service.tools.client import CreatedGame, PlaylogClient
 from tests.e2e.conftest import Game, started_game
 from tests.e2e.test_disputes import Finished, bearer, finished_game, moderator_headers, raise_dispute
 

@@ -18,10 +18,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.auth import Principal, issue
-from service.bot import pick
-from service.client import ApiError
+from service.app.auth import Principal, issue
 from service.config import Settings
+from service.tools.bot import pick
+from service.tools.client import ApiError
 from tests.e2e.conftest import Game
 
 

@@ -7,9 +7,9 @@ import sys
 
 import httpx
 
-from service.client import PlaylogClient
 from service.config import Settings
-from service.store import EventStore
+from service.store.events import EventStore
+from service.tools.client import PlaylogClient
 from tests.conftest import live_server
 from tests.e2e.conftest import started_game
 
@@ -45,7 +45,7 @@ async def test_bots_command_plays_games_and_prints_a_summary(settings: Settings)
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "service.cli",
+            "service.tools.cli",
             "bots",
             "--url",
             url,
@@ -69,7 +69,7 @@ async def test_bots_command_fails_when_the_server_is_unreachable() -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "service.cli",
+        "service.tools.cli",
         "bots",
         "--url",
         "http://127.0.0.1:9",

@@ -1,4 +1,4 @@
-"""The lanes (service/api/lanes.py) answer a seat's command and view as Litestar's handlers do.
+"""The lanes (service/http/fast/lanes.py) answer a seat's command and view as Litestar's handlers do.
 
 A request with a query parameter the route does not know goes to Litestar's handler (which
 ignores it); the same request without it takes the lane. Both must give the same status, the
@@ -14,7 +14,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.client import PlaylogClient
+from service.tools.client import PlaylogClient
 from tests.e2e.conftest import Game, started_game
 
 _VARYING = {"recorded_at", "request_id", "instance", "game_id", "deadline", "started_at"}

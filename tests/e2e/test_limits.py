@@ -20,10 +20,10 @@ import httpx
 import pytest
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
 from service.config import Settings
-from service.limits import SWEEP_SECONDS, Windows, parse_rate
-from service.serving import uvicorn_options
+from service.http.app import create_app
+from service.http.fast.serving import uvicorn_options
+from service.http.limits import SWEEP_SECONDS, Windows, parse_rate
 from tests.conftest import free_port, live_server
 
 EK = {"kind": "exploding_kittens", "options": {"players": 2, "reaction_window": 0}}
@@ -226,7 +226,7 @@ async def test_playlog_serve_runs_uvicorn_with_the_limits(database_url: str, tmp
     )
     log = (tmp_path / "serve.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)],
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,

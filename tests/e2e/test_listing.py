@@ -15,7 +15,7 @@ import asyncpg
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.client import CreatedGame, PlaylogClient
+from service.tools.client import CreatedGame, PlaylogClient
 
 Listing = list[dict[str, Any]]
 

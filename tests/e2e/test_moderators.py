@@ -12,8 +12,8 @@ from contextlib import AsyncExitStack
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
 from service.config import Settings
+from service.http.app import create_app
 
 
 async def cli(settings: Settings, *args: str) -> str:
@@ -25,7 +25,7 @@ async def cli(settings: Settings, *args: str) -> str:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "service.cli",
+        "service.tools.cli",
         "moderator-token",
         *args,
         env=env,
@@ -81,7 +81,7 @@ async def test_a_revoked_moderator_is_refused_by_every_instance(settings: Settin
 async def test_a_moderator_token_must_name_its_moderator(
     settings: Settings, http: AsyncTestClient[Litestar]
 ) -> None:
-    from service.auth import Principal, issue
+    from service.app.auth import Principal, issue
 
     game = (await http.post("/games", json={"kind": "exploding_kittens", "options": {"players": 2}})).json()
     nameless = issue(settings.keyring(), Principal(role="moderator"), 600)
@@ -90,7 +90,7 @@ async def test_a_moderator_token_must_name_its_moderator(
 
 async def _claimed_dispute(http: AsyncTestClient[Litestar], mia: str) -> str:
     """A finished game's dispute, claimed by the moderator whose token is ``mia``."""
-    from service.client import PlaylogClient
+    from service.tools.client import PlaylogClient
 
     api = PlaylogClient(str(http.base_url), http=http)
     created = await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
@@ -153,7 +153,7 @@ async def test_a_claim_the_queue_missed_at_revocation_is_released_when_another_m
 ) -> None:
     import asyncpg
 
-    from service import moderators
+    from service.app import moderators
 
     # Given a dispute claimed by mia, and mia revoked without the CLI's release
     mia = (await cli(settings, "--name", "mia")).strip()

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from service.client import ApiError, PlaylogClient
+from service.tools.client import ApiError, PlaylogClient
 from tests.e2e.conftest import Game, started_game
 from tests.e2e.sse import read_events
 

@@ -10,9 +10,9 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from domain import registry
-from service.app import create_app
 from service.config import Settings
-from service.openapi import export
+from service.http.app import create_app
+from service.http.openapi import export
 from tests.e2e.conftest import Game
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"

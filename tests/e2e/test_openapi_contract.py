@@ -11,12 +11,12 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from domain import registry
-from service import auth
-from service.api.problems import RACES
-from service.auth import Principal
-from service.bot import play_game
-from service.client import PlaylogClient
+from service.app import auth
+from service.app.auth import Principal
 from service.config import Settings
+from service.http.api.problems import RACES
+from service.tools.bot import play_game
+from service.tools.client import PlaylogClient
 from tests.e2e.conftest import started_game
 from tests.e2e.contract import Contract
 

@@ -12,7 +12,7 @@ import uuid
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.client import PlaylogClient
+from service.tools.client import PlaylogClient
 from tests.e2e.test_listing import eventually
 
 EVIL = "<img src=x onerror=alert(1)>"

@@ -13,9 +13,9 @@ import asyncpg
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.client import CreatedPlayer, JoinedSeat, PlaylogClient
 from service.config import Settings
+from service.http.app import create_app
+from service.tools.client import CreatedPlayer, JoinedSeat, PlaylogClient
 from tests.e2e.test_listing import eventually, projected
 
 

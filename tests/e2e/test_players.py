@@ -10,10 +10,10 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from projections.table import SeatJoined
-from service.app import create_app
-from service.client import ApiError, PlaylogClient
 from service.config import Settings
-from service.store import EventStore
+from service.http.app import create_app
+from service.store.events import EventStore
+from service.tools.client import ApiError, PlaylogClient
 
 
 async def test_joining_with_a_player_token_ties_the_seat_to_the_player(

@@ -17,8 +17,8 @@ import asyncpg
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.client import PlaylogClient
 from service.config import Settings
+from service.tools.client import PlaylogClient
 from tests.e2e.test_disputes import Finished, claim, moderator_headers, raise_dispute, resolve
 from tests.e2e.test_listing import eventually, projected
 

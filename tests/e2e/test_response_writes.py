@@ -1,4 +1,4 @@
-"""A response whose length is known leaves the server in one write (service/serving.py).
+"""A response whose length is known leaves the server in one write (service/http/fast/serving.py).
 
 A real uvicorn with the service's protocol on loopback, driven with raw sockets; the writes are
 counted on the server's own transport, wrapped to record them.
@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 
 from service.config import Settings
-from service.serving import protocol_for
+from service.http.fast.serving import protocol_for
 from tests.conftest import live_server
 
 BOUND = 20.0  # seconds before a test gives up waiting for the server (a failure bound, not a timing)

@@ -12,9 +12,9 @@ from typing import Any
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.auth import Principal, issue
-from service.client import EventOut, PlaylogClient
+from service.app.auth import Principal, issue
 from service.config import Settings
+from service.tools.client import EventOut, PlaylogClient
 
 from .conftest import Game, started_game
 

@@ -14,10 +14,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.client import ApiError, JoinedSeat, PlaylogClient
 from service.config import Settings
-from service.store import EventStore, NewEvent
+from service.http.app import create_app
+from service.store.events import EventStore, NewEvent
+from service.tools.client import ApiError, JoinedSeat, PlaylogClient
 from tests.e2e.conftest import Game
 
 

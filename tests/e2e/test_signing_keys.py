@@ -12,10 +12,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service import auth
-from service.app import create_app
-from service.auth import Keyring, Principal, derived_kid
+from service.app import auth
+from service.app.auth import Keyring, Principal, derived_kid
 from service.config import Settings
+from service.http.app import create_app
 
 OLD = "old-secret-that-is-long-enough-for-hs256"
 NEW = "new-secret-that-is-long-enough-for-hs256"

@@ -1,4 +1,4 @@
-"""The delayed public view as chunks and a head (service/chunks.py): full released chunks only,
+"""The delayed public view as chunks and a head (service/streams/chunks.py): full released chunks only,
 immutable, chained from the game's genesis in the spectators' own numbering, the same events as
 the spectators' stream; nothing of a private game or before release."""
 
@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from projections.chunks import CHUNK_EVENTS, genesis, verify
-from service.bot import pick
-from service.client import CreatedGame, JoinedSeat, PlaylogClient
+from service.tools.bot import pick
+from service.tools.client import CreatedGame, JoinedSeat, PlaylogClient
 from tests.e2e.sse import read_events
 
 EK = {"players": 2, "reaction_window": 0, "seed": 11}

@@ -1,5 +1,5 @@
-"""Streams under the service's own protocol (service/serving.py), which writes their body parts
-straight to the connection and tells them when their client goes (service/sse.py)."""
+"""Streams under the service's own protocol (service/http/fast/serving.py), which writes their body parts
+straight to the connection and tells them when their client goes (service/http/fast/sse.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import random
 
 import httpx
 
-from service.client import PlaylogClient
 from service.config import Settings
+from service.tools.client import PlaylogClient
 from tests.e2e.conftest import started_game
 from tests.e2e.sse import read_events
 from tests.e2e.test_limits import BOUND, limited_server, until_a_stream_opens

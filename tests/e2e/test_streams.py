@@ -9,9 +9,9 @@ from typing import Any
 
 import httpx
 
-from service.bot import play_game
-from service.client import PlaylogClient
 from service.config import Settings
+from service.tools.bot import play_game
+from service.tools.client import PlaylogClient
 from tests.conftest import live_server
 from tests.e2e.conftest import Game, started_game
 from tests.e2e.sse import read_events

@@ -12,11 +12,11 @@ import asyncpg
 import jwt
 from litestar.testing import AsyncTestClient
 
-from service import auth, moderators
-from service.app import create_app
-from service.auth import Principal
-from service.client import PlaylogClient
+from service.app import auth, moderators
+from service.app.auth import Principal
 from service.config import Settings
+from service.http.app import create_app
+from service.tools.client import PlaylogClient
 
 
 def claims(token: str) -> dict[str, Any]:

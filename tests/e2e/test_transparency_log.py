@@ -20,10 +20,10 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from projections import merkle
-from service.app import create_app
-from service.auth import Principal, issue
-from service.client import PlaylogClient
+from service.app.auth import Principal, issue
 from service.config import Settings
+from service.http.app import create_app
+from service.tools.client import PlaylogClient
 from service.transparency.log import LEAF_PREFIX, append_round, tile_path
 from service.transparency.notes import COSIGNATURE_V1, Checkpoint, Note, Signer, Verifier
 from service.transparency.witness import Refused, Witness

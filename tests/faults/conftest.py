@@ -62,7 +62,7 @@ class OwnPostgres:
 def own_postgres(workdir: Path) -> Iterator[OwnPostgres]:
     """A PostgreSQL server of this test's own (never the machine's, never the suite's shared
     one), migrated, in a private directory."""
-    from service import database
+    from service.store import database
 
     server = OwnPostgres(workdir / "pgdata")
     try:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import asyncpg
 import httpx
 
-from service.bot import GameReport, play_game
-from service.client import PlaylogClient, RoundRobin
+from service.tools.bot import GameReport, play_game
+from service.tools.client import PlaylogClient, RoundRobin
 
 OPTIONS = {"players": 2, "reaction_window": 0}
 MAX_RETRIES = 40  # pauses up to 3 s: rides out a restart of an instance or of the database

@@ -37,7 +37,17 @@ def serve(
     if database_url:
         env["PLAYLOG_DATABASE_URL"] = database_url
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+        [
+            sys.executable,
+            "-m",
+            "service.tools.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            *args,
+        ],
         env=env,
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,

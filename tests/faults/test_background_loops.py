@@ -13,10 +13,10 @@ from typing import Any
 
 import asyncpg
 
-from service.games import GameService
-from service.notifications import CHANNEL, Listener, Notifier
-from service.scheduler import Scheduler
-from service.store import EventStore
+from service.app.games import GameService
+from service.app.scheduler import Scheduler
+from service.store.events import EventStore
+from service.store.notifications import CHANNEL, Listener, Notifier
 
 BOUND = 15.0  # generous: only a loop that died never gets there
 

@@ -20,9 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
-from service.api.problems import RACES
-from service.bot import pick
-from service.client import ApiError, JoinedSeat, PlaylogClient
+from service.http.api.problems import RACES
+from service.tools.bot import pick
+from service.tools.client import ApiError, JoinedSeat, PlaylogClient
 from tests.faults.balancer import INSTANCE_HEADER, HAProxy, haproxy_binary
 from tests.faults.load import Load, check_games, wait_for_events
 from tests.faults.processes import free_port, logged_errors, serve, stop, wait_healthy

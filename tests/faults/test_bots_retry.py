@@ -7,9 +7,9 @@ import asyncio
 import pytest
 import uvicorn
 
-from service.app import create_app
-from service.bot_runner import run_bots
 from service.config import Settings
+from service.http.app import create_app
+from service.tools.bot_runner import run_bots
 from tests.faults.processes import free_port
 
 

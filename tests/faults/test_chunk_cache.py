@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from projections.chunks import CHUNK_EVENTS, chunk_range, genesis, verify
-from service.bot import pick
-from service.client import CreatedGame, PlaylogClient
+from service.tools.bot import pick
+from service.tools.client import CreatedGame, PlaylogClient
 from tests.faults.nginx import Nginx, nginx_binary
 from tests.faults.processes import free_port
 

@@ -7,7 +7,7 @@ import asyncio
 import asyncpg
 import pytest
 
-from service.pool import create_pool
+from service.store.pool import create_pool
 from tests.faults.conftest import OwnPostgres
 
 

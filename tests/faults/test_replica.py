@@ -13,14 +13,14 @@ from typing import Any
 import httpx
 from prometheus_client import REGISTRY
 
-from service.api.problems import RACES
-from service.bot import pick
-from service.client import ApiError, JoinedSeat, PlaylogClient
+from service.app.games import GameService
 from service.config import Settings
-from service.games import GameService
-from service.pool import create_pool
-from service.replica import Reads
-from service.store import EventStore
+from service.http.api.problems import RACES
+from service.store.events import EventStore
+from service.store.pool import create_pool
+from service.store.replica import Reads
+from service.tools.bot import pick
+from service.tools.client import ApiError, JoinedSeat, PlaylogClient
 from tests.conftest import live_server
 from tests.e2e.sse import read_events
 from tests.faults.conftest import OwnPostgres

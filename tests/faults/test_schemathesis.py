@@ -25,12 +25,12 @@ from schemathesis import Case, CheckContext, Response
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import StopReason, events
 
-from service import auth
-from service.app import create_app
-from service.auth import Principal
-from service.bot import play_game
-from service.client import PlaylogClient
+from service.app import auth
+from service.app.auth import Principal
 from service.config import Settings
+from service.http.app import create_app
+from service.tools.bot import play_game
+from service.tools.client import PlaylogClient
 from tests.conftest import free_port
 
 # Fixed, so that CI is reproducible; set PLAYLOG_SCHEMATHESIS_SEED to explore further.

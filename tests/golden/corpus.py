@@ -21,10 +21,11 @@ import msgspec
 
 from domain.viewers import SPECTATOR
 from projections import table as tables
+from projections.export import format as export_format
 from projections.replay import plain, snapshot
 from projections.table import Table
-from service import portable
-from service.games import seat_view
+from service.app.games import seat_view
+from service.store import portable
 
 GAMES = Path(__file__).parent / "games"
 SAMPLES = 5  # seqs at which every view is kept: the first after the start, spread to the last
@@ -86,14 +87,14 @@ def sample_seqs(tables_after: list[Table]) -> list[int]:
     return sorted(picks)
 
 
-def expectations(export: portable.ExportFile) -> dict[str, Any]:
+def expectations(export: export_format.ExportFile) -> dict[str, Any]:
     """What replaying ``export`` through today's code gives (the corpus's expected file)."""
     game_id = uuid.UUID(export.header.game_id)
     table: Table | None = None
     after: list[Table] = []
     for event in export.events:
         kind = table.kind if table else None
-        data = portable.canonical(event.data)
+        data = export_format.canonical(event.data)
         table = tables.evolve(table, tables.decode(kind, event.type, data, event.schema_version))
         after.append(table)
     assert table is not None
@@ -115,8 +116,8 @@ def expectations(export: portable.ExportFile) -> dict[str, Any]:
     }
 
 
-def load_export(name: str) -> portable.ExportFile:
-    return portable.read(portable.open_lines(GAMES / f"{name}.jsonl.gz"))
+def load_export(name: str) -> export_format.ExportFile:
+    return export_format.read(portable.open_lines(GAMES / f"{name}.jsonl.gz"))
 
 
 def load_expected(name: str) -> Any:

@@ -29,13 +29,14 @@ import asyncpg
 import msgspec
 from litestar.testing import AsyncTestClient
 
-from service import database, portable
-from service import log as service_log
-from service.app import create_app
-from service.auth import Principal, issue
-from service.bot import play_game
-from service.client import PlaylogClient
+from projections.export import verify as export_verify
+from service.app.auth import Principal, issue
 from service.config import Settings
+from service.http.app import create_app
+from service.runtime import log as service_log
+from service.store import database
+from service.tools.bot import play_game
+from service.tools.client import PlaylogClient
 from tests.conftest import with_database
 from tests.golden.corpus import GAMES, Config, configs, expectations, load_export, names, write_gz
 
@@ -100,7 +101,7 @@ async def record(selected: list[Config]) -> None:
                     response = await http.get(f"/games/{report.game_id}/export", headers=moderator)
                     response.raise_for_status()
                     lines = response.text.splitlines(keepends=True)
-                    verified = portable.verify_lines(lines)
+                    verified = export_verify.verify_lines(lines)
                     if not verified.ok:
                         raise SystemExit(f"{name}: the export does not verify: {verified.lines()}")
                     write_gz(GAMES / f"{name}.jsonl.gz", response.content)

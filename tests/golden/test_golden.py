@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from service import portable
+from projections.export import verify as export_verify
 from tests.golden.corpus import configs, expectations, load_expected, load_export, names
 
 CORPUS = names()
@@ -44,7 +44,7 @@ def test_the_corpus_covers_every_kind_edition_mode_and_player_count() -> None:
 @pytest.mark.parametrize("name", CORPUS)
 def test_a_recorded_game_replays_to_the_same_states_views_and_outcome(name: str) -> None:
     export = load_export(name)
-    report = portable.verify(export)
+    report = export_verify.verify(export)
     assert report.ok, report.lines()
     expected = load_expected(name)
     actual = msgspec.json.decode(msgspec.json.encode(expectations(export)))

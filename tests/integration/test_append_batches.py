@@ -1,4 +1,4 @@
-"""Appends sent together in one call of ``playlog_append_batch`` (service/batching.py), against a
+"""Appends sent together in one call of ``playlog_append_batch`` (service/store/batching.py), against a
 real PostgreSQL: each keeps its own answer, its own refusal and its own error."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import msgspec
 import pytest
 from prometheus_client import REGISTRY
 
-from service.batching import Append, AppendBatcher
-from service.pool import Pool, create_pool
-from service.store import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent
+from service.store.batching import Append, AppendBatcher
+from service.store.events import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent
+from service.store.pool import Pool, create_pool
 
 
 def event(n: int) -> NewEvent:

@@ -9,8 +9,8 @@ import asyncpg
 import msgspec
 import pytest
 
-from service.batching import AppendBatcher
-from service.store import ConcurrencyConflict, EventStore, GameUnderIncident, HeadNotInLog, NewEvent
+from service.store.batching import AppendBatcher
+from service.store.events import ConcurrencyConflict, EventStore, GameUnderIncident, HeadNotInLog, NewEvent
 
 
 @pytest.fixture(params=["one by one", "batched"])

@@ -9,8 +9,8 @@ import asyncpg
 import msgspec
 import pytest
 
-from service.batching import AppendBatcher
-from service.store import (
+from service.store.batching import AppendBatcher
+from service.store.events import (
     START,
     ConcurrencyConflict,
     Cursor,

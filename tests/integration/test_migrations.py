@@ -9,10 +9,10 @@ import asyncpg
 import msgspec
 
 from projections.table import GameCreated, SeatJoined, event_tag
-from service import database
-from service.pool import create_pool
-from service.projector import NAME, ReadModels
-from service.store import EventStore, NewEvent
+from service.readmodels.projector import NAME, ReadModels
+from service.store import database
+from service.store.events import EventStore, NewEvent
+from service.store.pool import create_pool
 
 
 async def _tables(url: str) -> set[str]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from service.notifications import Listener, Notifier
-from service.pool import create_pool
+from service.store.notifications import Listener, Notifier
+from service.store.pool import create_pool
 
 
 async def test_a_hint_is_heard_and_its_connections_next_commits_still_wait_for_the_flush(

@@ -7,8 +7,8 @@ import asyncio
 import asyncpg
 import pytest
 
-from service import pool as pool_module
-from service.pool import create_pool
+from service.store import pool as pool_module
+from service.store.pool import create_pool
 
 
 async def test_the_pool_serves_waiting_tasks_in_turn(database_url: str) -> None:

@@ -20,12 +20,12 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from projections.table import GameCreated, SeatJoined
-from service import projector
-from service.bot import GameReport, play_game
-from service.client import PlaylogClient
-from service.games import GameService
-from service.projector import PAUSE_LOCK, Behind, GenerationMoved, ReadModels, rebuild
-from service.store import EventStore
+from service.app.games import GameService
+from service.readmodels import projector
+from service.readmodels.projector import PAUSE_LOCK, Behind, GenerationMoved, ReadModels, rebuild
+from service.store.events import EventStore
+from service.tools.bot import GameReport, play_game
+from service.tools.client import PlaylogClient
 
 EK_OPTIONS = {"players": 2, "reaction_window": 0}
 Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]

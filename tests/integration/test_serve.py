@@ -34,7 +34,7 @@ def _serve(
     if database_url:
         env["PLAYLOG_DATABASE_URL"] = database_url
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), *args],
+        [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port), *args],
         env=env,
         stdout=log.open("wb") if log else subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -140,7 +140,7 @@ def test_serve_with_two_workers_plays_games_across_both(tmp_path: Path, database
         children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
         assert len(children) >= 2  # the two workers (multiprocessing may add a helper)
         bots = subprocess.run(
-            [sys.executable, "-m", "service.cli", "bots", "--url", url, "--players", "3",
+            [sys.executable, "-m", "service.tools.cli", "bots", "--url", url, "--players", "3",
              "--games", "4", "--concurrency", "4", "--option", "reaction_window=0"],
             capture_output=True, timeout=240,
         )  # fmt: skip
@@ -159,7 +159,7 @@ def test_serve_with_two_workers_plays_games_across_both(tmp_path: Path, database
 def test_bad_database_url_gives_one_clear_line(database_url: str, message: str) -> None:
     env = {**os.environ, "PLAYLOG_DATABASE_URL": database_url}
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "serve"], env=env, capture_output=True, timeout=60
+        [sys.executable, "-m", "service.tools.cli", "serve"], env=env, capture_output=True, timeout=60
     )
     assert done.returncode == 1
     err = done.stderr.decode().strip()

@@ -1,4 +1,4 @@
-"""The garbage collector's settings in a served process (service/collector.py)."""
+"""The garbage collector's settings in a served process (service/runtime/collector.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from service import asgi, collector
+from service.http import asgi
+from service.runtime import collector
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def test_a_served_app_settles_once_started_and_an_app_built_by_tests_does_not(
     served = asgi.app()  # what uvicorn's workers build
     assert served.on_startup[-1] is collector.settle
 
-    from service.app import create_app
+    from service.http.app import create_app
 
     built = create_app(database_url="postgresql://nobody@127.0.0.1:1/none")
     assert collector.settle not in built.on_startup

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
-from service.cli import main
+from service.tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service import eventdocs
+from service.tools import eventdocs
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]

@@ -1,4 +1,4 @@
-"""Which requests a lane takes (service/api/lanes.py): only parameters in their plain spelling and
+"""Which requests a lane takes (service/http/fast/lanes.py): only parameters in their plain spelling and
 within their schema; anything else is left to Litestar's handler, which answers or refuses it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from service.api.lanes import take_command, take_nothing
+from service.http.fast.lanes import take_command, take_nothing
 
 
 def _scope(query: bytes = b"", *headers: tuple[bytes, bytes]) -> Any:

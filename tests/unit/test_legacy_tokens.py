@@ -1,4 +1,4 @@
-"""Tokens of releases before occupancy-bound seat tokens (service/legacy_tokens.py): what each old
+"""Tokens of releases before occupancy-bound seat tokens (service/app/legacy_tokens.py): what each old
 shape reads as today, and which holder of a seat an old seat token is bound to.
 
 The old tokens here are made as those releases made them (Litestar's ``Token``, the grant in
@@ -14,16 +14,16 @@ import pytest
 from litestar.exceptions import NotAuthorizedException
 from litestar.security.jwt import Token
 
-from service.auth import Keyring, read_bearer
-from service.errors import ServiceError
-from service.legacy_tokens import UNBOUND, bound
+from service.app.auth import Keyring, read_bearer
+from service.app.errors import ServiceError
+from service.app.legacy_tokens import UNBOUND, bound
 
 SECRET = "a-secret-for-tests-only-32-bytes-long"
 GAME = uuid.UUID("8d3c7e2a-4f61-4a8e-9b0d-2c5e6f7a8b9c")
 
 
 def old_token(role: str, *, seat: int | None = None, lifetime: timedelta = timedelta(days=30)) -> str:
-    """As service/auth.py's ``issue`` of 2355c24 signed it."""
+    """As service/app/auth.py's ``issue`` of 2355c24 signed it."""
     extras: dict[str, object] = {"role": role}
     if role != "moderator":
         extras["game_id"] = str(GAME)

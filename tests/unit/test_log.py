@@ -9,7 +9,7 @@ import uuid
 
 SCRIPT = """
 import uuid
-from service import log
+from service.runtime import log
 log.configure("json")
 log.get_logger("t").info("hello", game_id=uuid.UUID(int=7), n=3, odd=object())
 log.get_logger("t").debug("hidden")
@@ -31,7 +31,7 @@ def test_json_lines_carry_every_field_and_render_what_json_cannot_as_its_repr() 
 
 BURST = """
 import asyncio, io, sys
-from service import log
+from service.runtime import log
 
 
 class Counted(io.TextIOWrapper):  # stderr, counting the writes that reach it

@@ -1,4 +1,4 @@
-"""The ``moderator`` guard (service/api/guards.py), for routes only a moderator may call (the
+"""The ``moderator`` guard (service/http/api/guards.py), for routes only a moderator may call (the
 dispute routes): no token 401, another role 403 ``moderator_only``, a moderator passes."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from litestar import get
 from litestar.datastructures import State
 from litestar.testing import create_test_client
 
-from service.api import guards
-from service.auth import Keyring, Principal, issue
-from service.errors import EXCEPTION_HANDLERS, problem_details_plugin
+from service.app.auth import Keyring, Principal, issue
+from service.http.api import guards
+from service.http.errors import EXCEPTION_HANDLERS, problem_details_plugin
 
 KEYS = Keyring.parse("k1:a-secret-for-tests-only-32-bytes-long")
 

@@ -6,7 +6,7 @@ import asyncio
 import uuid
 from typing import Any
 
-from service.notifications import Listener, Notifier
+from service.store.notifications import Listener, Notifier
 
 
 async def test_an_own_append_wakes_this_instances_waiters_before_any_notify_is_sent() -> None:

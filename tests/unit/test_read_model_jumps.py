@@ -1,4 +1,4 @@
-"""The projector may go straight from one table of a game to a later one (service/projector.py,
+"""The projector may go straight from one table of a game to a later one (service/readmodels/projector.py,
 ``ReadModels._jump``) while the game's status stays the same, and folds the events it reads in
 runs of one status (``ReadModels._apply``): the read models then change as if every event in
 between had been folded one by one. No database."""
@@ -19,8 +19,8 @@ from domain.table.state import Table
 from projections import read_models
 from projections import table as tables
 from projections.read_models import BatchChanges
-from service.projector import ReadModels
-from service.store import StoredEvent
+from service.readmodels.projector import ReadModels
+from service.store.events import StoredEvent
 from tests.unit.disputes.test_dispute_decider import then
 from tests.unit.disputes.test_rulings_in_read_models import CLAIMED, RAISED, conceded, ruled
 from tests.unit.test_replay import OPTIONS, random_game

@@ -1,9 +1,9 @@
-"""Who may call each route reads off its declaration: the guards (service/api/guards.py) of every
+"""Who may call each route reads off its declaration: the guards (service/http/api/guards.py) of every
 operation, as one table. A new route must take its place here."""
 
 from __future__ import annotations
 
-from service.app import create_app
+from service.http.app import create_app
 
 ANYONE: list[str] = []
 WHO_MAY_CALL = {

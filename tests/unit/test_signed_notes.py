@@ -92,7 +92,7 @@ def test_tile_paths_are_the_tlog_tiles_ones() -> None:
 def test_playlog_log_keys_prints_the_keys_and_rotation_keeps_the_old_ones(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from service.cli import main
+    from service.tools.cli import main
 
     env = {
         "PLAYLOG_DATA_DIR": str(tmp_path),

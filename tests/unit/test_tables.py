@@ -1,4 +1,4 @@
-"""The one cache of folded tables (service/tables.py), over the in-memory store: commands, a
+"""The one cache of folded tables (service/app/tables.py), over the in-memory store: commands, a
 lagging reader (the projector) and another instance's appends share it. No PostgreSQL."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from service.audit import open_to_anyone
-from service.games import GameService
-from service.store import EventStore
-from service.tables import Tables
+from service.app.audit import open_to_anyone
+from service.app.games import GameService
+from service.app.tables import Tables
+from service.store.events import EventStore
 from tests.memory_store import MemoryEventStore
 
 KIND = "exploding_kittens"

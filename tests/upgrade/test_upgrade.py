@@ -3,7 +3,7 @@ with today's migrations, served by today's app with the release's signing secret
 
 Each fixture (tests/upgrade/fixtures/RELEASE, written by tests/upgrade/record.py) holds a
 release's dump, every token it issued and what it answered about each game. ``2355c24`` is the
-last commit before occupancy-bound tokens (another claim shape, service/legacy_tokens.py);
+last commit before occupancy-bound tokens (another claim shape, service/app/legacy_tokens.py);
 ``v0.1`` has player tokens and disputes. After the upgrade: every chain, complete state, seat
 view, outcome and the listing read as the release left them, and the release's tokens act: a
 running game finishes, a lobby is joined and started by its host token, finished games are read
@@ -28,11 +28,11 @@ from litestar import Litestar
 from litestar.security.jwt import Token
 from litestar.testing import AsyncTestClient
 
-from service import database
-from service.app import create_app
-from service.auth import Principal, issue
-from service.bot import pick
+from service.app.auth import Principal, issue
 from service.config import Settings
+from service.http.app import create_app
+from service.store import database
+from service.tools.bot import pick
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RELEASES = ("2355c24", "v0.1")

@@ -11,9 +11,9 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.table.events import SeatJoined
-from service.errors import ServiceError
-from service.games import GameService
-from service.store import EventStore, NewEvent
+from service.app.errors import ServiceError
+from service.app.games import GameService
+from service.store.events import EventStore, NewEvent
 from tests.memory_store import MemoryEventStore
 
 KIND = "exploding_kittens"

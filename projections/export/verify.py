@@ -1,0 +1,276 @@
+"""Offline verification of an exported game (docs/export-format.md): no server, no database.
+
+``verify`` checks
+- the hash chain of the events (``projections/export/format.py`` says what is hashed);
+- every shuffle commitment against its reveal, and the reveal against the replayed state;
+- a full replay through today's rules (and upcasters) reaching the header's outcome;
+- the access records' own chain and that each record could be true of this log: its range
+  within the events logged by its time, its reason one of the list, a read before the end with a
+  reason, a dispute it names raised before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import msgspec
+
+from domain import access as reasons
+from domain import commitment
+from projections import table as tables
+from projections.export.format import (
+    GENESIS_HASH,
+    AccessLine,
+    ExportError,
+    ExportFile,
+    access_digest,
+    canonical,
+    event_digest,
+    read,
+)
+from projections.replay import plain
+from projections.table import Table
+
+
+class Finding(msgspec.Struct, frozen=True):
+    check: str  # chain | shuffles | replay | format | access
+    seq: int  # an access finding: the record's n
+    reason: str
+
+    def where(self) -> str:
+        return f"access record {self.seq}" if self.check == "access" else f"seq {self.seq}"
+
+
+class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
+    game_id: str
+    kind: str
+    events: int
+    shuffles: int
+    chain_ok: bool
+    shuffles_ok: bool
+    replay_ok: bool
+    winners: list[int] | None
+    findings: list[Finding]
+    access: int = 0
+    access_ok: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    @property
+    def first_bad_seq(self) -> int | None:
+        return min((f.seq for f in self.findings if f.check != "access"), default=None)
+
+    @property
+    def first_bad_access(self) -> int | None:
+        return min((f.seq for f in self.findings if f.check == "access"), default=None)
+
+    def lines(self) -> list[str]:
+        out = [
+            f"game {self.game_id} ({self.kind}): {self.events} events, {self.shuffles} shuffles",
+            f"hash chain:  {'ok' if self.chain_ok else 'FAILED'}",
+            f"shuffles:    {'ok' if self.shuffles_ok else 'FAILED'}",
+            f"replay:      {'ok' if self.replay_ok else 'FAILED'}"
+            + (f" (winners {self.winners})" if self.replay_ok and self.winners is not None else ""),
+            f"access:      {'ok' if self.access_ok else 'FAILED'} ({self.access} records)",
+        ]
+        for finding in sorted(self.findings, key=lambda f: (f.check == "access", f.seq))[:5]:
+            out.append(f"  {finding.where()} ({finding.check}): {finding.reason}")
+        failed = [
+            f"first bad {what} {at}"
+            for what, at in (("seq", self.first_bad_seq), ("access record", self.first_bad_access))
+            if at is not None
+        ]
+        out.append("OK" if self.ok else "FAILED: " + ", ".join(failed))
+        return out
+
+
+def check_chain(export: ExportFile) -> Finding | None:
+    header = export.header
+    running = GENESIS_HASH
+    for expected_seq, event in enumerate(export.events, start=1):
+        reason = None
+        if event.seq != expected_seq:
+            reason = f"seq {expected_seq} is missing (found seq {event.seq})"
+        elif event.prev_hash != running:
+            reason = "prev_hash does not match the previous event's hash"
+        else:
+            digest = event_digest(
+                event.prev_hash,
+                header.game_id,
+                event.seq,
+                event.type,
+                event.schema_version,
+                event.data,
+                event.metadata,
+                event.recorded_at,
+            )
+            if digest != event.hash:
+                reason = "content does not match its hash"
+        if reason:
+            return Finding("chain", expected_seq, reason)
+        running = event.hash
+    count = len(export.events)
+    if header.events != count or header.last_hash != running.hex():
+        return Finding("chain", count + 1, f"the header has {header.events} events; the file {count}")
+    return None
+
+
+@dataclass
+class Replayed:
+    table: Table | None
+    orders: dict[int, list[Any]]  # seq -> the hidden order right after a committing event
+    commitments: dict[int, tuple[str, str | None]]  # seq -> (commitment, salt) of the event
+    finding: Finding | None
+
+
+def replay(export: ExportFile) -> Replayed:
+    """Fold the file's events through today's rules; note every committed hidden order."""
+    table: Table | None = None
+    orders: dict[int, list[Any]] = {}
+    commitments: dict[int, tuple[str, str | None]] = {}
+    for event in export.events:
+        try:
+            table, decoded = tables.step(table, event.type, canonical(event.data), event.schema_version)
+        except Exception as exc:  # any failure of old data against today's code is the finding
+            finding = Finding("replay", event.seq, f"does not replay: {exc}")
+            return Replayed(table, orders, commitments, finding)
+        committed = getattr(decoded, "commitment", None)
+        hidden_order = table.decider.hidden_order
+        if committed and hidden_order is not None:
+            orders[event.seq] = plain(list(hidden_order(table.state)))
+            commitments[event.seq] = (committed, getattr(decoded, "salt", None))
+    return Replayed(table, orders, commitments, None)
+
+
+def check_outcome(export: ExportFile, replayed: Replayed) -> Finding | None:
+    header = export.header
+    table = replayed.table
+    last = len(export.events)
+    if table is None:
+        return Finding("replay", 1, "the file holds no events")
+    if table.kind != header.kind or table.raw_options != header.options:
+        return Finding("replay", 1, "the header's kind or options differ from lobby.created")
+    winners = list(table.outcome.winners) if table.outcome else None
+    if table.status != header.status or winners != header.winners:
+        return Finding(
+            "replay",
+            max(last, header.events),  # where the header's outcome was reached
+            f"replay ends {table.status} with winners {winners}; the header says"
+            f" {header.status} with winners {header.winners}",
+        )
+    return None
+
+
+def check_shuffles(export: ExportFile, replayed: Replayed) -> Finding | None:
+    findings: list[Finding] = []
+    revealed = {s.seq: s for s in export.shuffles}
+    for seq, (committed, salt) in replayed.commitments.items():
+        shuffle = revealed.get(seq)
+        if shuffle is None:
+            findings.append(Finding("shuffles", seq, "a commitment without its reveal"))
+        elif shuffle.commitment != committed or shuffle.salt != salt:
+            reason = "the reveal's commitment or salt differs from the event's"
+            findings.append(Finding("shuffles", seq, reason))
+        elif not commitment.verify(shuffle.order, shuffle.salt, shuffle.commitment):
+            findings.append(Finding("shuffles", seq, "the revealed order does not match its commitment"))
+        elif shuffle.order != replayed.orders[seq]:
+            findings.append(Finding("shuffles", seq, "the revealed order is not the replayed one"))
+    for seq in revealed.keys() - replayed.commitments.keys():
+        if replayed.finding is None or seq < replayed.finding.seq:
+            findings.append(Finding("shuffles", seq, "a reveal without a commitment"))
+    return min(findings, key=lambda f: f.seq, default=None)
+
+
+def check_access(export: ExportFile, replayed: Replayed) -> Finding | None:
+    """The access records' chain, and that each could be true of the file's log."""
+    table = replayed.table
+    finished = table.finished_version if table is not None else None
+    ended = export.events[finished - 1].recorded_at if finished else None
+    raised = {
+        str(event.data.get("dispute_id")): event.recorded_at
+        for event in export.events
+        if event.type == "dispute.raised" and isinstance(event.data, dict)
+    }
+    running = GENESIS_HASH
+    for expected, record in enumerate(export.access, start=1):
+        reason = None
+        if record.n != expected:
+            reason = f"access record {expected} is missing (found {record.n})"
+        elif record.prev_hash != running:
+            reason = "prev_hash does not match the previous record's hash"
+        elif access_digest(record.prev_hash, export.header.game_id, record) != record.hash:
+            reason = "content does not match its hash"
+        else:
+            reason = _implausible(export, record, ended, raised)
+        if reason:
+            return Finding("access", expected, reason)
+        running = record.hash
+    return None
+
+
+def _implausible(
+    export: ExportFile, record: AccessLine, ended: Decimal | None, raised: dict[str, Decimal]
+) -> str | None:
+    """Why ``record`` cannot be true of the file's log (None: it can). ``ended``: when the
+    game's finishing event was logged; ``raised``: when each of its disputes was."""
+    logged = sum(1 for event in export.events if event.recorded_at <= record.at)
+    if record.reason not in reasons.RECORDED:
+        return f"unknown reason {record.reason!r}"
+    if not 1 <= record.seq_from <= record.seq_to <= logged:
+        return f"seqs {record.seq_from}-{record.seq_to} were not all logged by its time ({logged} were)"
+    if record.reason == reasons.AFTER_END and (ended is None or record.at < ended):
+        return "a read before the game ended, without a reason"
+    if record.reason == reasons.DISPUTE:
+        at = raised.get(record.dispute_id or "")
+        if at is None or at > record.at:
+            return f"names dispute {record.dispute_id}, not raised in this game before the read"
+    elif record.dispute_id is not None:
+        return f"names dispute {record.dispute_id} with the reason {record.reason!r}"
+    return None
+
+
+def verify(export: ExportFile) -> VerifyReport:
+    """Every check of a parsed export; see the module docstring."""
+    chain = check_chain(export)
+    replayed = replay(export)
+    rules = replayed.finding or check_outcome(export, replayed)
+    shuffles = check_shuffles(export, replayed)
+    access = check_access(export, replayed) if rules is None else None
+    table = replayed.table
+    return VerifyReport(
+        game_id=export.header.game_id,
+        kind=export.header.kind,
+        events=len(export.events),
+        shuffles=len(export.shuffles),
+        chain_ok=chain is None,
+        shuffles_ok=shuffles is None,
+        replay_ok=rules is None,
+        winners=list(table.outcome.winners) if table and table.outcome else None,
+        findings=[f for f in (chain, shuffles, rules, access) if f is not None],
+        access=len(export.access),
+        access_ok=access is None,
+    )
+
+
+def verify_lines(lines: Iterable[str | bytes]) -> VerifyReport:
+    """Parse and verify; a file that cannot be parsed yields a report naming where."""
+    try:
+        export = read(lines)
+    except ExportError as exc:
+        return VerifyReport(
+            game_id="?",
+            kind="?",
+            events=0,
+            shuffles=0,
+            chain_ok=False,
+            shuffles_ok=False,
+            replay_ok=False,
+            winners=None,
+            findings=[Finding("format", exc.seq or 0, str(exc))],
+        )
+    return verify(export)

@@ -1,0 +1,53 @@
+"""Acting on deadlines with no client request: reaction windows, decision timeouts.
+
+Each instance polls the ``streams.due_at`` column (set by every append from the game's own
+``deadline``) every ``interval`` seconds. Several instances may pick the same game: each decides
+against the state it loaded and appends with the expected seq and the command id
+``deadline:<version>``, so exactly one append lands and nobody appends twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from service.app.games import GameService
+from service.runtime import metrics
+from service.runtime.log import get_logger
+from service.store.tasks import Backoff, log_failure, stop
+
+log = get_logger("playlog.scheduler")
+
+
+class Scheduler:
+    def __init__(self, games: GameService, interval: float = 0.05) -> None:
+        self.games = games
+        self.interval = interval
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="playlog-scheduler")
+
+    async def stop(self) -> None:
+        await stop(self._task)
+
+    async def tick(self) -> int:
+        acted = 0
+        for game_id in await self.games.store.due_games():
+            try:
+                if await self.games.act_on_deadline(game_id):
+                    acted += 1
+                    metrics.DEADLINES.inc()
+            except Exception as exc:
+                log_failure(log, "deadline_failed", exc, game_id=str(game_id))
+        return acted
+
+    async def _run(self) -> None:
+        backoff = Backoff(first=max(self.interval, 0.1))
+        while True:
+            try:
+                await self.tick()
+                backoff.reset()
+            except Exception as exc:  # any: a dead scheduler would stall every game with a deadline
+                log_failure(log, "scheduler_failed", exc)
+                await backoff.pause()
+            await asyncio.sleep(self.interval)

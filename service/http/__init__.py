@@ -1,0 +1,1 @@
+"""HTTP: the Litestar app, its controllers (``api/``), pages (``web/``), errors and OpenAPI document."""

@@ -1,0 +1,283 @@
+"""Moderator audit: the full log, the state at any seq, diffs, transcripts, proofs.
+
+Open to a moderator token for any game, and to anyone once a public game is finished and its
+spectator delay has passed. Players of a finished game get their own redacted transcript.
+
+A moderator's read is face up: each goes on the record before its answer (service/app/access.py),
+and while the game runs it needs a why (``reason``, ``dispute``, ``note`` in the query).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, MediaType
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.params import QueryParameter
+from litestar.response import Stream
+
+from domain.viewers import Seat
+from projections.replay import Change, ShuffleProof, snapshot, transcript
+from projections.replay import diffs as replay_diffs
+from projections.replay import shuffle_proofs as replay_proofs
+from service.app import audit as audits
+from service.app.access import Access, AccessList, Ask
+from service.app.audit import ChainReport
+from service.app.auth import Principal
+from service.app.errors import ServiceError
+from service.app.games import GameService
+from service.http.api import guards
+from service.http.api.deps import (
+    SeatHolder,
+    provide_principal,
+    provide_principal_if_sent,
+    provide_seat_holder,
+)
+from service.http.api.params import INT32_MAX, SeatNumber, provide_ask
+from service.http.api.problems import (
+    AUDITOR,
+    BEARER,
+    FACE_UP,
+    PARAMS,
+    SEAT,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    Codes,
+    problems,
+)
+from service.http.fast.routes import get
+
+
+class AuditEvent(msgspec.Struct, frozen=True):
+    seq: int
+    type: str
+    recorded_at: float
+    metadata: dict[str, Any]
+    prev_hash: str
+    hash: str
+    data: Any  # the whole event, hidden information included
+
+
+class StateAt(msgspec.Struct, frozen=True):
+    seq: int
+    state: dict[str, Any]
+
+
+class EventDiff(msgspec.Struct, frozen=True):
+    seq: int
+    type: str
+    changes: list[Change]
+
+
+class Audit(msgspec.Struct, frozen=True):
+    chain: ChainReport
+    shuffles: list[ShuffleProof]
+    shuffles_valid: bool
+
+
+def access_of(state: State) -> Access:
+    access: Access = state.access
+    return access
+
+
+# What every face-up read may answer besides its own codes.
+READ: tuple[Codes, ...] = (PARAMS, {400: ["invalid_dispute"]}, AUDITOR, FACE_UP, UNKNOWN_GAME, UNAVAILABLE)
+FACE_UP_DEPENDENCIES = {
+    "principal": Provide(provide_principal_if_sent, sync_to_thread=False),
+    "ask": Provide(provide_ask, sync_to_thread=False),
+}
+
+
+class AuditController(Controller):
+    path = "/games/{game_id:uuid}/audit"
+    tags = ["audit"]
+    guards = [guards.auditor]
+    dependencies = FACE_UP_DEPENDENCIES
+
+    @get(
+        "/verify",
+        operation_id="verifyChain",
+        summary="Recompute the game's hash chain",
+        responses=problems(*READ),
+    )
+    async def verify(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> ChainReport:
+        report = await audits.verify(games, game_id)
+        await access_of(state).face_up(game_id, principal, "verifyChain", ask, (1, report.events))
+        return report
+
+    @get(
+        "/",
+        operation_id="auditGame",
+        summary="Chain verification and every shuffle proof",
+        responses=problems(*READ),
+    )
+    async def audit(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> Audit:
+        steps = await audits.audited(games, game_id, principal)
+        proofs = replay_proofs(steps)
+        shown = (1, len(steps))
+        await access_of(state).face_up(game_id, principal, "auditGame", ask, shown, steps[-1].table)
+        return Audit(
+            chain=await audits.verify(games, game_id),
+            shuffles=proofs,
+            shuffles_valid=all(p.valid for p in proofs),
+        )
+
+    @get(
+        "/log",
+        operation_id="auditLog",
+        summary="Every event with every hidden card",
+        responses=problems(*READ),
+    )
+    async def log(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> list[AuditEvent]:
+        stored, steps = await audits.log(games, game_id, principal)
+        shown = (1, len(steps))
+        await access_of(state).face_up(game_id, principal, "auditLog", ask, shown, steps[-1].table)
+        return [
+            AuditEvent(
+                seq=s.seq,
+                type=s.type,
+                recorded_at=s.recorded_at.timestamp(),
+                metadata=audits.metadata(s, step),
+                prev_hash=s.prev_hash.hex(),
+                hash=s.hash.hex(),
+                data=step.event,
+            )
+            for s, step in zip(stored, steps, strict=True)
+        ]
+
+    @get(
+        "/state",
+        operation_id="auditState",
+        summary="The complete state after event `at`",
+        responses=problems({400: ["invalid_at"]}, *READ, {404: ["seq_out_of_range"]}),
+    )
+    async def state(
+        self,
+        game_id: uuid.UUID,
+        games: GameService,
+        principal: Principal | None,
+        ask: Ask,
+        state: State,
+        at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
+    ) -> StateAt:
+        steps = await audits.audited(games, game_id, principal)
+        seq = len(steps) if at is None else at
+        if seq > len(steps):
+            raise ServiceError(
+                404, "seq_out_of_range", f"The game has {len(steps)} events; there is no seq {seq}."
+            )
+        await access_of(state).face_up(game_id, principal, "auditState", ask, (1, seq), steps[-1].table)
+        return StateAt(seq=seq, state=snapshot(steps[seq - 1].table, raisers=audits.moderates(principal)))
+
+    @get(
+        "/diffs",
+        operation_id="auditDiffs",
+        summary="The change each event made to the state",
+        responses=problems(*READ),
+    )
+    async def diffs(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> list[EventDiff]:
+        steps = await audits.audited(games, game_id, principal)
+        shown = (1, len(steps))
+        await access_of(state).face_up(game_id, principal, "auditDiffs", ask, shown, steps[-1].table)
+        return [
+            EventDiff(seq=step.seq, type=step.type, changes=changes)
+            for step, changes in zip(
+                steps, replay_diffs(steps, raisers=audits.moderates(principal)), strict=True
+            )
+        ]
+
+    @get(
+        "/transcript",
+        operation_id="auditTranscript",
+        responses=problems(*READ),
+        summary="A hand history: one line per event, hidden cards face up",
+        media_type=MediaType.TEXT,
+    )
+    async def transcript(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> str:
+        steps = await audits.audited(games, game_id, principal)
+        shown = (1, len(steps))
+        await access_of(state).face_up(game_id, principal, "auditTranscript", ask, shown, steps[-1].table)
+        return transcript(steps)
+
+
+class ExportController(Controller):
+    path = "/games/{game_id:uuid}"
+    tags = ["audit"]
+    guards = [guards.auditor]  # the audit's rule: who may see everything
+    dependencies = FACE_UP_DEPENDENCIES
+
+    @get(
+        "/export",
+        operation_id="exportGame",
+        summary="The game as a portable JSON Lines file (docs/export-format.md)",
+        media_type="application/x-ndjson",
+        description="A moderator's export carries the game's access records (`access` lines).",
+        responses=problems(*READ),
+    )
+    async def export(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+    ) -> Stream:
+        table, lines = await audits.export_lines(games, game_id, principal)
+        await access_of(state).face_up(game_id, principal, "exportGame", ask, (1, table.version), table)
+        return Stream(
+            lines,
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
+        )
+
+
+class SeatTranscriptController(Controller):
+    path = "/games/{game_id:uuid}/seats/{seat:int}"
+    tags = ["play"]
+    guards = [guards.seat_holder]
+    dependencies = {"holder": Provide(provide_seat_holder, sync_to_thread=False)}
+
+    @get(
+        "/transcript",
+        operation_id="seatTranscript",
+        responses=problems(SEAT, BEARER, UNKNOWN_GAME, {409: ["game_not_finished"]}, UNAVAILABLE),
+        summary="This seat's own transcript of a finished game",
+        media_type=MediaType.TEXT,
+    )
+    async def transcript(
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
+    ) -> str:
+        steps = await audits.replayed(games, game_id)
+        if steps[-1].table.status != "finished":
+            raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
+        return transcript(steps, Seat(seat))
+
+
+class AccessController(Controller):
+    path = "/games/{game_id:uuid}/access"
+    tags = ["audit"]
+
+    @get(
+        "/",
+        operation_id="listAccessRecords",
+        summary="Who looked at this game face up: the moderators' reads, when, why, what range",
+        description=(
+            "Moderators read every record with the log's seqs and the records' hash chain. A seat"
+            " (its seat token, or the player token of the player who held it, also after the seat"
+            " token lapsed) reads them once the game has ended, and at any time those of a dispute"
+            " it raised: each range in the seat's own numbering, no chain. Spectators never."
+        ),
+        guards=[guards.bearer],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
+        responses=problems(PARAMS, BEARER, {403: ["not_seated"]}, UNKNOWN_GAME, UNAVAILABLE),
+    )
+    async def listed(self, game_id: uuid.UUID, principal: Principal, state: State) -> AccessList:
+        return await access_of(state).listed(game_id, principal)

@@ -1,0 +1,61 @@
+"""Dependencies shared by the controllers: the services, and what the route's guard checked.
+
+Who may call a route is declared on the route by its guard (service/http/api/guards.py); the guard
+leaves the caller's principal, and for a seat the table it checked, in the request's state, and
+these hand them to the handler (the seat's table saves the handler a fold).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from litestar import Request
+from litestar.datastructures import State
+
+from projections.table import Table
+from service.app.auth import Principal
+from service.app.games import GameService
+
+AnyRequest = Request[Any, Any, Any]
+
+
+def provide_games(state: State) -> GameService:
+    games: GameService = state.games
+    return games
+
+
+# The providers below take ``games`` only to come after it: Litestar resolves the dependencies of
+# one level concurrently, in an anyio task group per request, which costs more than the read.
+def provide_principal(request: AnyRequest, games: GameService) -> Principal:
+    principal: Principal = request.state.principal
+    return principal
+
+
+def provide_principal_if_sent(request: AnyRequest, games: GameService) -> Principal | None:
+    principal: Principal | None = request.state.principal
+    return principal
+
+
+@dataclass(frozen=True)
+class SeatHolder:
+    """A seat token whose occupancy holds the seat now, and the table it was checked against."""
+
+    principal: Principal
+    table: Table
+
+
+def provide_seat_holder(request: AnyRequest, games: GameService) -> SeatHolder:
+    return seat_holder(request)
+
+
+# The hottest routes (a seat's command and view) read these straight off the request: resolving a
+# dependency costs a signature model and a task group per request, more than the handler's own work.
+def seat_holder(request: AnyRequest) -> SeatHolder:
+    state = request.scope["state"]
+    return SeatHolder(state["principal"], state["table"])
+
+
+def games_of(request: AnyRequest) -> GameService:
+    games: GameService = request.scope["litestar_app"].state.games
+    return games

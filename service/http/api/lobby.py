@@ -1,0 +1,279 @@
+"""The lobby: create a game, join a seat, start, leave."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.params import QueryParameter
+
+from domain.table.commands import MAX_SPECTATOR_DELAY
+from domain.text import NAME_PATTERN
+from domain.viewers import SPECTATOR
+from projections.disputes import RuledOutcome, ruled_outcome
+from projections.numbering import version_for
+from projections.table import Table
+from service.app import auth, idempotency
+from service.app.auth import Principal
+from service.app.errors import ServiceError
+from service.app.games import GameService, Lobbied
+from service.app.listing import MAX_LIMIT, GameListing, ListedStatus, Listings, listing_query
+from service.config import Settings
+from service.http.api import guards
+from service.http.api.deps import SeatHolder, provide_principal_if_sent, provide_seat_holder
+from service.http.api.params import INT32_MAX, IdempotencyKey, SeatNumber
+from service.http.api.problems import (
+    BEARER,
+    JSON_BODY,
+    KEYED,
+    PARAMS,
+    PRIVATE,
+    RATE_LIMITED,
+    RULES,
+    SEAT,
+    UNAVAILABLE,
+    UNKNOWN_GAME,
+    problems,
+)
+from service.http.fast.routes import delete, get, post
+
+KIND_PATTERN = r"^[a-z0-9_]+$"
+
+
+class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    kind: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=KIND_PATTERN)]
+    # Typed per kind in the document, which requires it (every game has a required option);
+    # missing, the game refuses it: 422 invalid_options.
+    options: dict[str, Any] = {}
+    public: bool = True
+    spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
+
+
+class GameCreatedOut(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    seats: int
+    host_token: str
+
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, extra_json_schema={"pattern": NAME_PATTERN})]
+
+
+class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    # A guest's name cannot be required by the schema: whether a player token is sent decides.
+    name: Annotated[
+        Name | None,
+        msgspec.Meta(
+            description=(
+                "The seat's display name (1 to 40 characters once trimmed). Required of a guest"
+                " (no player token: 422 invalid_name without it); a player joins under its own"
+                " name when it is absent or null."
+            )
+        ),
+    ] = None
+
+
+class SeatOut(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    seat: int
+    token: str
+    player_id: uuid.UUID | None = None  # None: joined as a guest (no statistics)
+
+
+class GameSummary(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: str
+    version: int  # the public numbering's version: events hidden from spectators are not counted
+    public: bool
+    spectator_delay: float
+    seats: list[str | None]
+    winners: list[int] | None = None
+    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
+
+
+def summary(game_id: uuid.UUID, table: Table) -> GameSummary:
+    return GameSummary(
+        game_id=game_id,
+        kind=table.kind,
+        status=table.status,
+        version=version_for(table, SPECTATOR),
+        public=table.public,
+        spectator_delay=table.spectator_delay,
+        seats=list(table.seats),
+        winners=list(table.outcome.winners) if table.outcome else None,
+        ruled_outcome=ruled_outcome(table),
+    )
+
+
+def _token(state: State, principal: Principal, answer: Lobbied, game_id: uuid.UUID, lifetime: float) -> str:
+    """The token a lobby answer carries, named and dated by the event that made the answer: a
+    replay re-issues the very same token from the log (no token is stored), expiring as the first."""
+    named = dataclasses.replace(principal, token_id=idempotency.token_id(game_id, answer.seq))
+    # Dated a second early: a database clock a little ahead of this instance's never dates a
+    # token in the future, which verifying would refuse (iat).
+    return auth.issue(state.keyring, named, lifetime, now=int(answer.recorded_at) - 1)
+
+
+class LobbyController(Controller):
+    path = "/games"
+    tags = ["lobby"]
+
+    @get(
+        "/",
+        operation_id="listGames",
+        responses=problems(
+            {400: ["invalid_status", "invalid_kind", "invalid_limit", "invalid_offset", "invalid_request"]},
+            UNAVAILABLE,
+        ),
+        summary="Public games, newest first, as spectators may see them (spectator delay applied)",
+    )
+    async def list_games(
+        self,
+        state: State,
+        status: ListedStatus | None = None,
+        kind: Annotated[str | None, QueryParameter(max_length=64, pattern=KIND_PATTERN)] = None,
+        limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
+        offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
+    ) -> GameListing:
+        listings: Listings = state.listings
+        return await listings.read(listing_query(status, kind, limit, offset))
+
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Create a game; returns its host token",
+        responses=problems(
+            JSON_BODY,
+            KEYED,
+            {404: ["unknown_game_kind"], 422: ["invalid_options", "invalid_spectator_delay"]},
+            RATE_LIMITED,
+            UNAVAILABLE,
+        ),
+    )
+    async def create(
+        self, data: CreateGame, games: GameService, state: State, idempotency_key: IdempotencyKey = None
+    ) -> GameCreatedOut:
+        game_id, created = await games.create(
+            data.kind,
+            data.options,
+            public=data.public,
+            spectator_delay=data.spectator_delay,
+            key=idempotency_key,
+            body=msgspec.json.encode(data),
+        )
+        settings: Settings = state.settings
+        host = Principal(role="host", game_id=game_id)
+        token = _token(state, host, created, game_id, settings.host_token_lifetime)
+        table = created.table
+        return GameCreatedOut(game_id=game_id, kind=table.kind, seats=len(table.seats), host_token=token)
+
+    @get(
+        "/{game_id:uuid}",
+        operation_id="getGame",
+        summary="A game's public summary",
+        description=(
+            "Live to the game's host, the holders of its seats and moderators (with their token);"
+            " to anyone else only a public game, as its spectators see it (spectator_delay applied)."
+        ),
+        guards=[guards.bearer_if_sent],
+        dependencies={"principal": Provide(provide_principal_if_sent, sync_to_thread=False)},
+        responses=problems(PARAMS, BEARER, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
+    )
+    async def get_game(
+        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
+    ) -> GameSummary:
+        return summary(game_id, await games.shown_to(game_id, principal))
+
+    @post(
+        "/{game_id:uuid}/seats",
+        operation_id="joinGame",
+        summary="Take a free seat (with a player token: as that player; without: as a guest)",
+        guards=[guards.player_or_guest],
+        dependencies={"principal": Provide(provide_principal_if_sent, sync_to_thread=False)},
+        responses=problems(
+            JSON_BODY,
+            UNKNOWN_GAME,
+            BEARER,
+            {
+                409: ["game_already_started", "game_full", "version_conflict", "game_under_incident"],
+                422: ["invalid_name"],
+            },
+            KEYED,
+            RATE_LIMITED,
+            UNAVAILABLE,
+        ),
+    )
+    async def join(
+        self,
+        game_id: uuid.UUID,
+        data: JoinSeat,
+        games: GameService,
+        state: State,
+        principal: Principal | None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> SeatOut:
+        player_id = principal.player_id if principal is not None else None
+        name = data.name
+        if name is None:
+            if player_id is None:
+                raise ServiceError(422, "invalid_name", "A guest joins with a display name.")
+            name = await state.players.name(player_id)
+        seat, joined = await games.join(
+            game_id,
+            name,
+            player=str(player_id) if player_id else None,
+            key=idempotency_key,
+            body=msgspec.json.encode(data),
+        )
+        occupancy = joined.table.occupancies[seat] or ""
+        settings: Settings = state.settings
+        holder = Principal(role="seat", game_id=game_id, seat=seat, occupancy=occupancy)
+        token = _token(state, holder, joined, game_id, settings.seat_token_lifetime)
+        return SeatOut(game_id=game_id, seat=seat, token=token, player_id=player_id)
+
+    @post(
+        "/{game_id:uuid}/start",
+        operation_id="startGame",
+        responses=problems(
+            PARAMS,
+            BEARER,
+            UNKNOWN_GAME,
+            {409: ["game_already_started", "seats_not_filled", "version_conflict", "game_under_incident"]},
+            KEYED,
+            UNAVAILABLE,
+        ),
+        summary="Start the game (host token; every seat taken)",
+        guards=[guards.host],
+        status_code=200,
+    )
+    async def start(
+        self, game_id: uuid.UUID, games: GameService, idempotency_key: IdempotencyKey = None
+    ) -> GameSummary:
+        return summary(game_id, await games.start(game_id, key=idempotency_key))
+
+    @delete(
+        "/{game_id:uuid}/seats/{seat:int}",
+        operation_id="leaveGame",
+        responses=problems(
+            SEAT,
+            BEARER,
+            UNKNOWN_GAME,
+            {409: ["game_already_started", "cannot_leave", "version_conflict", "game_under_incident"]},
+            RULES,
+            UNAVAILABLE,
+        ),
+        summary="Leave a seat before the game starts, or concede once it runs",
+        guards=[guards.seat_actor],
+        dependencies={"holder": Provide(provide_seat_holder, sync_to_thread=False)},
+        status_code=200,
+    )
+    async def leave(
+        self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
+    ) -> GameSummary:
+        return summary(game_id, await games.leave(game_id, seat, holder=holder.principal.occupancy))

@@ -1,0 +1,1 @@
+"""The read models (lobby list, each player's games, the dispute queue), projected from the log."""

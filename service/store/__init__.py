@@ -1,0 +1,1 @@
+"""The append-only log in PostgreSQL and its adapters: pool, batching, replica, Citus, notifications."""

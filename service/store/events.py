@@ -1,0 +1,428 @@
+"""The event store: an append-only log of game events in PostgreSQL, through asyncpg.
+
+Appends
+    ``append`` calls the ``playlog_append`` SQL function (migrations/versions/0001): one round
+    trip, one transaction. It locks the game's row in ``streams`` (so appends to one game are
+    ordered and appends to different games run in parallel), answers a repeated ``command_id``
+    with the events that command appended the first time, refuses a stale ``expected_seq``, and
+    chains every event's hash to the previous one. Nothing here uses ``ON CONFLICT DO NOTHING``
+    on events: a conflict must surface. A store given a batcher (the service's, on plain
+    PostgreSQL) sends appends that arrive together as one call of ``playlog_append_batch``
+    (migration 0010, service/store/batching.py): the same promises, item by item, in one transaction.
+
+Durable, on a head the log has (migration 0012)
+    An append commits with ``synchronous_commit`` at least 'on' whatever the node's default,
+    so it is acknowledged only once flushed on the node holding the game. It refuses to chain
+    onto a head (``streams``) that is not the last event of the game's log there
+    (``HeadNotInLog``), and refuses every append to a game with an open incident
+    (``GameUnderIncident``; ``raise_incident``, service/app/incidents.py).
+
+Reading the whole log
+    ``read_all`` pages through every game's events in key order, ``(game_id, seq)``: the
+    primary key serves it, so appends maintain no index for it, and the order is the same on one
+    node and on Citus shards. It is no subscription: a batch sees what had committed when it ran,
+    so an event appended later to a game the cursor has already passed is not read again. Within a
+    game it never shows a gap (appends to a game are serialised by its ``streams`` row, each
+    committed before the next takes the lock). Readers that must follow new events follow games,
+    ``streams.seq`` against their own per-game version, as the read-model projector does
+    (service/readmodels/projector.py); ``read_all`` serves benches and tools.
+
+Tamper evidence
+    ``hash = sha256(prev_hash || canonical bytes)``, computed by ``playlog_event_digest`` from
+    the stored columns. ``verify`` recomputes the chain and names the first seq that breaks it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from service.store.batching import CONFLICT, Append, AppendBatcher
+from service.store.pool import Pool
+
+GENESIS_HASH = bytes(32)
+
+
+class StoreError(Exception):
+    """Base of the store's own errors."""
+
+
+class ConcurrencyConflict(StoreError):
+    """The game moved on since ``expected_seq``: reload and decide again."""
+
+    def __init__(self, game_id: uuid.UUID, expected: int, current: int) -> None:
+        super().__init__(f"Game {game_id} is at seq {current}, not {expected}.")
+        self.game_id = game_id
+        self.expected = expected
+        self.current = current
+
+
+class InvalidExpectedSeq(StoreError):
+    """A negative expected seq, or one ahead of the game (``current``: the game's seq then)."""
+
+    def __init__(self, message: str, current: int | None = None) -> None:
+        super().__init__(message)
+        self.current = current
+
+
+class HeadNotInLog(StoreError):
+    """The game's head in ``streams`` is not the last event of its log (PL412): a commit the
+    head records is missing from the log, so nothing may be chained onto it."""
+
+    def __init__(self, game_id: uuid.UUID, log_seq: int) -> None:
+        super().__init__(f"The head of game {game_id} is not the last event of its log (at {log_seq}).")
+        self.game_id = game_id
+        self.log_seq = log_seq
+
+
+class GameUnderIncident(StoreError):
+    """The game has an open incident (PL423): no append until a moderator clears it."""
+
+    def __init__(self, game_id: uuid.UUID) -> None:
+        super().__init__(f"Game {game_id} has an open incident.")
+        self.game_id = game_id
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    """An event to append: its type tag and its msgspec-encoded JSON."""
+
+    type: str
+    data: bytes
+    schema_version: int = 1
+
+
+class StoredEvent(msgspec.Struct, frozen=True):
+    position: int
+    game_id: uuid.UUID
+    seq: int
+    type: str
+    schema_version: int
+    data: str  # the event's JSON, as stored
+    metadata_json: str  # decoded on demand by ``metadata``: replays rarely need it
+    recorded_at: datetime
+    prev_hash: bytes
+    hash: bytes
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Command id, actor and correlation id."""
+        return _metadata_decoder.decode(self.metadata_json)
+
+
+class AppendResult(msgspec.Struct, frozen=True):
+    events: list[StoredEvent]
+    duplicate: bool  # True when command_id had been applied before: nothing was appended
+    fingerprint: str | None  # the fingerprint stored with that command
+
+
+class Cursor(msgspec.Struct, frozen=True):
+    """Where a reader of ``read_all`` stands: after ``seq`` of ``game_id``, in key order."""
+
+    game_id: uuid.UUID = uuid.UUID(int=0)
+    seq: int = 0
+
+    @classmethod
+    def after(cls, event: StoredEvent) -> Cursor:
+        return cls(event.game_id, event.seq)
+
+
+START = Cursor()
+
+
+class ChainReport(msgspec.Struct, frozen=True):
+    ok: bool
+    events: int
+    first_bad_seq: int | None
+    last_hash: str  # hex
+    reason: str | None = None
+
+
+_metadata_decoder = msgspec.json.Decoder(dict[str, Any])
+_encoder = msgspec.json.Encoder()
+
+# Column order of every event query; ``_stored`` reads the rows by position (it is hot).
+_EVENT_COLUMNS = "position, game_id, seq, type, schema_version, data, metadata, recorded_at, prev_hash, hash"
+
+
+def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None) -> StoredEvent:
+    return StoredEvent(
+        row[0],
+        game_id if game_id is not None else row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9],
+    )
+
+
+def event_columns(alias: str) -> str:
+    """The columns ``stored_event`` reads, each qualified by the table's ``alias``."""
+    return ", ".join(f"{alias}.{column.strip()}" for column in _EVENT_COLUMNS.split(","))
+
+
+def stored_event(row: asyncpg.Record) -> StoredEvent:
+    """A row of ``event_columns``."""
+    return _stored(row)
+
+
+def _appended(row: asyncpg.Record, game_id: uuid.UUID, data: str = "", metadata: str = "") -> StoredEvent:
+    """A row returned by ``playlog_append``: a new row comes back without the data and metadata
+    the caller sent (``data``, ``metadata``); an earlier command's rows come back whole."""
+    return StoredEvent(
+        row[0],
+        game_id,
+        row[1],
+        row[2],
+        row[3],
+        data if row[4] is None else row[4],
+        metadata if row[5] is None else row[5],
+        row[6],
+        row[7],
+        row[8],
+    )
+
+
+def _result(rows: list[Any], game_id: uuid.UUID, bodies: list[str], metadata: str) -> AppendResult:
+    """An append's rows (``playlog_append``'s, or its item's of ``playlog_append_batch``)."""
+    duplicate = bool(rows) and rows[0][9]
+    if duplicate:
+        stored = [_appended(row, game_id) for row in rows]
+    else:
+        stored = [_appended(row, game_id, body, metadata) for row, body in zip(rows, bodies, strict=True)]
+    return AppendResult(events=stored, duplicate=duplicate, fingerprint=rows[0][10] if rows else None)
+
+
+def _ahead(expected: int, current: int) -> InvalidExpectedSeq:
+    return InvalidExpectedSeq(f"Expected seq {expected} is ahead of the game (at {current}).", current)
+
+
+def _refusal(game_id: uuid.UUID, expected: int, conflict: str, seq: int) -> StoreError:
+    """The error for an append's conflict ('stale', 'ahead', 'torn', 'incident'); ``seq``: the
+    game's seq (the log's last one for 'torn')."""
+    if conflict == "stale":
+        return ConcurrencyConflict(game_id, expected, seq)
+    if conflict == "ahead":
+        return _ahead(expected, seq)
+    if conflict == "torn":
+        return HeadNotInLog(game_id, seq)
+    if conflict == "incident":
+        return GameUnderIncident(game_id)
+    raise ValueError(f"playlog_append_batch answered an unknown conflict: {conflict!r}")
+
+
+_SQLSTATES = {"PL409": "stale", "PL422": "ahead", "PL412": "torn", "PL423": "incident"}
+
+
+class EventStore:
+    """The log, over a pool (each call takes a connection for itself) or over one connection
+    (a caller making several calls in a row, a benchmark writer say, keeps its own)."""
+
+    def __init__(self, db: Pool | asyncpg.Connection, *, batcher: AppendBatcher | None = None) -> None:
+        """With a ``batcher`` (over a pool, on plain PostgreSQL: Citus delegates each
+        ``playlog_append`` to its game's node, which a batch cannot be), appends go through it."""
+        self.db = db
+        self._batcher = batcher
+
+    async def append(
+        self,
+        game_id: uuid.UUID,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        *,
+        command_id: str | None = None,
+        actor: str | None = None,
+        correlation_id: str | None = None,
+        fingerprint: str | None = None,
+        due_at: float | None = None,
+    ) -> AppendResult:
+        """Append ``events`` after ``expected_seq``, atomically; see the module docstring.
+
+        ``due_at`` (epoch seconds) is when the game next needs the scheduler, or None.
+        """
+        if expected_seq < 0:
+            raise InvalidExpectedSeq(f"Expected seq must be 0 or more, not {expected_seq}.")
+        if not events:
+            raise ValueError("Nothing to append.")
+        metadata = _encoder.encode(
+            {"command_id": command_id, "actor": actor, "correlation_id": correlation_id}
+        ).decode()
+        bodies = [e.data.decode() for e in events]
+        if self._batcher is not None:
+            rows = await self._batcher.append(
+                Append(
+                    game_id, expected_seq, command_id, fingerprint,
+                    [e.type for e in events], [e.schema_version for e in events], bodies, metadata, due_at,
+                )
+            )  # fmt: skip
+            conflict = rows[0][CONFLICT] if rows else None
+            if conflict is not None:
+                raise _refusal(game_id, expected_seq, conflict, rows[0][1])
+            return _result(rows, game_id, bodies, metadata)
+        try:
+            rows = await self.db.fetch(
+                "SELECT * FROM playlog_append($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                game_id,
+                expected_seq,
+                command_id,
+                fingerprint,
+                [e.type for e in events],
+                [e.schema_version for e in events],
+                bodies,
+                metadata,
+                due_at,
+            )
+        except asyncpg.PostgresError as exc:
+            conflict = _SQLSTATES.get(getattr(exc, "sqlstate", None) or "")
+            if conflict is not None:
+                raise _refusal(game_id, expected_seq, conflict, int(exc.detail or 0)) from None
+            raise
+        return _result(rows, game_id, bodies, metadata)
+
+    async def current_seq(self, game_id: uuid.UUID) -> int:
+        seq = await self.db.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)
+        return int(seq or 0)
+
+    async def command_events(
+        self, game_id: uuid.UUID, command_id: str
+    ) -> tuple[list[StoredEvent], str | None] | None:
+        """The events a command appended and its fingerprint, or None if it never was applied."""
+        row = await self.db.fetchrow(
+            "SELECT first_seq, last_seq, fingerprint FROM commands WHERE game_id = $1 AND command_id = $2",
+            game_id,
+            command_id,
+        )
+        if row is None:
+            return None
+        events = await self.read(game_id, row["first_seq"] - 1, row["last_seq"])
+        return events, row["fingerprint"]
+
+    async def key_game(self, caller: str, key: str, game_id: uuid.UUID) -> uuid.UUID:
+        """The game ``caller`` first sent ``key`` for (``game_id``, if never before: recorded)."""
+        bound: uuid.UUID = await self.db.fetchval(
+            "INSERT INTO caller_keys AS k (caller, key, game_id) VALUES ($1, $2, $3)"
+            " ON CONFLICT (caller, key) DO UPDATE SET game_id = k.game_id RETURNING k.game_id",
+            caller,
+            key,
+            game_id,
+        )
+        return bound
+
+    async def raise_incident(
+        self, game_id: uuid.UUID, *, reason: str, acknowledged: int, log_seq: int
+    ) -> bool:
+        """Record that the log lacks seqs up to ``acknowledged`` (it ends at ``log_seq``): the
+        game's appends stop until a moderator clears it (service/app/incidents.py). False when the
+        game had an open incident already."""
+        raised = await self.db.fetchval(
+            "INSERT INTO incidents (game_id, reason, acknowledged_seq, log_seq) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (game_id) WHERE cleared_at IS NULL DO NOTHING RETURNING true",
+            game_id,
+            reason,
+            acknowledged,
+            log_seq,
+        )
+        return bool(raised)
+
+    async def due_games(self, limit: int = 100) -> list[uuid.UUID]:
+        """Games whose deadline has passed, earliest first (for the scheduler), but for those
+        under an incident (no append until a moderator clears it)."""
+        rows = await self.db.fetch(
+            "SELECT s.game_id FROM streams s WHERE s.due_at <= now() AND NOT EXISTS"
+            " (SELECT 1 FROM incidents i WHERE i.game_id = s.game_id AND i.cleared_at IS NULL)"
+            " ORDER BY s.due_at LIMIT $1",
+            limit,
+        )
+        return [row["game_id"] for row in rows]
+
+    async def read(
+        self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
+    ) -> list[StoredEvent]:
+        """One game's events after ``after_seq`` (and up to ``up_to_seq``), in seq order."""
+        rows = await self.db.fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq > $2"
+            " AND ($3::int IS NULL OR seq <= $3) ORDER BY seq",
+            game_id,
+            after_seq,
+            up_to_seq,
+        )
+        return [_stored(row, game_id) for row in rows]
+
+    async def seat_moves(self, game_id: uuid.UUID, seat: int) -> list[tuple[str, str | None, datetime]]:
+        """A seat's joins and leaves in log order: ``(type, the join's occupancy, recorded_at)``."""
+        rows = await self.db.fetch(
+            "SELECT type, data->>'occupancy', recorded_at FROM events WHERE game_id = $1"
+            " AND type IN ('lobby.joined', 'lobby.left') AND (data->>'seat')::int = $2 ORDER BY seq",
+            game_id,
+            seat,
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    async def read_bodies(
+        self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
+    ) -> list[tuple[str, int, str]]:
+        """Only ``(type, schema_version, data)`` of one game's events after ``after_seq`` (and up
+        to ``up_to_seq``), in seq order: all a fold needs, at a fraction of the cost of full rows
+        (the replay hot path)."""
+        if up_to_seq is None:
+            rows = await self.db.fetch(
+                "SELECT type, schema_version, data FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq",
+                game_id,
+                after_seq,
+            )
+        else:
+            rows = await self.db.fetch(
+                "SELECT type, schema_version, data FROM events WHERE game_id = $1 AND seq > $2"
+                " AND seq <= $3 ORDER BY seq",
+                game_id,
+                after_seq,
+                up_to_seq,
+            )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    async def read_all(self, after: Cursor = START, limit: int = 1000) -> list[StoredEvent]:
+        """Up to ``limit`` events of every game after the cursor, in ``(game_id, seq)`` order
+        (see above); ``Cursor.after(batch[-1])`` continues."""
+        rows = await self.db.fetch(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE (game_id, seq) > ($1, $2)"
+            " ORDER BY game_id, seq LIMIT $3",
+            after.game_id,
+            after.seq,
+            limit,
+        )
+        return [_stored(row) for row in rows]
+
+    async def verify(self, game_id: uuid.UUID) -> ChainReport:
+        """Recompute the hash chain of one game and report the first seq that breaks it."""
+        rows = await self.db.fetch(
+            "SELECT seq, prev_hash, hash, playlog_event_digest(prev_hash, game_id, seq, type,"
+            " schema_version, data, metadata, recorded_at) AS digest"
+            " FROM events WHERE game_id = $1 ORDER BY seq",
+            game_id,
+        )
+        head = await self.db.fetchrow("SELECT seq, last_hash FROM streams WHERE game_id = $1", game_id)
+        running = GENESIS_HASH
+        for expected_seq, row in enumerate(rows, start=1):
+            reason = None
+            if row["seq"] != expected_seq:
+                reason = f"seq {expected_seq} is missing"
+            elif bytes(row["prev_hash"]) != running:
+                reason = "prev_hash does not match the previous event's hash"
+            elif bytes(row["digest"]) != bytes(row["hash"]):
+                reason = "content does not match its hash"
+            if reason:
+                return ChainReport(False, len(rows), expected_seq, running.hex(), reason)
+            running = bytes(row["hash"])
+        if head is not None and (head["seq"] != len(rows) or bytes(head["last_hash"]) != running):
+            return ChainReport(
+                False, len(rows), len(rows) + 1, running.hex(), "events after this seq are missing"
+            )
+        return ChainReport(True, len(rows), None, running.hex())

@@ -1,0 +1,339 @@
+"""A typed Python client for the playlog HTTP API (httpx, async).
+
+Errors come back as ``ApiError`` carrying the problem+json ``code``.
+
+With ``max_retries`` (0 by default), a request that may be repeated is retried on a transport error
+or a 5xx, with a growing pause (the server's ``Retry-After`` when it gives one): reads, and
+commands and lobby calls sent with an Idempotency-Key, which the server applies once however
+often it receives them (a retried join gets the same seat and token). Lobby calls sent without a
+key are retried only when they surely did nothing: the connection was never made, or the answer
+was 503 (the database refused the write).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any
+
+import httpx
+import msgspec
+
+from service.app.games import SeatViewOut
+from service.app.players import PlayerGames
+from service.app.players import PlayerOut as Player
+
+# The lobby's and the audit's answers decode into the server's own Structs; events and views
+# are each game's own unions, so they stay plain JSON here.
+from service.http.api.lobby import GameCreatedOut as CreatedGame
+from service.http.api.lobby import GameSummary
+from service.http.api.lobby import SeatOut as JoinedSeat
+from service.http.api.players import PlayerCreatedOut as CreatedPlayer
+from service.store.events import ChainReport
+
+__all__ = [
+    "ApiError",
+    "ChainReport",
+    "CommandResult",
+    "CreatedGame",
+    "CreatedPlayer",
+    "EventOut",
+    "GameSummary",
+    "JoinedSeat",
+    "Player",
+    "PlaylogClient",
+    "SeatView",
+]
+
+
+RETRIED_STATUSES = frozenset({500, 502, 503, 504})
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout)  # the server never saw the request
+
+
+class RoundRobin(httpx.AsyncBaseTransport):
+    """Sends each request to the next of several instances of the service (one database)."""
+
+    def __init__(self, urls: Sequence[str], **kwargs: Any) -> None:
+        self._targets = [httpx.URL(url) for url in urls]
+        self._inner = httpx.AsyncHTTPTransport(**kwargs)
+        self._next = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        target = self._targets[self._next % len(self._targets)]
+        self._next += 1
+        request.url = request.url.copy_with(scheme=target.scheme, host=target.host, port=target.port)
+        request.headers["Host"] = target.netloc.decode()
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, detail: str, body: dict[str, Any]) -> None:
+        super().__init__(f"{status} {code}: {detail}")
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.body = body
+
+
+class EventOut(msgspec.Struct, frozen=True):
+    seq: int
+    type: str
+    recorded_at: float
+    data: dict[str, Any]
+
+
+class SeatView(SeatViewOut, frozen=True):
+    """The server's seat view (its ``view`` decoded as plain JSON), with a shortcut."""
+
+    @property
+    def legal_commands(self) -> list[dict[str, Any]]:
+        if not self.view:
+            return []
+        commands: list[dict[str, Any]] = self.view.get("legal_commands", [])
+        return commands
+
+
+class CommandResult(msgspec.Struct, frozen=True):
+    version: int
+    events: list[EventOut]
+    view: SeatView | None = None
+
+
+class PlaylogClient:
+    """``async with PlaylogClient(url) as api: ...``"""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 30.0,
+        http: httpx.AsyncClient | None = None,
+        max_retries: int = 0,
+        first_pause: float = 0.2,
+        max_pause: float = 3.0,
+    ):
+        self._own = http is None
+        self.http = http or httpx.AsyncClient(base_url=base_url, timeout=timeout)
+        self.max_retries = max_retries
+        self.first_pause = first_pause
+        self.max_pause = max_pause
+        self.retries = 0  # requests sent again, over this client's life
+
+    async def __aenter__(self) -> PlaylogClient:
+        return self
+
+    async def __aexit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._own:
+            await self.http.aclose()
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        type_: type[Any],
+        *,
+        token: str | None = None,
+        json: Any = None,
+        content: bytes | None = None,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        idempotent: bool | None = None,
+    ) -> Any:
+        all_headers = dict(headers or {})
+        if token:
+            all_headers["Authorization"] = f"Bearer {token}"
+        if content is not None:
+            all_headers.setdefault("Content-Type", "application/json")
+        repeatable = method == "GET" if idempotent is None else idempotent
+        attempt = 0
+        while True:
+            try:
+                response = await self.http.request(
+                    method, path, json=json, content=content, params=params, headers=all_headers
+                )
+            except httpx.TransportError as exc:
+                if attempt >= self.max_retries or not (repeatable or isinstance(exc, _NOT_SENT)):
+                    raise
+                await self._pause(attempt, None)
+            else:
+                status = response.status_code
+                if (
+                    attempt >= self.max_retries
+                    or status not in RETRIED_STATUSES
+                    or not (repeatable or status == 503)
+                ):
+                    break
+                await self._pause(attempt, response.headers.get("Retry-After"))
+            attempt += 1
+            self.retries += 1
+        if response.status_code >= 400:
+            try:
+                body = response.json()
+            except ValueError:
+                body = {"detail": response.text}
+            raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
+        return msgspec.json.decode(response.content, type=type_)
+
+    async def _pause(self, attempt: int, retry_after: str | None) -> None:
+        pause = min(self.first_pause * 2**attempt, self.max_pause)
+        if retry_after is not None and retry_after.isdigit():
+            pause = min(float(retry_after), self.max_pause)
+        await asyncio.sleep(pause)
+
+    async def create_game(
+        self,
+        kind: str,
+        options: dict[str, Any],
+        *,
+        public: bool = True,
+        spectator_delay: float | None = None,
+        idempotency_key: str | None = None,
+    ) -> CreatedGame:
+        body: dict[str, Any] = {"kind": kind, "options": options, "public": public}
+        if spectator_delay is not None:
+            body["spectator_delay"] = spectator_delay
+        result: CreatedGame = await self._call(
+            "POST", "/games", CreatedGame, json=body, **_keyed(idempotency_key)
+        )
+        return result
+
+    async def join(
+        self,
+        game_id: uuid.UUID,
+        name: str | None = None,
+        *,
+        player_token: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> JoinedSeat:
+        """Take a free seat: as the player of ``player_token``, or as a guest."""
+        body = {} if name is None else {"name": name}
+        result: JoinedSeat = await self._call(
+            "POST",
+            f"/games/{game_id}/seats",
+            JoinedSeat,
+            json=body,
+            token=player_token,
+            **_keyed(idempotency_key),
+        )
+        return result
+
+    async def create_player(self, name: str) -> CreatedPlayer:
+        result: CreatedPlayer = await self._call("POST", "/players", CreatedPlayer, json={"name": name})
+        return result
+
+    async def player(self, player_id: uuid.UUID) -> Player:
+        result: Player = await self._call("GET", f"/players/{player_id}", Player)
+        return result
+
+    async def refresh_player_token(self, token: str) -> CreatedPlayer:
+        result: CreatedPlayer = await self._call("POST", "/players/me/token", CreatedPlayer, token=token)
+        return result
+
+    async def my_games(self, player_token: str, limit: int = 50, offset: int = 0) -> PlayerGames:
+        result: PlayerGames = await self._call(
+            "GET",
+            "/players/me/games",
+            PlayerGames,
+            token=player_token,
+            params={"limit": limit, "offset": offset},
+        )
+        return result
+
+    async def revoke_player_token(self, token: str) -> None:
+        response = await self.http.request(
+            "DELETE", "/players/me", headers={"Authorization": f"Bearer {token}"}
+        )
+        if response.status_code >= 400:
+            body = response.json()
+            raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
+
+    async def start(
+        self, game_id: uuid.UUID, host_token: str, *, idempotency_key: str | None = None
+    ) -> GameSummary:
+        result: GameSummary = await self._call(
+            "POST", f"/games/{game_id}/start", GameSummary, token=host_token, **_keyed(idempotency_key)
+        )
+        return result
+
+    async def game(self, game_id: uuid.UUID) -> GameSummary:
+        result: GameSummary = await self._call("GET", f"/games/{game_id}", GameSummary)
+        return result
+
+    async def leave(self, game_id: uuid.UUID, seat: int, token: str) -> GameSummary:
+        result: GameSummary = await self._call(
+            "DELETE", f"/games/{game_id}/seats/{seat}", GameSummary, token=token
+        )
+        return result
+
+    async def send(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        token: str,
+        command: dict[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        expected_version: int | None = None,
+        with_view: bool = False,
+    ) -> CommandResult:
+        params: dict[str, Any] = {}
+        if expected_version is not None:
+            params["expected_version"] = expected_version
+        if with_view:
+            params["view"] = "true"
+        result: CommandResult = await self._call(
+            "POST",
+            f"/games/{game_id}/seats/{seat}/commands",
+            CommandResult,
+            token=token,
+            content=msgspec.json.encode(command),
+            params=params,
+            **_keyed(idempotency_key),
+        )
+        return result
+
+    async def view(self, game_id: uuid.UUID, seat: int, token: str) -> SeatView:
+        result: SeatView = await self._call(
+            "GET", f"/games/{game_id}/seats/{seat}/view", SeatView, token=token
+        )
+        return result
+
+    async def events(self, game_id: uuid.UUID, seat: int, token: str, after: int = 0) -> list[EventOut]:
+        result: list[EventOut] = await self._call(
+            "GET",
+            f"/games/{game_id}/seats/{seat}/events",
+            list[EventOut],
+            token=token,
+            params={"after": after},
+        )
+        return result
+
+    async def verify(
+        self, game_id: uuid.UUID, token: str | None = None, *, reason: str | None = None
+    ) -> ChainReport:
+        """The chain recomputed; a moderator reading a running game gives ``reason`` (recorded)."""
+        result: ChainReport = await self._call(
+            "GET",
+            f"/games/{game_id}/audit/verify",
+            ChainReport,
+            token=token,
+            params={"reason": reason} if reason else None,
+        )
+        return result
+
+
+def _keyed(idempotency_key: str | None) -> dict[str, Any]:
+    """A call's header and retry policy: with a key, the server answers a repeat as the first."""
+    if idempotency_key is None:
+        return {}
+    return {"headers": {"Idempotency-Key": idempotency_key}, "idempotent": True}
