@@ -54,7 +54,7 @@ def _instrument() -> None:
     import service.http.api.guards
     import service.http.api.play
     import service.http.fast.lanes
-    import service.readmodels.projector
+    import service.readmodels.models
     from domain.table.decider import SeatedDecider
 
     parts: list[tuple[Any, str, str]] = [
@@ -66,7 +66,7 @@ def _instrument() -> None:
         (service.app.games.GameService, "decode_command", "the command decoded"),
         (service.http.api.guards, "read_bearer", "the token read"),
         (service.http.fast.lanes, "encode_json", "the answer encoded"),
-        (service.readmodels.projector.ReadModels, "_apply", "read models: fold"),
+        (service.readmodels.models.ReadModels, "_apply", "read models: fold"),
     ]
     for owner, name, part in parts:
         function = getattr(owner, name)

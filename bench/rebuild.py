@@ -41,7 +41,7 @@ import msgspec
 from domain import registry
 from domain.decider import Context
 from projections.table import GameCreated, GameStarted, SeatJoined, event_tag, schema_version
-from service.readmodels.projector import rebuild
+from service.readmodels.rebuild import rebuild
 from service.store import database
 from service.store.events import START, Cursor, EventStore
 from service.store.pool import create_pool

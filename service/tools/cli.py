@@ -414,7 +414,7 @@ def rebuild_projections(batch_size: int) -> None:
     """Empty the read models and replay the whole log into them (safe to interrupt and rerun)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from service.readmodels.projector import RebuildReport, rebuild
+    from service.readmodels.rebuild import RebuildReport, rebuild
     from service.store.events import EventStore
     from service.store.pool import create_pool
 

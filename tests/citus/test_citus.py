@@ -17,7 +17,7 @@ import asyncpg
 import pytest
 
 from domain import registry
-from service.readmodels.projector import rebuild
+from service.readmodels.rebuild import rebuild
 from service.store.events import ConcurrencyConflict, EventStore, InvalidExpectedSeq, NewEvent
 from service.tools.bot import GameReport, pick, play_game
 from service.tools.client import PlaylogClient

@@ -22,7 +22,7 @@ from projections.export import verify as export_verify
 from service.app.auth import Principal, issue
 from service.config import Settings
 from service.http.app import create_app
-from service.readmodels.projector import rebuild
+from service.readmodels.rebuild import rebuild
 from service.store import portable
 from service.store.events import EventStore
 from service.tools.client import JoinedSeat, PlaylogClient

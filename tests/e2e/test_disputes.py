@@ -18,7 +18,7 @@ from litestar.testing import AsyncTestClient
 from service.app.auth import Principal, issue
 from service.config import Settings
 from service.http.app import create_app
-from service.readmodels.projector import rebuild
+from service.readmodels.rebuild import rebuild
 from service.store.events import EventStore
 from service.tools.client import JoinedSeat, PlaylogClient
 from tests.e2e.sse import read_events

@@ -9,7 +9,7 @@ import asyncpg
 import msgspec
 
 from projections.table import GameCreated, SeatJoined, event_tag
-from service.readmodels.projector import NAME, ReadModels
+from service.readmodels.models import NAME, ReadModels
 from service.store import database
 from service.store.events import EventStore, NewEvent
 from service.store.pool import create_pool

@@ -21,8 +21,10 @@ from litestar.testing import AsyncTestClient
 
 from projections.table import GameCreated, SeatJoined
 from service.app.games import GameService
+from service.readmodels import models as readmodels
 from service.readmodels import projector
-from service.readmodels.projector import PAUSE_LOCK, Behind, GenerationMoved, ReadModels, rebuild
+from service.readmodels.models import PAUSE_LOCK, Behind, GenerationMoved, ReadModels
+from service.readmodels.rebuild import rebuild
 from service.store.events import EventStore
 from service.tools.bot import GameReport, play_game
 from service.tools.client import PlaylogClient
@@ -331,7 +333,7 @@ async def test_a_round_hands_the_event_loop_back_while_it_folds(
     async def seen_while_folding(slice_seconds: float) -> set[int]:
         """The counts of folded events that another task saw while one round folded everything."""
         nonlocal applied
-        monkeypatch.setattr(projector, "FOLD_SLICE", slice_seconds)
+        monkeypatch.setattr(readmodels, "FOLD_SLICE", slice_seconds)
         models = Counting(store, name="slices")  # a cache of its own: every event is read and folded
         seen: set[int] = set()
         done = False
@@ -371,7 +373,7 @@ async def test_a_live_round_rests_between_its_slices_and_a_rebuild_does_not(
     rests: list[float] = []
     slept: list[float] = []
 
-    class Recorded(projector._Slices):
+    class Recorded(readmodels._Slices):
         def __init__(self, rest: float = 0.0) -> None:
             rests.append(rest)
             super().__init__(rest)
@@ -383,8 +385,8 @@ async def test_a_live_round_rests_between_its_slices_and_a_rebuild_does_not(
             slept.append(seconds)
         await real_sleep(seconds)
 
-    monkeypatch.setattr(projector, "_Slices", Recorded)
-    monkeypatch.setattr(projector, "FOLD_SLICE", 0.0)  # every pause hands the loop back
+    monkeypatch.setattr(readmodels, "_Slices", Recorded)
+    monkeypatch.setattr(readmodels, "FOLD_SLICE", 0.0)  # every pause hands the loop back
     await bot_games(api, 1)
     await wait_for(lambda: caught_up(pool))
     assert rests and set(rests) == {projector.FOLD_REST}
@@ -393,9 +395,9 @@ async def test_a_live_round_rests_between_its_slices_and_a_rebuild_does_not(
     await rebuild(store, database_url)
     assert rests and set(rests) == {0.0}
 
-    monkeypatch.setattr(projector.asyncio, "sleep", sleep)
-    await projector._Slices(rest=0.25).pause()
-    await projector._Slices().pause()
+    monkeypatch.setattr(readmodels.asyncio, "sleep", sleep)
+    await readmodels._Slices(rest=0.25).pause()
+    await readmodels._Slices().pause()
     assert slept == [0.25, 0.0]
 
 

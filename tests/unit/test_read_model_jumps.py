@@ -19,7 +19,7 @@ from domain.table.state import Table
 from projections import read_models
 from projections import table as tables
 from projections.read_models import BatchChanges
-from service.readmodels.projector import ReadModels
+from service.readmodels.models import ReadModels
 from service.store.events import StoredEvent
 from tests.unit.disputes.test_dispute_decider import then
 from tests.unit.disputes.test_rulings_in_read_models import CLAIMED, RAISED, conceded, ruled
