@@ -79,10 +79,3 @@ def shown_at(rows: Iterable[tuple[float, str, int, str]], instant: float) -> Tab
         shown, _ = step(shown, event_type, data, version)
     assert shown is not None, "a game's log starts with lobby.created"
     return shown
-
-
-def spectator_table(table: Table, rows: Iterable[tuple[float, str, int, str]], now: float) -> Table:
-    """``table`` (the live one) as spectators may see it ``now``: itself without a delay."""
-    if table.spectator_delay <= 0:
-        return table
-    return shown_at(rows, released_by(now, table.spectator_delay))

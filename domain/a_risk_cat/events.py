@@ -8,8 +8,6 @@ everyone but moderators.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from domain.a_risk_cat.state import ARiskCatPending
@@ -241,5 +239,3 @@ ARiskCatEventUnion = (
     | SeatConceded
     | ARiskCatGameEnded
 )
-
-event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ARiskCatEventUnion)

@@ -7,10 +7,6 @@ painting 2 that is the Banker (``"p2-1"``), and the Cheater is ``"p2-2"``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-ROBIN_TELL_PAINTING = 1
-BANK_PAINTING = 2
 ANGEL = 3
 SWIMMER = 4
 WRITER = 6
@@ -52,21 +48,9 @@ def painting(token: str) -> int:
     return _PAINTING_OF[token]
 
 
-def is_token(value: object) -> bool:
-    return isinstance(value, str) and value in _PAINTING_OF
-
-
 def black_cat(painting_number: int) -> str:
     """The token of this painting that bears the black cat (the tie-breaker)."""
     return f"p{painting_number}-1"
-
-
-def token_name(token: str) -> str:
-    if token == BANKER:
-        return "Banker"
-    if token == CHEATER:
-        return "Cheater"
-    return PAINTING_NAMES[painting(token)]
 
 
 def removed_paintings(players: int) -> tuple[int, ...]:
@@ -77,11 +61,6 @@ def removed_paintings(players: int) -> tuple[int, ...]:
 def tokens_in_play(players: int) -> tuple[str, ...]:
     removed = removed_paintings(players)
     return tuple(t for t in ALL_TOKENS if painting(t) not in removed)
-
-
-def tokens_of(paintings: Iterable[int]) -> tuple[str, ...]:
-    wanted = set(paintings)
-    return tuple(t for t in ALL_TOKENS if painting(t) in wanted)
 
 
 def token_points(token: str) -> int:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import msgspec
-
 from domain.decider import Event
 from domain.exploding_kittens.cards import Card
 
@@ -244,5 +242,3 @@ ExplodingKittensEvent = (
     | PlayerConceded
     | ExplodingKittensWon
 )
-
-event_decoder: msgspec.json.Decoder[ExplodingKittensEvent] = msgspec.json.Decoder(ExplodingKittensEvent)

@@ -47,9 +47,6 @@ class Ask(msgspec.Struct, frozen=True):
     note: str | None = None
 
 
-NO_ASK = Ask()
-
-
 class Grant(msgspec.Struct, frozen=True):
     """The why that goes on the record."""
 

@@ -37,7 +37,6 @@ from domain.table.commands import (
     TableCommand,
 )
 from domain.table.events import SeatJoined
-from domain.table.rules import check_holder
 from domain.viewers import Seat, Viewer
 from projections import table as tables
 from projections.disputes import RuledOutcome, ruled_outcome
@@ -66,7 +65,7 @@ from service.store.events import (
 from service.store.notifications import Notifier
 from service.store.replica import Reads
 
-__all__ = ["CommandResult", "Executed", "GameService", "Lobbied", "SeatViewOut", "check_holder", "seat_view"]
+__all__ = ["CommandResult", "Executed", "GameService", "Lobbied", "SeatViewOut", "seat_view"]
 
 log = get_logger("playlog.commands")
 _encoder = msgspec.json.Encoder()
