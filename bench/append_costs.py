@@ -9,7 +9,7 @@ games) append with one candidate at a time a command's events (2 or 3, 2.6 on av
 ``--rounds`` rounds on one fresh database. Each figure is the median over the rounds of
 PostgreSQL's CPU (postmaster and every backend) per append.
 
-- **pgbench's row**: pgbench's comparable event row (bench/_common.py), one INSERT per
+- **pgbench's row**: pgbench's comparable event row (bench/lib/common.py), one INSERT per
   transaction, run by pgbench itself after each round as `bench/commands.py` runs it: the
   baseline the target is stated against. pgbench sends each INSERT as text, parsed and planned;
 - **one row**: the same INSERT prepared once per connection, as the service sends its queries;
@@ -41,10 +41,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
 import asyncpg
+
+from bench.lib import common
 
 BODY = json.loads(
     '{"type":"CardPlayed","seat":2,"cards":["attack"],"target":null,"named":null,"combo":false,'

@@ -28,11 +28,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
 from commands import drive  # the commands bench's driver (bench/commands.py)
 
+from bench.lib import common
 from tests.faults.balancer import HAProxy, haproxy_binary
 
 

@@ -23,10 +23,10 @@ import pstats
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
-from inprocess import cpu_of_play, play_for, run, running_app
+from bench.lib import common
+from bench.lib.inprocess import cpu_of_play, play_for, run, running_app
 
 
 async def measure(url: str, games: int, seconds: float, save: str | None = None) -> None:

@@ -38,11 +38,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
 import msgspec
 
+from bench.lib import common
 from projections.chunks import chunk_range
 from service.tools.bot import RACES, pick
 from service.tools.client import ApiError, PlaylogClient

@@ -29,11 +29,11 @@ import time
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
 import asyncpg
 
-from bench._common import machine, percentile, print_table
+from bench.lib.common import machine, percentile, print_table
 from service.store import database
 from service.store.citus import distribute
 from service.store.events import EventStore, NewEvent

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
-from _common import Connection
+from bench.lib import common
+from bench.lib.common import Connection
 
 TARGET_RATIO = 0.25
 AVOIDED = frozenset({"Leave", "Concede"})

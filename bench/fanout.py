@@ -31,9 +31,9 @@ from typing import Any
 
 import msgspec
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-from bench._common import (
+from bench.lib.common import (
     Connection,
     Service,
     drop_database,

@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
 import commands as closed_loop
-from _common import Connection
-from pgactivity import Activity, Overlap
+
+from bench.lib import common
+from bench.lib.common import Connection
+from bench.lib.pgactivity import Activity, Overlap
 
 TARGET_P99_MS = 15.0
 AVOIDED = closed_loop.AVOIDED
@@ -262,7 +263,7 @@ def main() -> None:
         ["driver", "of peak", "offered/s", "answered/s", "p50", "p99", "p99.9", "errors", "stolen", "target"],
         rows,
     )
-    # Bursts of slow commands on this machine line up with these (bench/pgactivity.py).
+    # Bursts of slow commands on this machine line up with these (bench/lib/pgactivity.py).
     print("PostgreSQL besides commands, sampled every 50 ms by a process of its own:")
     for fraction, level in zip(fractions, levels, strict=True):
         assert level.background is not None

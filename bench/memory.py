@@ -21,10 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
-from _common import Connection
+from bench.lib import common
+from bench.lib.common import Connection
 
 TARGET_KB = 100.0
 

@@ -22,10 +22,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
-from inprocess import cpu_of_play, play_for, run, running_app
+from bench.lib import common
+from bench.lib.inprocess import cpu_of_play, play_for, run, running_app
 
 _spent: dict[str, int] = defaultdict(int)
 _depth = 0

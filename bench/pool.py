@@ -20,10 +20,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
 import asyncpg
+
+from bench.lib import common
 
 
 async def _keep_session(conn: asyncpg.Connection) -> None:

@@ -11,7 +11,7 @@ Run: ``.venv/bin/python bench/scaling.py [--seconds 5] [--lengths 10,100,1000,50
 2. Replay time against game length (should be linear): ``GameService.load(fresh=True)``, i.e.
    read every event of the game from the database, decode and fold it; the least-squares slope
    (ms per 1,000 events) and the intercept are printed. The padding events are lobby events,
-   cheaper to fold than game events (see bench/peer_eventsourcing.py for the rate on real games).
+   cheaper to fold than game events (see bench/peers/eventsourcing_peer.py for the rate on real games).
 3. Throughput against concurrent games, through HTTP (``playlog serve``, the driver of
    bench/commands.py), K = 1 .. 500, ``--seconds`` each.
 """
@@ -28,11 +28,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
 import msgspec
 
+from bench.lib import common
 from projections.table import GameCreated, SeatJoined, SeatLeft
 
 PAD_BATCH = 500

@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("PLAYLOG_BENCH_DIR", "/tmp/playlog-bench-wal")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-import _common as common
 import asyncpg
-from inprocess import new_counts, play, run, running_app
+
+from bench.lib import common
+from bench.lib.inprocess import new_counts, play, run, running_app
 
 _SNAPSHOT = """
 SELECT (SELECT pg_current_wal_lsn() - '0/0')::float8 AS wal,

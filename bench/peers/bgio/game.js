@@ -1,4 +1,4 @@
-// A simplified Exploding Kittens for boardgame.io 0.50: the peer's game in bench/peer_bgio.py.
+// A simplified Exploding Kittens for boardgame.io 0.50: the peer's game in bench/peers/boardgameio.py.
 //
 // Hidden information goes through `playerView`: a seat sees its own hand, the others' hand
 // sizes, the draw pile's size and, after See the Future, the top three cards. Cards: Exploding

@@ -1,7 +1,7 @@
 """Our event store next to a peer library (``eventsourcing`` with its PostgreSQL persistence),
 same workload, same PostgreSQL server, same run.
 
-Run: ``.venv/bin/python bench/peer_eventsourcing.py [--games 320] [--writers 8]``
+Run: ``.venv/bin/python bench/peers/eventsourcing_peer.py [--games 320] [--writers 8]``
 (needs the bench extra: ``.venv/bin/pip install 'eventsourcing[postgres]' 'psycopg[binary]'``).
 
 Workload, identical on both sides move for move (and with no cache on either, so every load reads
@@ -42,11 +42,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench.lib
 
-import _common as common
 import msgspec
 
+from bench.lib import common
 from domain.decider import Context
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import Leave
@@ -357,7 +357,7 @@ def main() -> None:
 
     write_ratio = mine["moves/s"] / theirs["moves/s"]
     replay_ratio = mine["replay events/s"] / theirs["replay events/s"]
-    print(f"playlog bench/peer_eventsourcing.py  ({common.machine()})")
+    print(f"playlog bench/peers/eventsourcing_peer.py  ({common.machine()})")
     print(f"same embedded PostgreSQL; the same {args.games} games played to the end on each side by "
           f"{args.writers} concurrent writers; eventsourcing {md.version('eventsourcing')}, "
           f"psycopg {md.version('psycopg')}")  # fmt: skip

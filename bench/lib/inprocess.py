@@ -12,9 +12,10 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
-import _common as common
 import commands as closed_loop
 import msgspec
+
+from bench.lib import common
 
 
 class Asgi:

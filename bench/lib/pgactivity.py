@@ -6,7 +6,7 @@ fsync is slow. ``Activity`` samples ``pg_stat_activity`` every 50 ms from a proc
 (not on the driver's event loop, whose delays would count as latency), so that a bench can print,
 next to each figure, how much of its window overlapped each.
 
-Run on its own: ``.venv/bin/python bench/pgactivity.py ADMIN_URL OUT.jsonl`` (until terminated).
+Run on its own: ``.venv/bin/python bench/lib/pgactivity.py ADMIN_URL OUT.jsonl`` (until terminated).
 """
 
 from __future__ import annotations

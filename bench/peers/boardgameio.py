@@ -1,16 +1,16 @@
 """playlog next to boardgame.io 0.50 (bgio-postgres storage) on the same PostgreSQL, at K games.
 
-Run: ``npm ci --prefix bench/bgio`` once, then
-``.venv/bin/python bench/peer_bgio.py [--games 50] [--seconds 20] [--rounds 2]``
+Run: ``npm ci --prefix bench/peers/bgio`` once, then
+``.venv/bin/python bench/peers/boardgameio.py [--games 50] [--seconds 20] [--rounds 2]``
 
 1. Starts (or reuses) the embedded PostgreSQL in ``$PLAYLOG_BENCH_DIR``; pgbench's one-row
-   INSERT (``_common.pgbench``), half before the runs and half after, on a database of its own.
+   INSERT (``bench.lib.common.pgbench``), half before the runs and half after, on a database of its own.
 2. Then ``--rounds`` times, interleaved (playlog, bgio, playlog, bgio, ...), each on a fresh
    database of that server:
    - playlog: ``playlog serve --workers 2`` driven by ``bench/commands.py``'s own driver (K games of
      mixed 2-5 player Exploding Kittens through HTTP, each seat seeing only its view);
-   - bgio: ``bench/bgio/server.js`` (boardgame.io's server: its Lobby API and socket.io, with
-     ``bgio-postgres``) driven by ``bench/bgio/driver.js``: K games of a simplified Exploding
+   - bgio: ``bench/peers/bgio/server.js`` (boardgame.io's server: its Lobby API and socket.io, with
+     ``bgio-postgres``) driven by ``bench/peers/bgio/driver.js``: K games of a simplified Exploding
      Kittens (2-5 seats, hidden hands through ``playerView``), each seat a boardgame.io client on
      its own socket.io connection, joined through the Lobby API before any seat connects.
    Both are closed loops (one move in flight per game) measured for ``--seconds`` from
@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root: bench.lib
 
-import _common as common
-import commands
+from bench import commands
+from bench.lib import common
 
 BGIO = Path(__file__).resolve().parent / "bgio"
 PLOT = Path(__file__).resolve().parent / "plots" / "peer_bgio.png"
@@ -123,7 +123,7 @@ def run_playlog(admin: str, args: argparse.Namespace, data_dir: Path) -> Run:
     )  # fmt: skip
 
 
-# -- boardgame.io: bench/bgio/server.js and driver.js -----------------------------------------------
+# -- boardgame.io: bench/peers/bgio/server.js and driver.js -----------------------------------------------
 
 
 def node() -> str:
@@ -131,7 +131,7 @@ def node() -> str:
     if found is None:
         raise SystemExit("node (>= 20) is needed for the boardgame.io side")
     if not (BGIO / "node_modules" / "boardgame.io").is_dir():
-        raise SystemExit("the boardgame.io side is not installed: npm ci --prefix bench/bgio")
+        raise SystemExit("the boardgame.io side is not installed: npm ci --prefix bench/peers/bgio")
     return found
 
 
@@ -316,7 +316,7 @@ def main() -> None:
     ours = summary([r for r in runs if r.side == "playlog"])
     theirs = summary([r for r in runs if r.side == "bgio"])
     versions = json.loads((BGIO / "package.json").read_text())["dependencies"]
-    print(f"playlog bench/peer_bgio.py  ({common.machine()})")
+    print(f"playlog bench/peers/boardgameio.py  ({common.machine()})")
     print(f"PostgreSQL {settings.get('server_version')} embedded, fsync={settings.get('fsync')}, "
           f"synchronous_commit={settings.get('synchronous_commit')}; K={args.games} games per side, "
           f"{args.seconds:g} s measured per run, {args.rounds} interleaved rounds (playlog, bgio, ...); "

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # PLAYLOG_BENCH_SERVICE_ROOT: import (and serve) a scratch copy of the code, to measure a change
 # to the service before it is made in the tree.
 CODE_ROOT = Path(os.environ.get("PLAYLOG_BENCH_SERVICE_ROOT") or ROOT)
