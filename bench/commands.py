@@ -58,6 +58,16 @@ class Stats:
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per party, measured window
 
 
+# What a command's answer does not need, as the settings that switch each part off (README,
+# "Configuration"): ``--without`` measures what they cost (the CPU accounting in bench/README.md).
+WITHOUT: dict[str, dict[str, str]] = {
+    "projector": {"PLAYLOG_READ_MODELS": "off"},
+    "limits": {"PLAYLOG_RATE_LIMIT_WRITES": "off", "PLAYLOG_RATE_LIMIT_COMMANDS": "off"},
+    "log": {"PLAYLOG_COMMAND_LOG": "off"},
+    "notify": {"PLAYLOG_NOTIFY_APPENDS": "off"},
+}
+
+
 def actors(public: dict[str, Any], players: int) -> list[int]:
     """Who may act now, from what every seat may see (the public part of a view)."""
     window = public.get("window")
@@ -273,7 +283,18 @@ def main() -> None:
     parser.add_argument(
         "--profile", default=None, help="write a py-spy profile (collapsed stacks) of the service here"
     )
+    parser.add_argument(
+        "--without",
+        default="",
+        help=f"parts switched off in the service, comma-separated, of {', '.join(WITHOUT)}: "
+        "interleaved with runs without it, shows what each costs a command",
+    )
     args = parser.parse_args()
+    switched_off: dict[str, str] = {}
+    for part in filter(None, args.without.split(",")):
+        if part not in WITHOUT:
+            parser.error(f"no part called {part}: {', '.join(WITHOUT)}")
+        switched_off.update(WITHOUT[part])
     common.install_uvloop()
 
     admin = common.start_postgres()
@@ -296,7 +317,7 @@ def main() -> None:
             floor, floor_cpu = asyncio.run(http_floor(port, args.games, args.floor_seconds, cpu))
         else:
             with common.Service(
-                url, data_dir=common.DEFAULT_DATA_DIR / "service", workers=args.workers
+                url, data_dir=common.DEFAULT_DATA_DIR / "service", workers=args.workers, env=switched_off
             ) as service:
                 spy = (
                     common.profile(service.pid, args.profile, args.warmup, args.seconds)

@@ -77,7 +77,12 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     notifier = Notifier(pool, local=listener.deliver)
     tables = Tables(store, settings.cache_games)  # the one cache: commands, feeds, projector
     games = GameService(
-        store, notifier=notifier, retries=settings.command_retries, tables=tables, reads=reads
+        store,
+        notifier=notifier if settings.notify_appends else None,
+        retries=settings.command_retries,
+        tables=tables,
+        reads=reads,
+        command_log=settings.command_log,
     )
     listener.on_append(games.invalidate)
     listener.on_resync(games.forget_all)
@@ -111,7 +116,8 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     notifier.start()
     listener.start()
     scheduler.start()
-    projector.start()
+    if settings.read_models:
+        projector.start()
     sequencer.start()
     # On SIGTERM/SIGINT, streams end with a last comment before uvicorn waits for responses.
     unhook = on_shutdown_signal(feeds.drain)

@@ -65,6 +65,11 @@ class Settings:
     log_signing_key: str = ""
     witness_keys: str = ""
     log_interval: float = 2.0
+    # Parts a deployment may switch off (README, "Configuration"); bench/commands.py's
+    # ``--without`` switches them off to show what each costs a command.
+    read_models: bool = True  # this instance may project the read models (one projects at a time)
+    command_log: bool = True  # one log line and counter per command
+    notify_appends: bool = True  # tell other instances' streams at once (polling is the guarantee)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -97,6 +102,9 @@ class Settings:
             log_signing_key=env.get("PLAYLOG_LOG_SIGNING_KEY", ""),
             witness_keys=env.get("PLAYLOG_WITNESS_KEYS", ""),
             log_interval=float(env.get("PLAYLOG_LOG_INTERVAL", cls.log_interval)),
+            read_models=_switch(env, "PLAYLOG_READ_MODELS"),
+            command_log=_switch(env, "PLAYLOG_COMMAND_LOG"),
+            notify_appends=_switch(env, "PLAYLOG_NOTIFY_APPENDS"),
         )
 
     def keyring(self) -> Keyring:
@@ -123,3 +131,13 @@ class Settings:
         path.write_text(key)
         path.chmod(0o600)
         return key
+
+
+def _switch(env: dict[str, str], name: str) -> bool:
+    """A part that is on unless ``name`` says ``off`` (or ``0``, ``false``, ``no``)."""
+    value = env.get(name, "on").strip().lower()
+    if value in ("on", "1", "true", "yes", ""):
+        return True
+    if value in ("off", "0", "false", "no"):
+        return False
+    raise ValueError(f"{name} is on or off, not {value!r}")

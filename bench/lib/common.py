@@ -325,7 +325,7 @@ class Service:
         root = CODE_ROOT
         full_env["PYTHONPATH"] = str(root)
         data_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = data_dir / "service.runtime.log"  # the service's own log lines (one per command)
+        self.log_path = data_dir / "service.log"  # the service's own log lines (one per command)
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [

@@ -182,8 +182,10 @@ class GameService:
         tables: Tables | None = None,
         clock: Callable[[], float] = time.time,
         reads: Reads | None = None,
+        command_log: bool = True,
     ) -> None:
         self.store = store
+        self.command_log = command_log
         self.reads = reads or Reads(store)  # what a replica may serve (service/store/replica.py)
         self.notifier = notifier
         self.retries = retries
@@ -548,15 +550,16 @@ class GameService:
             outcome = "invalid_body"
             raise
         finally:
-            _count_command(kind, outcome)
-            log.info(
-                "command",
-                game_id=str(game_id),
-                seat=seat,
-                command=command_type,
-                outcome=outcome,
-                duration_ms=round((time.perf_counter() - started) * 1000, 2),
-            )
+            if self.command_log:
+                _count_command(kind, outcome)
+                log.info(
+                    "command",
+                    game_id=str(game_id),
+                    seat=seat,
+                    command=command_type,
+                    outcome=outcome,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                )
 
     def _result(
         self,
