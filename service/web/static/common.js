@@ -295,6 +295,15 @@ const PL = (() => {
   // Disputes, as the seat pages and the moderator pages both show them (texts as text only).
   // A time in seconds since the epoch, or an ISO string (the queue's).
   const when = (t) => (t ? new Date(typeof t === "number" ? t * 1000 : t).toISOString().replace("T", " ").replace(/\..*/, " UTC") : "");
+  // How long ago, in words ("just now", "5 min ago", "3 h ago", "2 days ago").
+  function age(t) {
+    const seconds = Date.now() / 1000 - (typeof t === "number" ? t : Date.parse(t) / 1000);
+    if (seconds < 60) return "just now";
+    if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+    if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+    const days = Math.floor(seconds / 86400);
+    return `${days} day${days === 1 ? "" : "s"} ago`;
+  }
   const seatList = (seats, list) => (list || []).map((s) => seatName(seats, s)).join(", ") || "nobody";
   const DISPUTE_STATUS = { open: "waiting for a moderator", claimed: "under review", resolved: "resolved" };
   const disputeStatus = (status) => DISPUTE_STATUS[status] || words(status || "");
@@ -409,7 +418,7 @@ const PL = (() => {
 
   return {
     api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, describeMove, words, seatName,
-    when, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
+    when, age, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
     registerGame, game, gameTitle, moderatorGate, whoLooked,
   };
 })();
