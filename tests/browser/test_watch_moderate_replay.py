@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -12,7 +13,7 @@ from playwright.async_api import expect
 
 from service.client import PlaylogClient
 from service.config import Settings
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import assert_accessible, screenshot
 from tests.browser.pages import finished_game, moderator_token, two_seat_game
 
 pytestmark = pytest.mark.integration
@@ -33,7 +34,7 @@ async def test_the_watch_page_shows_a_move_only_after_the_spectator_delay(
     game_id, tokens = await two_seat_game(remote, delay=delay)
     page = await new_page()
     await page.goto(f"{server_url}/watch/{game_id}")
-    await expect(page.locator("#delay")).to_have_text("live \u2212 4 s")
+    await expect(page.locator("#delay")).to_contain_text("You are watching 4 s behind the players")
     result = await remote.send(game_id, 0, tokens[0], {"type": "DrawCard"})
     drawn = next(e for e in result.events if e.type == "CardDrawn")
     await expect(page.locator("#feed")).not_to_contain_text("drew a card")  # still held back
@@ -44,6 +45,47 @@ async def test_the_watch_page_shows_a_move_only_after_the_spectator_delay(
     await page.goto(f"{server_url}/")
     await expect(page.locator("body")).to_contain_text("alice")
     await screenshot(page, "home")
+
+
+async def test_the_watch_page_shows_the_seats_before_the_first_move_reaches_it(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    game_id, _ = await two_seat_game(remote, delay=600)  # started: spectators see it in 10 min
+    page = await new_page()
+    await page.goto(f"{server_url}/watch/{game_id}")
+    await expect(page.locator("#delay")).to_have_text(
+        "You are watching 600 s behind the players: each move shows here 600 seconds after it is"
+        " played, so that nobody at the table can learn from this page what the others do."
+    )
+    table = page.locator("#table-view")
+    await expect(table).to_have_text(re.compile(
+        r"^Waiting for the start \(as the table stood 600 s ago\): 0 of 2 seats taken\."
+        r" The game shows here 600 s after the players start it\."
+    ))
+    await expect(table.get_by_role("row", name="Seat 1 free")).to_be_visible()
+    assert await page.get_by_text("Not started yet").count() == 0
+    await expect(page.locator("#replay-link")).to_be_hidden()
+    await assert_accessible(page, "the watch page before the start")
+
+    lobby = await remote.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    await remote.join(lobby.game_id, "dora")
+    await page.goto(f"{server_url}/watch/{lobby.game_id}")
+    await expect(table).to_contain_text(
+        "Waiting for the start: 1 of 2 seats taken. The game shows here as soon as the players start it."
+    )
+    await expect(table.get_by_role("row", name="Seat 0 dora")).to_be_visible()
+
+
+async def test_the_watch_page_links_to_the_replay_once_the_game_is_over(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    game_id, _ = await finished_game(remote)  # no spectator delay
+    page = await new_page()
+    await page.goto(f"{server_url}/watch/{game_id}")
+    await expect(page.locator("#delay")).to_have_text("You are watching live: each move shows here as it is played.")
+    await expect(page.locator("#result")).to_have_text("Game over. Winner: alice (seat 0).")
+    await page.get_by_role("link", name="Replay this game, move by move").click()
+    await expect(page.locator("#perspective")).to_contain_text("Face up")
 
 
 async def test_the_moderator_steps_back_and_forth_and_sees_every_hidden_card_at_each_seq(

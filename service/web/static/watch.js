@@ -23,11 +23,13 @@
   // the seats around the table, and when the game will show.
   function seatsBeforeTheStart(snap) {
     const taken = snap.seats.filter((n) => n != null).length;
-    const when = snap.spectator_delay > 0
-      ? `The game shows here ${Math.round(snap.spectator_delay)} s after the players start it.`
-      : "The game shows here as soon as the players start it.";
+    const delay = Math.round(snap.spectator_delay);
+    const seats = `${taken} of ${snap.seats.length} seats taken`;
+    const said = delay > 0
+      ? `Waiting for the start (as the table stood ${delay} s ago): ${seats}. The game shows here ${delay} s after the players start it.`
+      : `Waiting for the start: ${seats}. The game shows here as soon as the players start it.`;
     return [
-      el("p", {}, `Waiting for the start: ${taken} of ${snap.seats.length} seats taken. ${when}`),
+      el("p", {}, said),
       Render.seatsTable(snap.seats.map((name, s) => [`Seat ${s}`, name == null ? "free" : name]), ["Seat", "Player"]),
     ];
   }
