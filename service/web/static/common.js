@@ -320,6 +320,15 @@ const PL = (() => {
     return `${ruling}${by}${v.explanation ? `. ${v.explanation}` : ""}`;
   }
 
+  // Who made an event happen (the log's ``actor``), in words: "seat:2" is never shown raw.
+  function actorText(actor, seats) {
+    const seat = /^seat:(\d+)$/.exec(actor || "");
+    if (seat) return seatName(seats, Number(seat[1]));
+    const moderator = /^moderator:(.+)$/.exec(actor || "");
+    if (moderator) return `moderator ${moderator[1]}`;
+    return { host: "the game's host", lobby: "a player in the lobby", server: "the server (a deadline passed)" }[actor] || actor || "—";
+  }
+
   const ACTS = { raised: "raised the dispute", claimed: "claimed it", released: "released it", noted: "noted", asked: "asked", answered: "answered", resolved: "ruled" };
   // One history entry in words: "[time] who did what: text".
   function historyText(h, seats) {
@@ -418,7 +427,7 @@ const PL = (() => {
 
   return {
     api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, describeMove, words, seatName,
-    when, age, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
+    when, age, actorText, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
     registerGame, game, gameTitle, moderatorGate, whoLooked,
   };
 })();

@@ -36,7 +36,7 @@ const Replayer = (() => {
       const when = new Date(event.recorded_at * 1000).toISOString().replace("T", " ").replace(/\..*/, " UTC");
       $("event").replaceChildren(
         el("p", {}, describeEvent(event, source.seats)),
-        el("p", { class: "muted" }, `Acted by: ${event.actor || "—"} · at ${when}`),
+        el("p", { class: "muted" }, `By ${PL.actorText(event.actor, source.seats)} · at ${when}`),
       );
       const changes = source.changes ? source.changes.get(event.seq) || [] : null;
       $("changes").replaceChildren(...(changes === null
