@@ -184,3 +184,39 @@ async def test_a_display_name_with_markup_stays_inert_on_every_page(
         await expect(page.get_by_text(EVIL).first).to_be_visible()
         assert await page.locator("img").count() == 0, path
     # new_page's fixture fails the test on any dialog (alert) or script error.
+
+
+async def test_the_replay_viewer_reads_a_long_game_a_page_at_a_time(
+    server_url: str, remote: PlaylogClient, settings: Settings, new_page: Any
+) -> None:
+    game_id, tokens = await finished_game(remote, public=False)
+    token = moderator_token(settings)
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        raised = await http.post(
+            f"/games/{game_id}/disputes",
+            json={"seqs": [5], "category": "rules", "reason": "a long look"},
+            headers={"Authorization": f"Bearer {tokens[1]}"},
+        )
+        dispute = f"/moderation/disputes/{raised.json()['dispute_id']}"
+        mod = {"Authorization": f"Bearer {token}"}
+        assert (await http.post(f"{dispute}/claim", headers=mod)).status_code == 200
+        for n in range(110):  # each note is an event of the game's log
+            noted = await http.post(f"{dispute}/notes", json={"text": f"note {n}"}, headers=mod)
+            assert noted.status_code == 201, noted.text
+        total = len((await http.get(f"/games/{game_id}/audit/log", headers=mod)).json())
+    assert total > 100  # more than one page of 100
+    page = await new_page()
+    pages_read: list[str] = []
+    page.on("request", lambda r: pages_read.append(r.url.split("?", 1)[1]) if "/audit/log" in r.url else None)
+    await page.goto(f"{server_url}/moderate/{game_id}#token={token}")
+    at = page.locator("#at")
+    await expect(at).to_contain_text(f"Event {total} of {total}")  # opens at the last event
+    assert pages_read == ["after=100&limit=100"]
+    await page.locator("body").focus()
+    await page.keyboard.press("Home")
+    await expect(at).to_contain_text(f"Event 1 of {total} (seq 1): game created")
+    await page.keyboard.press("ArrowRight")
+    await expect(at).to_contain_text(f"Event 2 of {total} (seq 2)")
+    assert pages_read == ["after=100&limit=100", "after=0&limit=100"]  # each page once
+    await page.keyboard.press("End")
+    await expect(page.locator("#event")).to_contain_text("By moderator mod")

@@ -69,6 +69,39 @@ async def test_diffs_and_full_log_cover_every_event(
     assert all(d["changes"] for d in diffs if d["type"] != "ReactionPassed")
 
 
+async def test_the_log_and_its_diffs_read_in_pages_are_the_whole_reads_cut(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str], pool: asyncpg.Pool
+) -> None:
+    game_id = await _finished_game(api, players=2)
+    base = f"/games/{game_id}/audit"
+    whole = {what: (await http.get(f"{base}/{what}", headers=moderator)).json() for what in ("log", "diffs")}
+    count = len(whole["log"])
+    before = await pool.fetchval("SELECT count(*) FROM access_records WHERE game_id = $1", game_id)
+    for what in ("log", "diffs"):
+        pages: list[Any] = []
+        for after in range(0, count, 7):
+            page = await http.get(f"{base}/{what}", params={"after": after, "limit": 7}, headers=moderator)
+            assert page.status_code == 200, page.text
+            pages.extend(page.json())
+        assert pages == whole[what]
+        beyond = await http.get(f"{base}/{what}", params={"after": count}, headers=moderator)
+        assert beyond.json() == []
+    ranges = await pool.fetch(
+        "SELECT operation, seq_from, seq_to FROM access_records WHERE game_id = $1 AND n > $2 ORDER BY n",
+        game_id,
+        before,
+    )
+    pages_at = range(0, count, 7)
+    # A page of the log shows its events; a page of changes, like a state, everything before it.
+    assert [tuple(r) for r in ranges] == [
+        *(("auditLog", after + 1, min(after + 7, count)) for after in pages_at),
+        *(("auditDiffs", 1, min(after + 7, count)) for after in pages_at),
+    ]
+    for query, code in (({"limit": 0}, "invalid_limit"), ({"after": -1}, "invalid_after")):
+        refused = await http.get(f"{base}/log", params=query, headers=moderator)
+        assert (refused.status_code, refused.json()["code"]) == (400, code)
+
+
 async def test_transcript_names_every_card(
     api: PlaylogClient, http: AsyncTestClient[Litestar], store: EventStore, moderator: dict[str, str]
 ) -> None:

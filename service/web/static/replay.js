@@ -21,11 +21,14 @@
     const base = `/games/${gameId}/seats/${seat}`;
     const [events, view] = await Promise.all([api(`${base}/events?after=0`, { token }), api(`${base}/view`, { token })]);
     perspective.textContent = `As ${seatName(view.seats, seat)} saw it: other players' hidden cards stay hidden.`;
+    const shown = events.map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: null, data: e.data }));
     await Replayer.start({
       gameId,
       seats: view.seats,
-      events: events.map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: null, data: e.data })),
-      changes: null,
+      count: shown.length,
+      indexOf: (seq) => shown.findIndex((e) => e.seq === seq),
+      eventAt: async (index) => shown[index],
+      changesAt: null,
       proofs: null,
       transcript: () => api(`${base}/transcript`, { token, headers: { Accept: "text/plain" } }),
       stateAt: async (seq, index) => (index === events.length - 1
