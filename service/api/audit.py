@@ -98,6 +98,8 @@ PageLimit = Annotated[
 def _page(count: int, after: int, limit: int | None) -> slice:
     """Events ``after`` + 1 .. (log seqs run from 1 without a gap), ``limit`` at most."""
     return slice(after, count if limit is None else min(count, after + limit))
+
+
 FACE_UP_DEPENDENCIES = {
     "principal": Provide(provide_principal_if_sent, sync_to_thread=False),
     "ask": Provide(provide_ask, sync_to_thread=False),

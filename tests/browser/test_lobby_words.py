@@ -53,7 +53,9 @@ async def test_lobby_refusals_are_in_words_and_a_blank_name_creates_nothing(
     await join.get_by_label("Game id").fill(str(started))
     await join.get_by_label("Your name").fill("late\u0007bell")  # a control character
     await join.get_by_role("button", name="Join").click()
-    await expect(notice).to_have_text("Your name cannot hold a control character (such as a tab or a line break).")
+    await expect(notice).to_have_text(
+        "Your name cannot hold a control character (such as a tab or a line break)."
+    )
     await join.get_by_label("Your name").fill("late")
     await join.get_by_role("button", name="Join").click()
     await expect(notice).to_contain_text("This game has already started")
@@ -141,9 +143,13 @@ async def test_public_games_come_first_refresh_by_themselves_and_are_dated(
     created = await remote.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
     await remote.join(created.game_id, "dora")
     games = page.locator("#games")  # no reload: the list refreshes itself
-    await expect(games.locator(f'li[data-game-id="{created.game_id}"]')).to_contain_text("dora", timeout=30_000)
+    await expect(games.locator(f'li[data-game-id="{created.game_id}"]')).to_contain_text(
+        "dora", timeout=30_000
+    )
     row = games.locator(f'li[data-game-id="{finished}"]')
-    await expect(row).to_contain_text(re.compile(r"finished \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"), timeout=30_000)
+    await expect(row).to_contain_text(
+        re.compile(r"finished \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"), timeout=30_000
+    )
     await expect(row).to_contain_text("Winner: alice (seat 0).")
     await expect(row.get_by_role("link", name="Replay")).to_be_visible()
     await assert_accessible(page, "the public games")

@@ -58,10 +58,12 @@ async def test_the_watch_page_shows_the_seats_before_the_first_move_reaches_it(
         " played, so that nobody at the table can learn from this page what the others do."
     )
     table = page.locator("#table-view")
-    await expect(table).to_have_text(re.compile(
-        r"^Waiting for the start \(as the table stood 600 s ago\): 0 of 2 seats taken\."
-        r" The game shows here 600 s after the players start it\."
-    ))
+    await expect(table).to_have_text(
+        re.compile(
+            r"^Waiting for the start \(as the table stood 600 s ago\): 0 of 2 seats taken\."
+            r" The game shows here 600 s after the players start it\."
+        )
+    )
     await expect(table.get_by_role("row", name="Seat 1 free")).to_be_visible()
     assert await page.get_by_text("Not started yet").count() == 0
     await expect(page.locator("#replay-link")).to_be_hidden()
@@ -82,7 +84,9 @@ async def test_the_watch_page_links_to_the_replay_once_the_game_is_over(
     game_id, _ = await finished_game(remote)  # no spectator delay
     page = await new_page()
     await page.goto(f"{server_url}/watch/{game_id}")
-    await expect(page.locator("#delay")).to_have_text("You are watching live: each move shows here as it is played.")
+    await expect(page.locator("#delay")).to_have_text(
+        "You are watching live: each move shows here as it is played."
+    )
     await expect(page.locator("#result")).to_have_text("Game over. Winner: alice (seat 0).")
     await page.get_by_role("link", name="Replay this game, move by move").click()
     await expect(page.locator("#perspective")).to_contain_text("Face up")
