@@ -27,7 +27,7 @@ from service import audit as audits
 from service.access import Access, AccessList, Ask
 from service.api import guards
 from service.api.deps import SeatHolder, provide_principal, provide_principal_if_sent, provide_seat_holder
-from service.api.params import INT32_MAX, AfterSeq, SeatNumber, provide_ask
+from service.api.params import INT32_MAX, AfterSeq, PageLimit, SeatNumber, provide_ask
 from service.api.problems import (
     AUDITOR,
     BEARER,
@@ -82,17 +82,6 @@ def access_of(state: State) -> Access:
 READ: tuple[Codes, ...] = (PARAMS, {400: ["invalid_dispute"]}, AUDITOR, FACE_UP, UNKNOWN_GAME, UNAVAILABLE)
 # The log and its diffs in pages, so that a replay viewer grows with what it shows, not the game.
 PAGED: Codes = {400: ["invalid_after", "invalid_limit"]}
-MAX_PAGE = 1000
-PageLimit = Annotated[
-    int | None,
-    QueryParameter(
-        name="limit",
-        required=False,
-        ge=1,
-        le=MAX_PAGE,
-        description=f"At most this many events (1 to {MAX_PAGE}; absent: every event after `after`)",
-    ),
-]
 
 
 def _page(count: int, after: int, limit: int | None) -> slice:

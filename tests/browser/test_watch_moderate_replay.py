@@ -152,6 +152,8 @@ async def test_players_replay_a_public_game_face_up_and_a_private_one_from_their
 
     private_id, tokens = await finished_game(remote, public=False)
     page = await new_page()
+    events_read: list[str] = []
+    page.on("request", lambda r: events_read.append(r.url.split("?", 1)[1]) if "/events?" in r.url else None)
     # The seat's token arrives once in the fragment (never sent to a server) and leaves the URL.
     await page.goto(f"{server_url}/play/{private_id}/1#token={tokens[1]}")
     await expect(page.locator("#status")).to_contain_text("Game over")
@@ -160,6 +162,7 @@ async def test_players_replay_a_public_game_face_up_and_a_private_one_from_their
     await expect(page.locator("#perspective")).to_contain_text("As bob (seat 1) saw it")
     await page.keyboard.press("End")
     await expect(page.get_by_role("list", name="Your hand")).to_be_attached()  # its own view, not face up
+    assert events_read == ["after=0&limit=100"]  # the seat's events, a page at a time
     assert await page.get_by_text("Hand (face up)").count() == 0
 
 

@@ -18,6 +18,7 @@ from service.bot import play_game
 from service.client import PlaylogClient
 from service.config import Settings
 from service.store import EventStore
+from tests.e2e.conftest import started_game
 
 
 @pytest.fixture
@@ -100,6 +101,23 @@ async def test_the_log_and_its_diffs_read_in_pages_are_the_whole_reads_cut(
     for query, code in (({"limit": 0}, "invalid_limit"), ({"after": -1}, "invalid_after")):
         refused = await http.get(f"{base}/log", params=query, headers=moderator)
         assert (refused.status_code, refused.json()["code"]) == (400, code)
+
+
+async def test_a_seats_events_read_in_pages_are_its_whole_read_cut(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    game = await started_game(api, reaction_window=0, seed=1, first_seat=0)
+    await game.send(0, {"type": "DrawCard"})
+    await game.send(1, {"type": "DrawCard"})
+    headers = {"Authorization": f"Bearer {game.seats[1].token}"}
+    url = f"/games/{game.id}/seats/1/events"
+    whole = (await http.get(url, headers=headers)).json()
+    pages: list[Any] = []
+    for after in range(0, len(whole), 2):
+        pages.extend((await http.get(url, params={"after": after, "limit": 2}, headers=headers)).json())
+    assert pages == whole and len(whole) > 4
+    refused = await http.get(url, params={"limit": 0}, headers=headers)
+    assert (refused.status_code, refused.json()["code"]) == (400, "invalid_limit")
 
 
 async def test_transcript_names_every_card(

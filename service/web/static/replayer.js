@@ -148,5 +148,5 @@ const Replayer = (() => {
     });
   }
 
-  return { start, fromAudit, go, seqShown };
+  return { start, fromAudit, paged, go, seqShown };
 })();
