@@ -151,10 +151,15 @@ const PL = (() => {
     game_full: "This game is full: every seat is taken.",
     seats_not_filled: "Some seats are still free: the game starts once every seat is taken.",
     rate_limited: "Too many tries in a short time: wait a moment and try again.",
+    invalid_options: "Not accepted: the game's options are not all within their allowed values; check them and try again.",
+    invalid_spectator_delay: "Not accepted: the spectator delay is a number of seconds within the allowed range.",
+    unknown_game_kind: "This kind of game is not known here: choose one from the list.",
+    game_under_incident: "This game is stopped while a moderator looks into a problem with its log: try again later.",
   };
   function problemText(error, own = {}) {
     if (!(error instanceof Problem)) return String(error.message || error);
     if (own[error.code]) return own[error.code];
+    if (LOBBY_WORDS[error.code]) return LOBBY_WORDS[error.code];
     if (error.code === "invalid_body" || error.code === "invalid_request" || /regex|Expected `/.test(error.message)) {
       // The field: an error's key, or the "at `$.name`" msgspec puts in its message.
       const found = [error.message, ...error.errors.map((e) => `${e.message || ""} ${e.key ? `at \`$.${e.key}\`` : ""}`)]
@@ -163,7 +168,6 @@ const PL = (() => {
       const said = keys.map((k) => FIELD_WORDS[k] || `check ${words(k)}`);
       return said.length ? `Not accepted: ${said.join("; ")}.` : "Not accepted: check the form's values and try again.";
     }
-    if (LOBBY_WORDS[error.code]) return LOBBY_WORDS[error.code];
     return `${error.message} (${error.code})`;
   }
 

@@ -113,7 +113,9 @@
     const title = PL.gameTitle(g.kind);
     const parts = [el("span", { class: "kind" }, title), el("span", { class: "seats" }, ...names(g).flatMap((n, i) => (i ? [", ", n] : [n])))];
     if (g.status === "open") {
-      parts.push(dated("created", g.created_at), el("span", { class: "links" },
+      // Every seat taken: the game starts (or has, within its spectator delay); nothing to join.
+      const full = g.seats.every((n) => n != null);
+      parts.push(dated("created", g.created_at), full ? el("span", { class: "muted" }, "every seat taken") : el("span", { class: "links" },
         el("button", { type: "button", "data-game-id": g.game_id, "data-action": "join", onclick: () => inviteTo(g.game_id) },
           joinLabel(g, title))));
     } else {
