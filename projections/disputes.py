@@ -80,6 +80,9 @@ class DisputeOut(msgspec.Struct, frozen=True, omit_defaults=True):
     category: str | msgspec.UnsetType = msgspec.UNSET
     seat: int | msgspec.UnsetType = msgspec.UNSET  # the raising seat (absent: a moderator's review)
     seqs: list[int] | msgspec.UnsetType = msgspec.UNSET
+    # Moderators only: ``seqs`` as the raising seat numbered them (RULES 3), to relate its words
+    # ("event 12") to the log's seqs. A seat never reads a log seq.
+    seat_seqs: list[int] | msgspec.UnsetType = msgspec.UNSET
     reason: str | msgspec.UnsetType = msgspec.UNSET
     claimed_by: str | msgspec.UnsetType = msgspec.UNSET
     raised_at: float | msgspec.UnsetType = msgspec.UNSET
@@ -179,10 +182,14 @@ def _concerns(entry: HistoryEntry, seat: int) -> bool:
 
 
 def shown_to(
-    game_id: uuid.UUID, record: Record, viewer: Viewer, numbers: Mapping[int, int] | None = None
+    game_id: uuid.UUID,
+    record: Record,
+    viewer: Viewer,
+    numbers: Mapping[int, int] | None = None,
+    raiser: Mapping[int, int] | None = None,
 ) -> DisputeOut:
     """``record`` as ``viewer`` may read it; ``numbers`` maps log seqs to the viewer's numbering
-    (None: the same)."""
+    (None: the same), ``raiser`` to the raising seat's (for a moderator; None: the same)."""
     verdict = record.verdict if record.verdict is not None else UNSET
     base = DisputeOut(dispute_id=uuid.UUID(record.dispute_id), game_id=game_id, status=record.status)
     replace = msgspec.structs.replace
@@ -192,6 +199,9 @@ def shown_to(
             category=record.category,
             seat=record.seat if record.seat is not None else UNSET,
             seqs=list(record.seqs),
+            seat_seqs=[raiser.get(s, 0) if raiser is not None else s for s in record.seqs]
+            if record.seat is not None
+            else UNSET,
             reason=record.reason,
             claimed_by=record.claimed_by or UNSET,
             raised_at=record.raised_at,

@@ -138,7 +138,17 @@ class Disputes:
             until = released_by(self.clock(), table.spectator_delay)
             items = [item for item in items if item[1] <= until]
         numbers = self._numbers(table, items, viewer)
-        return [readings.shown_to(game_id, r, viewer, numbers) for r in readings.records(items)]
+        if not isinstance(viewer, Moderator) or not any(table.private):
+            return [readings.shown_to(game_id, r, viewer, numbers) for r in readings.records(items)]
+        # A moderator relates each seat's words to the log: the raising seat's numbers too.
+        seats: dict[int, dict[int, int] | None] = {}
+        out = []
+        for r in readings.records(items):
+            if r.seat is not None and r.seat not in seats:
+                seats[r.seat] = self._numbers(table, items, Seat(r.seat))
+            raiser = seats.get(r.seat) if r.seat is not None else None
+            out.append(readings.shown_to(game_id, r, viewer, numbers, raiser))
+        return out
 
     def viewer(self, table: Table, game_id: uuid.UUID, principal: Principal | None) -> Viewer:
         """Who reads a game's disputes: a moderator, a seat holder, or (public games) a spectator."""

@@ -431,12 +431,13 @@ class GameService:
         assert isinstance(joined, SeatJoined)
         return joined.seat, answer
 
-    async def start(self, game_id: uuid.UUID, *, key: str | None = None) -> Table:
-        """The table right after the start (a second start with ``key``: the first one's)."""
-        keys = keyed(key, "host", "startGame", (game_id,), b"")
-        # Without a key, two starts racing still append once.
+    async def start(self, game_id: uuid.UUID, *, key: str | None = None, by: str = "host") -> Table:
+        """The table right after the start (a second start with ``key``: the first one's);
+        ``by``: who starts it, the host or a seat (``seat:N``)."""
+        keys = keyed(key, by, "startGame", (game_id,), b"")
+        # Without a key, two starts racing (the host's and a seat's too) still append once.
         ids = _ids(keys) if keys is not None else {"command_id": "start"}
-        done = await self.execute(game_id, StartGame(), "host", **ids)
+        done = await self.execute(game_id, StartGame(), by, **ids)
         return (await self._answered(game_id, done))[0].table
 
     async def bind_key(self, caller: str, key: str | None, game_id: uuid.UUID) -> None:

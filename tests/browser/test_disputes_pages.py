@@ -65,7 +65,7 @@ async def test_a_dispute_goes_from_the_play_page_through_the_moderator_pages_to_
     game_id, tokens = await finished_game(remote, public=False)
     mod_token = moderator_token(settings)
     bob = await new_page()
-    await raise_from_play_page(bob, server_url, str(game_id), tokens[1])
+    seat_number = await raise_from_play_page(bob, server_url, str(game_id), tokens[1])
 
     # The queue: the moderator claims it there, then opens it.
     mod = await new_page()
@@ -74,6 +74,10 @@ async def test_a_dispute_goes_from_the_play_page_through_the_moderator_pages_to_
     row = mod.locator("#queue-list li.dispute").first
     await expect(row).to_contain_text("rules dispute", timeout=QUEUE_WAIT)
     await expect(row).to_contain_text("waiting for a moderator")
+    # Each row says whose game, who raised it, why (a snippet, as text) and how long ago.
+    await expect(row).to_contain_text("Exploding Kittens: alice (seat 0) vs bob (seat 1)")
+    await expect(row).to_contain_text(re.compile(r"raised (just now|\d+ min ago) by bob \(seat 1\)"))
+    await expect(row.locator("q.reason")).to_have_text(REASON)
     await mod.get_by_label("Status").select_option("open")
     await mod.get_by_role("button", name="Filter").click()
     await expect(mod).to_have_url(re.compile(r"status=open"))
@@ -93,9 +97,16 @@ async def test_a_dispute_goes_from_the_play_page_through_the_moderator_pages_to_
     ) as http:
         detail = (await http.get(f"/moderation/disputes/{dispute_id}")).json()
     log_seq = detail["dispute"]["seqs"][0]  # the seat's number, as the log numbers it
+    # Both numbers, for the moderator only: the log's and the seat's own.
+    await expect(facts).to_contain_text(f"log seq {log_seq} (bob (seat 1)'s event {seat_number})")
+    evidence_first = await mod.evaluate(
+        "document.getElementById('disputed-title').compareDocumentPosition(document.getElementById('work-title'))"
+    )
+    assert evidence_first & 4  # the ruling form follows the evidence
     at = mod.locator("#at")
     await expect(at).to_contain_text(f"(seq {log_seq}): card drawn · disputed")
     await expect(mod.locator("#state")).to_contain_text("Hand (face up)")
+    await expect(mod.locator("#event")).to_contain_text("By alice (seat 0) · at ")  # never "seat:0"
     await mod.locator("body").focus()
     await mod.keyboard.press("ArrowRight")
     await expect(at).to_contain_text(f"(seq {log_seq + 1})")

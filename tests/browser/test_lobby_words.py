@@ -3,17 +3,19 @@ a name that could not join it, and an invite link that leaves only a name to typ
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 from playwright.async_api import expect
 
 from service.tools.client import PlaylogClient
 from tests.browser.conftest import assert_accessible, screenshot
-from tests.browser.pages import NAME, create_game, two_seat_game
+from tests.browser.pages import NAME, create_game, finished_game, join_game, start, two_seat_game
 
 pytestmark = pytest.mark.integration
 
@@ -51,7 +53,9 @@ async def test_lobby_refusals_are_in_words_and_a_blank_name_creates_nothing(
     await join.get_by_label("Game id").fill(str(started))
     await join.get_by_label("Your name").fill("late\u0007bell")  # a control character
     await join.get_by_role("button", name="Join").click()
-    await expect(notice).to_contain_text("Not accepted: a name has 1 to 40 characters")
+    await expect(notice).to_have_text(
+        "Your name cannot hold a control character (such as a tab or a line break)."
+    )
     await join.get_by_label("Your name").fill("late")
     await join.get_by_role("button", name="Join").click()
     await expect(notice).to_contain_text("This game has already started")
@@ -80,3 +84,98 @@ async def test_an_invite_link_leaves_only_a_name_to_type(server_url: str, new_pa
     await bob.wait_for_url(NAME)
     assert bob.url.endswith(f"/play/{game_id}/1")
     await expect(alice.locator("#lobby-seats")).to_contain_text("bob (seat 1)")
+
+
+async def test_a_name_the_server_would_refuse_creates_no_game(server_url: str, new_page: Any) -> None:
+    page = await new_page()
+    posts: list[str] = []
+    page.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)
+    await page.goto(f"{server_url}/")
+    form = page.locator("#create-form")
+    await form.get_by_label("Your name").fill("ann\u0007bell")  # the server's rule refuses it
+    await form.get_by_role("button", name="Create and take a seat").click()
+    await expect(page.locator("#notice")).to_have_text(
+        "Your name cannot hold a control character (such as a tab or a line break)."
+    )
+    await expect(form.get_by_label("Your name")).to_be_focused()
+    assert posts == []
+
+
+async def test_a_create_whose_join_was_cut_off_finds_its_game_when_sent_again(
+    server_url: str, new_page: Any
+) -> None:
+    page = await new_page()
+    await page.goto(f"{server_url}/")
+    await page.route("**/games/*/seats", lambda route: route.abort("connectionrefused"))
+    form = page.locator("#create-form")
+    await form.get_by_label("Spectator delay").fill("0")
+    await form.get_by_label("Your name").fill("carol")
+    await form.get_by_role("button", name="Create and take a seat").click()
+    await expect(page.locator("#notice")).to_contain_text("The server cannot be reached")
+    await page.unroute("**/games/*/seats")
+    await form.get_by_role("button", name="Create and take a seat").click()
+    await page.wait_for_url(NAME)
+    match = NAME.search(page.url)
+    assert match and match.group(2) == "0"
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        # The same keys were sent again: one game, carol at its first seat, not two.
+        created = (await http.get(f"/games/{match.group(1)}")).json()
+        assert created["seats"] == ["carol", None]
+        for _ in range(100):
+            listed = (await http.get("/games", params={"limit": 50})).json()["games"]
+            if listed:
+                break
+            await asyncio.sleep(0.1)  # the listing is a read model a moment behind the log
+        assert [g["game_id"] for g in listed] == [match.group(1)]
+
+
+async def test_public_games_come_first_refresh_by_themselves_and_are_dated(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    page = await new_page()
+    await page.goto(f"{server_url}/")
+    order = await page.evaluate(
+        "document.getElementById('games-title').compareDocumentPosition(document.getElementById('create-title'))"
+    )
+    assert order & 4  # the create form follows the public games
+    await expect(page.locator("#games")).to_contain_text("None.")
+    finished, _ = await finished_game(remote)
+    created = await remote.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    await remote.join(created.game_id, "dora")
+    full = await remote.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+    for name in ("eve", "finn"):
+        await remote.join(full.game_id, name)
+    games = page.locator("#games")  # no reload: the list refreshes itself
+    await expect(games.locator(f'li[data-game-id="{created.game_id}"]')).to_contain_text(
+        "dora", timeout=30_000
+    )
+    waiting = games.locator(f'li[data-game-id="{full.game_id}"]')  # nothing left to join
+    await expect(waiting).to_contain_text("every seat taken", timeout=30_000)
+    await expect(waiting.get_by_role("button")).to_have_count(0)
+    row = games.locator(f'li[data-game-id="{finished}"]')
+    await expect(row).to_contain_text(
+        re.compile(r"finished \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"), timeout=30_000
+    )
+    await expect(row).to_contain_text("Winner: alice (seat 0).")
+    await expect(row.get_by_role("link", name="Replay")).to_be_visible()
+    await assert_accessible(page, "the public games")
+    await games.get_by_role("button", name="Join Exploding Kittens with dora").focus()
+    await page.keyboard.press("Enter")
+    join = page.locator("#join-form")
+    await expect(join.get_by_label("Game id")).to_have_value(str(created.game_id))
+    await expect(join.get_by_label("Your name")).to_be_focused()
+
+
+async def test_a_seated_player_starts_the_game_when_the_host_left(server_url: str, new_page: Any) -> None:
+    alice = await new_page()
+    game_id = await create_game(alice, server_url, "exploding_kittens", "alice", spectator_delay=0)
+    await expect(alice.locator("#lobby-waiting")).to_contain_text("once every seat is taken")
+    await alice.context.close()  # the host's tab is gone, and its host token with it
+    bob = await new_page()
+    await join_game(bob, server_url, game_id, "bob")
+    await expect(bob.locator("#lobby-waiting")).to_have_text(
+        "Every seat is taken: anyone at the table can start the game."
+    )
+    await start(bob)
+    # The first seat is drawn at random: either way the game runs.
+    await expect(bob.locator("#status")).to_have_text(re.compile(r"^(● Your turn|Waiting for alice)$"))

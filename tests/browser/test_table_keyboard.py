@@ -4,6 +4,7 @@ passes the accessibility check."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -118,3 +119,29 @@ async def test_a_turn_of_a_risk_cat_with_the_keyboard_alone_stacking_in_an_order
     await expect(ann.locator("#table-view")).to_contain_text(bottom)
     assert bottom != top_before
     assert await ann.evaluate(FOCUSED) != "body"
+
+
+async def test_a_nope_with_the_keyboard_alone_while_its_countdown_is_announced(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    # Seed 1, seat 0 first: alice holds a Skip, bob a Nope; a window long enough to read.
+    created = await remote.create_game(
+        "exploding_kittens",
+        {"players": 2, "reaction_window": 60, "seed": 1, "first_seat": 0},
+        spectator_delay=0,
+    )
+    tokens = [(await remote.join(created.game_id, name)).token for name in ("alice", "bob")]
+    await remote.start(created.game_id, created.host_token)
+    bob = await new_page()
+    await bob.goto(f"{server_url}/play/{created.game_id}/1#token={tokens[1]}")
+    await expect(bob.locator("#status")).to_have_text("Waiting for alice")
+    await remote.send(created.game_id, 0, tokens[0], {"type": "PlayCard", "card": "Skip"})
+    said = bob.locator("#window-said")
+    await expect(said).to_have_attribute("aria-live", "polite")
+    await expect(said).to_have_text(re.compile(r"^A Nope window is open: \d+ seconds left\.$"))
+    await assert_accessible(bob, "a Nope window, announced")
+    await tab_to(bob, "card:Nope")
+    await bob.keyboard.press("Enter")
+    await settled(bob)
+    await expect(bob.locator("#feed")).to_contain_text("Your Nope cancelled alice's Skip")
+    assert await bob.evaluate(FOCUSED) != "body"

@@ -80,15 +80,26 @@ async def test_token_of_another_game_does_nothing(api: PlaylogClient, game: Game
     await _refused(api.send(game.id, 0, other.seats[0].token, {"type": "DrawCard"}), 403, "forbidden")
 
 
-async def test_host_token_is_needed_to_start(api: PlaylogClient) -> None:
+async def test_the_host_or_a_seat_of_the_game_starts_it(api: PlaylogClient) -> None:
     created = await api.create_game("exploding_kittens", {"players": 2})
+    other = await api.create_game("exploding_kittens", {"players": 2})
+    stranger = await api.join(other.game_id, "z")
     seat = await api.join(created.game_id, "a")
-    await _refused(api.start(created.game_id, seat.token), 403, "forbidden")
+    await _refused(api.start(created.game_id, stranger.token), 403, "forbidden")
+    await _refused(api.start(created.game_id, other.host_token), 403, "forbidden")
+    await _refused(api.start(created.game_id, seat.token), 409, "seats_not_filled")
     await _refused(api.start(created.game_id, created.host_token), 409, "seats_not_filled")
     await api.join(created.game_id, "b")
     await _refused(api.join(created.game_id, "c"), 409, "game_full")
-    await api.start(created.game_id, created.host_token)
+    await api.start(created.game_id, seat.token)  # the host never came back: a seat starts
     await _refused(api.start(created.game_id, created.host_token), 409, "game_already_started")
+    # A seat that left holds it no more: its token starts nothing.
+    third = await api.create_game("exploding_kittens", {"players": 2})
+    gone = await api.join(third.game_id, "a")
+    await api.leave(third.game_id, gone.seat, gone.token)
+    await api.join(third.game_id, "b")
+    await api.join(third.game_id, "c")
+    await _refused(api.start(third.game_id, gone.token), 403, "seat_token_revoked")
 
 
 async def test_stale_expected_version_is_409_with_the_current_version(game: Game) -> None:

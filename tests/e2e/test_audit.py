@@ -18,6 +18,7 @@ from service.config import Settings
 from service.store.events import EventStore
 from service.tools.bot import play_game
 from service.tools.client import PlaylogClient
+from tests.e2e.conftest import started_game
 
 
 @pytest.fixture
@@ -67,6 +68,56 @@ async def test_diffs_and_full_log_cover_every_event(
     dealt = next(e for e in log if e["type"] == "DeckDealt")
     assert dealt["data"]["draw_pile"] and dealt["data"]["salt"]  # hidden cards face up
     assert all(d["changes"] for d in diffs if d["type"] != "ReactionPassed")
+
+
+async def test_the_log_and_its_diffs_read_in_pages_are_the_whole_reads_cut(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str], pool: asyncpg.Pool
+) -> None:
+    game_id = await _finished_game(api, players=2)
+    base = f"/games/{game_id}/audit"
+    whole = {what: (await http.get(f"{base}/{what}", headers=moderator)).json() for what in ("log", "diffs")}
+    count = len(whole["log"])
+    before = await pool.fetchval("SELECT count(*) FROM access_records WHERE game_id = $1", game_id)
+    for what in ("log", "diffs"):
+        pages: list[Any] = []
+        for after in range(0, count, 7):
+            page = await http.get(f"{base}/{what}", params={"after": after, "limit": 7}, headers=moderator)
+            assert page.status_code == 200, page.text
+            pages.extend(page.json())
+        assert pages == whole[what]
+        beyond = await http.get(f"{base}/{what}", params={"after": count}, headers=moderator)
+        assert beyond.json() == []
+    ranges = await pool.fetch(
+        "SELECT operation, seq_from, seq_to FROM access_records WHERE game_id = $1 AND n > $2 ORDER BY n",
+        game_id,
+        before,
+    )
+    pages_at = range(0, count, 7)
+    # A page of the log shows its events; a page of changes, like a state, everything before it.
+    assert [tuple(r) for r in ranges] == [
+        *(("auditLog", after + 1, min(after + 7, count)) for after in pages_at),
+        *(("auditDiffs", 1, min(after + 7, count)) for after in pages_at),
+    ]
+    for query, code in (({"limit": 0}, "invalid_limit"), ({"after": -1}, "invalid_after")):
+        refused = await http.get(f"{base}/log", params=query, headers=moderator)
+        assert (refused.status_code, refused.json()["code"]) == (400, code)
+
+
+async def test_a_seats_events_read_in_pages_are_its_whole_read_cut(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    game = await started_game(api, reaction_window=0, seed=1, first_seat=0)
+    await game.send(0, {"type": "DrawCard"})
+    await game.send(1, {"type": "DrawCard"})
+    headers = {"Authorization": f"Bearer {game.seats[1].token}"}
+    url = f"/games/{game.id}/seats/1/events"
+    whole = (await http.get(url, headers=headers)).json()
+    pages: list[Any] = []
+    for after in range(0, len(whole), 2):
+        pages.extend((await http.get(url, params={"after": after, "limit": 2}, headers=headers)).json())
+    assert pages == whole and len(whole) > 4
+    refused = await http.get(url, params={"limit": 0}, headers=headers)
+    assert (refused.status_code, refused.json()["code"]) == (400, "invalid_limit")
 
 
 async def test_transcript_names_every_card(

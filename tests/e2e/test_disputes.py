@@ -591,6 +591,8 @@ async def test_seqs_are_in_the_seats_numbering_when_events_are_hidden_from_it(
         assert mine["raised_seq"] == (await game.view(2)).version
         logged = (await http.get(f"/moderation/disputes/{mine['dispute_id']}", headers=mod)).json()
         [seq] = logged["dispute"]["seqs"]
+        assert logged["dispute"]["seat_seqs"] == [last["seq"]]  # the seat's own words, for the moderator
+        assert "seat_seqs" not in mine  # a seat reads its own numbers only
         why = {"dispute": mine["dispute_id"]}  # the game runs: the read names the dispute
         log = (await http.get(f"/games/{game.id}/audit/log", params=why, headers=mod)).json()
         assert log[seq - 1]["type"] == last["type"]

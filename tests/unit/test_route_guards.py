@@ -20,7 +20,7 @@ WHO_MAY_CALL = {
     "streamSpectatorEvents": ANYONE,
     "getGame": ["bearer_if_sent"],
     "joinGame": ["player_or_guest"],
-    "startGame": ["host"],
+    "startGame": ["host_or_seat"],  # a host who left strands nobody
     "leaveGame": ["seat_actor"],
     "sendCommand": ["seat_actor"],
     "getSeatView": ["seat_holder"],

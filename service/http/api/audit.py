@@ -36,7 +36,7 @@ from service.http.api.deps import (
     provide_principal_if_sent,
     provide_seat_holder,
 )
-from service.http.api.params import INT32_MAX, SeatNumber, provide_ask
+from service.http.api.params import INT32_MAX, AfterSeq, PageLimit, SeatNumber, provide_ask
 from service.http.api.problems import (
     AUDITOR,
     BEARER,
@@ -85,6 +85,15 @@ def access_of(state: State) -> Access:
 
 # What every face-up read may answer besides its own codes.
 READ: tuple[Codes, ...] = (PARAMS, {400: ["invalid_dispute"]}, AUDITOR, FACE_UP, UNKNOWN_GAME, UNAVAILABLE)
+# The log and its diffs in pages, so that a replay viewer grows with what it shows, not the game.
+PAGED: Codes = {400: ["invalid_after", "invalid_limit"]}
+
+
+def _page(count: int, after: int, limit: int | None) -> slice:
+    """Events ``after`` + 1 .. (log seqs run from 1 without a gap), ``limit`` at most."""
+    return slice(after, count if limit is None else min(count, after + limit))
+
+
 FACE_UP_DEPENDENCIES = {
     "principal": Provide(provide_principal_if_sent, sync_to_thread=False),
     "ask": Provide(provide_ask, sync_to_thread=False),
@@ -132,14 +141,25 @@ class AuditController(Controller):
     @get(
         "/log",
         operation_id="auditLog",
-        summary="Every event with every hidden card",
-        responses=problems(*READ),
+        summary="Every event with every hidden card (in pages: `after`, `limit`)",
+        responses=problems(*READ, PAGED),
     )
     async def log(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+        self,
+        game_id: uuid.UUID,
+        games: GameService,
+        principal: Principal | None,
+        ask: Ask,
+        state: State,
+        after: AfterSeq = 0,
+        limit: PageLimit = None,
     ) -> list[AuditEvent]:
         stored, steps = await audits.log(games, game_id, principal)
-        shown = (1, len(steps))
+        page = _page(len(steps), after, limit)
+        stored, steps_shown = stored[page], steps[page]
+        if not steps_shown:
+            return []  # nothing shown face up: nothing to record
+        shown = (steps_shown[0].seq, steps_shown[-1].seq)
         await access_of(state).face_up(game_id, principal, "auditLog", ask, shown, steps[-1].table)
         return [
             AuditEvent(
@@ -151,7 +171,7 @@ class AuditController(Controller):
                 hash=s.hash.hex(),
                 data=step.event,
             )
-            for s, step in zip(stored, steps, strict=True)
+            for s, step in zip(stored, steps_shown, strict=True)
         ]
 
     @get(
@@ -181,20 +201,32 @@ class AuditController(Controller):
     @get(
         "/diffs",
         operation_id="auditDiffs",
-        summary="The change each event made to the state",
-        responses=problems(*READ),
+        summary="The change each event made to the state (in pages: `after`, `limit`)",
+        responses=problems(*READ, PAGED),
     )
     async def diffs(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
+        self,
+        game_id: uuid.UUID,
+        games: GameService,
+        principal: Principal | None,
+        ask: Ask,
+        state: State,
+        after: AfterSeq = 0,
+        limit: PageLimit = None,
     ) -> list[EventDiff]:
         steps = await audits.audited(games, game_id, principal)
-        shown = (1, len(steps))
+        page = _page(len(steps), after, limit)
+        if not steps[page]:
+            return []  # nothing shown face up: nothing to record
+        # A change shows parts of the states around it: like a state, everything before it.
+        shown = (1, steps[page][-1].seq)
         await access_of(state).face_up(game_id, principal, "auditDiffs", ask, shown, steps[-1].table)
+        # A change is a difference from the step before: the page's first needs its predecessor.
+        window = steps[max(page.start - 1, 0) : page.stop]
+        changes = replay_diffs(window, raisers=audits.moderates(principal))[len(window) - len(steps[page]) :]
         return [
-            EventDiff(seq=step.seq, type=step.type, changes=changes)
-            for step, changes in zip(
-                steps, replay_diffs(steps, raisers=audits.moderates(principal)), strict=True
-            )
+            EventDiff(seq=step.seq, type=step.type, changes=change)
+            for step, change in zip(steps[page], changes, strict=True)
         ]
 
     @get(

@@ -4,6 +4,8 @@
   against the table), not lapsed (a seat token lapses a while after its game ends);
 - ``seat_actor``: a seat holder that has not conceded (a conceded seat reads, it does not act);
 - ``host``: the host token of this game, until a margin after the start;
+- ``host_or_seat``: the host token, or a seat holder's token of this game (starting: a host who
+  left strands nobody, any seated player may start once every seat is taken);
 - ``player``: a player token (not revoked);
 - ``moderator``: a moderator token (not revoked);
 - ``player_or_guest``: a player token, or none (a guest);
@@ -136,6 +138,14 @@ async def host(connection: Connection, _: BaseRouteHandler) -> None:
     connection.state.principal = principal
 
 
+async def host_or_seat(connection: Connection, handler: BaseRouteHandler) -> None:
+    principal = read_bearer(header(connection.scope, b"authorization"), connection.app.state.keyring)
+    if principal.role == "seat" and principal.game_id == _game_id(connection):
+        await _holds(connection, principal.seat if principal.seat is not None else -1)
+        return
+    await host(connection, handler)
+
+
 async def player(connection: Connection, _: BaseRouteHandler) -> None:
     principal = await _verified(connection)
     if principal.role != "player" or principal.player_id is None:
@@ -204,6 +214,7 @@ TOKEN: dict[Guard, bool] = {
     seat_holder: True,
     seat_actor: True,
     host: True,
+    host_or_seat: True,
     player: True,
     moderator: True,
     player_or_guest: False,

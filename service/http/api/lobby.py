@@ -25,7 +25,12 @@ from service.app.games import GameService, Lobbied
 from service.app.listing import MAX_LIMIT, GameListing, ListedStatus, Listings, listing_query
 from service.config import Settings
 from service.http.api import guards
-from service.http.api.deps import SeatHolder, provide_principal_if_sent, provide_seat_holder
+from service.http.api.deps import (
+    SeatHolder,
+    provide_principal,
+    provide_principal_if_sent,
+    provide_seat_holder,
+)
 from service.http.api.params import INT32_MAX, IdempotencyKey, SeatNumber
 from service.http.api.problems import (
     BEARER,
@@ -248,14 +253,24 @@ class LobbyController(Controller):
             KEYED,
             UNAVAILABLE,
         ),
-        summary="Start the game (host token; every seat taken)",
-        guards=[guards.host],
+        summary="Start the game (every seat taken): the host, or any seated player",
+        description=(
+            "With the host token, or the token of a seat of this game: a host who left before the"
+            " start strands nobody, since any seated player may start once every seat is taken."
+        ),
+        guards=[guards.host_or_seat],
+        dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
         status_code=200,
     )
     async def start(
-        self, game_id: uuid.UUID, games: GameService, idempotency_key: IdempotencyKey = None
+        self,
+        game_id: uuid.UUID,
+        games: GameService,
+        principal: Principal,
+        idempotency_key: IdempotencyKey = None,
     ) -> GameSummary:
-        return summary(game_id, await games.start(game_id, key=idempotency_key))
+        by = idempotency.seat_caller(principal.seat) if principal.seat is not None else "host"
+        return summary(game_id, await games.start(game_id, key=idempotency_key, by=by))
 
     @delete(
         "/{game_id:uuid}/seats/{seat:int}",

@@ -21,6 +21,19 @@ SeatNumber = Annotated[int, Parameter(ge=0, le=INT32_MAX, description="The seat,
 AfterSeq = Annotated[
     int, QueryParameter(name="after", ge=0, le=INT32_MAX, description="Only events with a greater seq")
 ]
+# A page of events (a log, its diffs, a seat's events), so that a replay viewer grows with what
+# it shows, not with the game.
+MAX_PAGE = 1000
+PageLimit = Annotated[
+    int | None,
+    QueryParameter(
+        name="limit",
+        required=False,
+        ge=1,
+        le=MAX_PAGE,
+        description=f"At most this many events (1 to {MAX_PAGE}; absent: every event after `after`)",
+    ),
+]
 # Litestar leaves a falsy bound (ge=0) of an optional parameter out of the schema: restated.
 LOWER_BOUND_ZERO = {"minimum": 0}
 

@@ -14,7 +14,14 @@ from service.app import bodies
 from service.app.games import CommandResult, SeatViewOut, seat_view
 from service.http.api import guards
 from service.http.api.deps import AnyRequest, games_of, seat_holder
-from service.http.api.params import INT32_MAX, LOWER_BOUND_ZERO, AfterSeq, IdempotencyKey, SeatNumber
+from service.http.api.params import (
+    INT32_MAX,
+    LOWER_BOUND_ZERO,
+    AfterSeq,
+    IdempotencyKey,
+    PageLimit,
+    SeatNumber,
+)
 from service.http.api.problems import (
     BEARER,
     JSON_BODY,
@@ -126,9 +133,11 @@ class PlayController(Controller):
     @get(
         "/events",
         operation_id="getSeatEvents",
-        summary="Events after a version, as this seat sees them",
+        summary="Events after a version, as this seat sees them (`limit` at most)",
         guards=[guards.seat_holder],
-        responses=problems(SEAT, {400: ["invalid_after"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE),
+        responses=problems(
+            SEAT, {400: ["invalid_after", "invalid_limit"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE
+        ),
     )
     async def events(
         self,
@@ -136,5 +145,6 @@ class PlayController(Controller):
         seat: SeatNumber,
         request: AnyRequest,
         after: AfterSeq = 0,
+        limit: PageLimit = None,
     ) -> list[EventOut]:
-        return await games_of(request).events_for(game_id, Seat(seat), after)
+        return (await games_of(request).events_for(game_id, Seat(seat), after))[:limit]

@@ -19,7 +19,6 @@ from typing import Any, get_args
 
 from litestar import Controller, MediaType, Router, get
 from litestar.contrib.jinja import JinjaTemplateEngine
-from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
 from litestar.response import Template
 from litestar.template.config import TemplateConfig
@@ -27,7 +26,8 @@ from litestar.template.config import TemplateConfig
 import pages
 from domain.access import REASONS
 from domain.disputes.events import Category
-from service.app.listing import ListedGame, Listings, listing_query
+from domain.table.commands import NAME_LENGTH
+from domain.text import NAME_PATTERN
 from service.http.web.assets import static_file, static_url
 
 HERE = Path(__file__).parent
@@ -54,13 +54,10 @@ class PagesController(Controller):
     include_in_schema = False
 
     @get("/", name="home")
-    async def home(self, state: State) -> Template:
-        listings: Listings = state.listings
-        listing = await listings.read(listing_query(None, None, 60, 0))
-        groups: dict[str, list[ListedGame]] = {"open": [], "running": [], "finished": []}
-        for game in listing.games:
-            groups[game.status].append(game)
-        return _page("home.html", groups=groups, page="home")
+    async def home(self) -> Template:
+        """The lobby; its script lists the public games (GET /games) and keeps the list fresh.
+        A name is checked in the page by the server's own rule before a game is created."""
+        return _page("home.html", page="home", name_pattern=NAME_PATTERN, name_length=NAME_LENGTH[1])
 
     @get("/walkthrough", name="walkthrough", media_type=MediaType.TEXT)
     async def walkthrough(self) -> str:

@@ -151,10 +151,15 @@ const PL = (() => {
     game_full: "This game is full: every seat is taken.",
     seats_not_filled: "Some seats are still free: the game starts once every seat is taken.",
     rate_limited: "Too many tries in a short time: wait a moment and try again.",
+    invalid_options: "Not accepted: the game's options are not all within their allowed values; check them and try again.",
+    invalid_spectator_delay: "Not accepted: the spectator delay is a number of seconds within the allowed range.",
+    unknown_game_kind: "This kind of game is not known here: choose one from the list.",
+    game_under_incident: "This game is stopped while a moderator looks into a problem with its log: try again later.",
   };
   function problemText(error, own = {}) {
     if (!(error instanceof Problem)) return String(error.message || error);
     if (own[error.code]) return own[error.code];
+    if (LOBBY_WORDS[error.code]) return LOBBY_WORDS[error.code];
     if (error.code === "invalid_body" || error.code === "invalid_request" || /regex|Expected `/.test(error.message)) {
       // The field: an error's key, or the "at `$.name`" msgspec puts in its message.
       const found = [error.message, ...error.errors.map((e) => `${e.message || ""} ${e.key ? `at \`$.${e.key}\`` : ""}`)]
@@ -163,7 +168,6 @@ const PL = (() => {
       const said = keys.map((k) => FIELD_WORDS[k] || `check ${words(k)}`);
       return said.length ? `Not accepted: ${said.join("; ")}.` : "Not accepted: check the form's values and try again.";
     }
-    if (LOBBY_WORDS[error.code]) return LOBBY_WORDS[error.code];
     return `${error.message} (${error.code})`;
   }
 
@@ -295,6 +299,15 @@ const PL = (() => {
   // Disputes, as the seat pages and the moderator pages both show them (texts as text only).
   // A time in seconds since the epoch, or an ISO string (the queue's).
   const when = (t) => (t ? new Date(typeof t === "number" ? t * 1000 : t).toISOString().replace("T", " ").replace(/\..*/, " UTC") : "");
+  // How long ago, in words ("just now", "5 min ago", "3 h ago", "2 days ago").
+  function age(t) {
+    const seconds = Date.now() / 1000 - (typeof t === "number" ? t : Date.parse(t) / 1000);
+    if (seconds < 60) return "just now";
+    if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+    if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+    const days = Math.floor(seconds / 86400);
+    return `${days} day${days === 1 ? "" : "s"} ago`;
+  }
   const seatList = (seats, list) => (list || []).map((s) => seatName(seats, s)).join(", ") || "nobody";
   const DISPUTE_STATUS = { open: "waiting for a moderator", claimed: "under review", resolved: "resolved" };
   const disputeStatus = (status) => DISPUTE_STATUS[status] || words(status || "");
@@ -309,6 +322,15 @@ const PL = (() => {
     else ruling = "Upheld, with no change to the game";
     const by = v.moderator ? ` (${v.moderator}, ${when(v.at)})` : "";
     return `${ruling}${by}${v.explanation ? `. ${v.explanation}` : ""}`;
+  }
+
+  // Who made an event happen (the log's ``actor``), in words: "seat:2" is never shown raw.
+  function actorText(actor, seats) {
+    const seat = /^seat:(\d+)$/.exec(actor || "");
+    if (seat) return seatName(seats, Number(seat[1]));
+    const moderator = /^moderator:(.+)$/.exec(actor || "");
+    if (moderator) return `moderator ${moderator[1]}`;
+    return { host: "the game's host", lobby: "a player in the lobby", server: "the server (a deadline passed)" }[actor] || actor || "—";
   }
 
   const ACTS = { raised: "raised the dispute", claimed: "claimed it", released: "released it", noted: "noted", asked: "asked", answered: "answered", resolved: "ruled" };
@@ -409,7 +431,7 @@ const PL = (() => {
 
   return {
     api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, describeMove, words, seatName,
-    when, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
+    when, age, actorText, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
     registerGame, game, gameTitle, moderatorGate, whoLooked,
   };
 })();

@@ -28,6 +28,15 @@
     return [el("p", {}, `Status: ${state.status}`), ...Render.table(state.kind, state.game, state.seats, PL.auditOutcome(state))];
   }
 
+  // The log's seqs, and how the raising seat numbered the same events (its own numbering hides
+  // events it may not know of, RULES 3): both, so the seat's "event 12" can be found here.
+  function disputedNumbers(d, seats) {
+    const own = d.seat_seqs || [];
+    return (d.seqs || []).map((seq, i) => (own[i] != null
+      ? `log seq ${seq} (${seatName(seats, d.seat)}'s event ${own[i]})`
+      : `log seq ${seq}`)).join(", ");
+  }
+
   function render(detail) {
     const { dispute: d, game } = detail;
     const seats = game.seats.map((s) => s.name);
@@ -39,7 +48,7 @@
       ["Raised by", d.seat != null ? seatName(seats, d.seat) : "a moderator (a review)"],
       ["Raised at", when(d.raised_at)],
       ["Reason", d.reason != null ? el("q", { class: "typed" }, d.reason) : null],
-      ["Disputed events (seqs)", (d.seqs || []).join(", ")],
+      ["Disputed events", disputedNumbers(d, seats)],
       ["Review of", d.review_of ? el("a", { href: `/moderate/disputes/${d.review_of}` }, "the earlier dispute") : null],
       ["Verdict", d.verdict ? verdictText(d.verdict, seats) : null],
     ]);

@@ -3,7 +3,7 @@
 "use strict";
 
 (() => {
-  const { api, el, showProblem, words, disputeStatus, when } = PL;
+  const { api, el, showProblem, words, disputeStatus, when, age } = PL;
   const $ = (id) => document.getElementById(id);
   const form = $("token-form");
   const problem = $("problem");
@@ -31,14 +31,36 @@
     } catch (error) { showProblem(problem, error); }
   }
 
+  // What the queue's rows do not carry, read per game (neither read is a face-up one): the
+  // players' names and each dispute's reason. Names are fixed once a game runs and a reason never
+  // changes, so a game is read again only for a dispute it has not shown yet.
+  const games = new Map();  // game id -> { seats, reasons: Map(dispute id -> reason) }
+  async function gameFacts(gameId, disputeIds) {
+    const known = games.get(gameId);
+    if (known && disputeIds.every((id) => known.reasons.has(id))) return;
+    try {
+      const [game, list] = await Promise.all([api(`/games/${gameId}`, { token }), api(`/games/${gameId}/disputes`, { token })]);
+      games.set(gameId, { seats: game.seats, reasons: new Map(list.items.map((d) => [d.dispute_id, d.reason])) });
+    } catch (error) {
+      if (!known) games.set(gameId, { seats: null, reasons: new Map() });  // the row says less
+    }
+  }
+  const SNIPPET = 90;
+  const snippet = (text) => (text.length > SNIPPET ? `${text.slice(0, SNIPPET - 1)}…` : text);
+
   function row(d) {
     const title = `${words(d.category || "other")} dispute`;
+    const facts = games.get(d.game_id) || { seats: null, reasons: new Map() };
+    const players = facts.seats ? facts.seats.map((n, s) => PL.seatName(facts.seats, s)).join(" vs ") : `game ${d.game_id.slice(0, 8)}`;
+    const reason = facts.reasons.get(d.dispute_id);
     return el("li", { class: "game dispute", "data-dispute-id": d.dispute_id, "data-status": d.status },
       el("a", { href: `/moderate/disputes/${d.dispute_id}` }, title),
-      d.kind ? el("span", { class: "kind" }, kindTitle(d.kind)) : null,
+      el("span", { class: "kind" }, d.kind ? kindTitle(d.kind) : "a game", ": ", el("a", { href: `/moderate/${d.game_id}` }, players)),
       el("span", { class: "status" }, disputeStatus(d.status), d.claimed_by ? ` by ${d.claimed_by}` : ""),
       d.verdict ? el("span", {}, `${d.verdict}${d.action && d.action !== "none" ? ` (${d.action})` : ""}`) : null,
-      el("span", {}, `raised ${when(d.raised_at)}`, d.seat != null ? ` by seat ${d.seat}` : " (a review)"),
+      el("span", {}, "raised ", el("time", { datetime: d.raised_at, title: when(d.raised_at) }, age(d.raised_at)),
+        d.seat != null ? ` by ${facts.seats ? PL.seatName(facts.seats, d.seat) : `seat ${d.seat}`}` : " (a review)"),
+      reason ? el("q", { class: "typed reason" }, snippet(reason)) : null,
       d.status === "open" ? el("button", { type: "button", "aria-label": `Claim the ${title} raised ${when(d.raised_at)}`, onclick: () => claim(d) }, "Claim") : null);
   }
 
@@ -91,6 +113,9 @@
     const page = await api(`/moderation/disputes?${query}`, { token });
     const fresh = JSON.stringify(page);
     if (fresh === shown) return;  // unchanged: leave the rows (and a button under the pointer) alone
+    const byGame = new Map();
+    for (const d of page.items) byGame.set(d.game_id, [...(byGame.get(d.game_id) || []), d.dispute_id]);
+    await Promise.all([...byGame].map(([gameId, ids]) => gameFacts(gameId, ids)));
     shown = fresh;
     $("count").textContent = page.items.length ? `${page.items.length} dispute${page.items.length === 1 ? "" : "s"} on this page, oldest first.` : "No dispute matches.";
     $("queue-list").replaceChildren(...page.items.map(row));

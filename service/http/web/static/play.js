@@ -202,7 +202,12 @@
     $("replay-link").hidden = view.status !== "finished";
     if (open) {
       $("lobby-seats").replaceChildren(...view.seats.map((name, s) => el("li", {}, name == null ? `seat ${s}: free` : seatName(view.seats, s))));
-      $("start").hidden = !tokens.get(`host:${gameId}`) || view.seats.some((n) => n == null);
+      // Anyone at the table may start once every seat is taken: a host who left strands nobody.
+      const full = !view.seats.some((n) => n == null);
+      $("start").hidden = !full;
+      $("lobby-waiting").textContent = full
+        ? "Every seat is taken: anyone at the table can start the game."
+        : "The game can start once every seat is taken; then anyone at the table can start it.";
       return;
     }
     if (view.seats[seat] != null) $("who").textContent = `${view.seats[seat]} · seat ${seat}`;
@@ -238,10 +243,13 @@
 
   $("start").addEventListener("click", async () => {
     try {
-      await api(`/games/${gameId}/start`, { method: "POST", token: tokens.get(`host:${gameId}`) });
+      await api(`/games/${gameId}/start`, { method: "POST", token: tokens.get(`host:${gameId}`) || token });
       tokens.drop(`host:${gameId}`);
       refresh();
-    } catch (error) { showProblem(problem, error); }
+    } catch (error) {
+      if (error.code === "game_already_started") refresh();  // another player started it first
+      else showProblem(problem, error);
+    }
   });
 
   (async () => {

@@ -19,16 +19,20 @@
   async function asSeat(seat) {
     const token = tokens.get(PL.seatKey(gameId, seat));
     const base = `/games/${gameId}/seats/${seat}`;
-    const [events, view] = await Promise.all([api(`${base}/events?after=0`, { token }), api(`${base}/view`, { token })]);
+    const view = await api(`${base}/view`, { token });
     perspective.textContent = `As ${seatName(view.seats, seat)} saw it: other players' hidden cards stay hidden.`;
+    const count = view.version;  // the seat's numbers run 1..version (its own numbering, RULES 3)
     await Replayer.start({
       gameId,
       seats: view.seats,
-      events: events.map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: null, data: e.data })),
-      changes: null,
+      count,
+      indexOf: (seq) => (seq >= 1 && seq <= count ? seq - 1 : -1),
+      eventAt: Replayer.paged(async (after, limit) => (await api(`${base}/events?after=${after}&limit=${limit}`, { token }))
+        .map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: null, data: e.data }))),
+      changesAt: null,
       proofs: null,
       transcript: () => api(`${base}/transcript`, { token, headers: { Accept: "text/plain" } }),
-      stateAt: async (seq, index) => (index === events.length - 1
+      stateAt: async (seq, index) => (index === count - 1
         ? Render.table(view.kind, view.view, view.seats, view).concat(Render.mine(view.kind, view.view))
         : [el("p", { class: "muted" }, "The seat's table is shown at the last event; step to it, or read each event above.")]),
     });

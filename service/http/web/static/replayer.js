@@ -12,33 +12,41 @@ const Replayer = (() => {
 
   let current = null;  // the viewer on this page: { go(seq), seq() }
 
-  // source: { events: [{seq, type, recorded_at, actor, data}], seats, stateAt(seq) -> Promise<nodes>,
-  //           changes: Map seq -> [{path, before, after}] | null, proofs: audit | null, transcript: () -> Promise<string>,
-  //           openAt: seq to open at (default: the last), marks: seqs to flag (a dispute's) }
+  // source: { count: how many events, eventAt(index) -> Promise<{seq, type, recorded_at, actor, data}>,
+  //           indexOf(seq) -> index (-1: none), seats, stateAt(seq, index) -> Promise<nodes>,
+  //           changesAt(index) -> Promise<[{path, before, after}]> | null, proofs: audit | null,
+  //           transcript: () -> Promise<string>, openAt: seq to open at (default: the last),
+  //           marks: seqs to flag (a dispute's) }
   function start(source) {
     const slider = $("seq");
-    const events = source.events;
+    const count = source.count;
     const marks = new Set(source.marks || []);
-    const indexOf = (seq) => events.findIndex((e) => e.seq === seq);
-    let index = source.openAt != null && indexOf(source.openAt) >= 0 ? indexOf(source.openAt) : events.length - 1;
+    const opening = source.openAt != null ? source.indexOf(source.openAt) : -1;
+    let index = opening >= 0 ? opening : count - 1;
+    let shownEvent = null;
     let shown = 0;
     slider.min = 1;
-    slider.max = events.length;
+    slider.max = count;
     $("replayer").hidden = false;
 
     async function show(i) {
-      index = Math.max(0, Math.min(events.length - 1, i));
+      index = Math.max(0, Math.min(count - 1, i));
       slider.value = index + 1;
-      const event = events[index];
       const ticket = ++shown;
-      $("at").textContent = `Event ${index + 1} of ${events.length} (seq ${event.seq}): ${words(event.type)}${marks.has(event.seq) ? " · disputed" : ""}`;
-      slider.setAttribute("aria-valuetext", `event ${index + 1} of ${events.length}`);
+      let event;
+      let changes;
+      try {
+        [event, changes] = await Promise.all([source.eventAt(index), source.changesAt ? source.changesAt(index) : null]);
+      } catch (error) { showProblem($("problem"), error); return; }
+      if (ticket !== shown) return;  // a later step is on its way
+      shownEvent = event;
+      $("at").textContent = `Event ${index + 1} of ${count} (seq ${event.seq}): ${words(event.type)}${marks.has(event.seq) ? " · disputed" : ""}`;
+      slider.setAttribute("aria-valuetext", `event ${index + 1} of ${count}`);
       const when = new Date(event.recorded_at * 1000).toISOString().replace("T", " ").replace(/\..*/, " UTC");
       $("event").replaceChildren(
         el("p", {}, describeEvent(event, source.seats)),
-        el("p", { class: "muted" }, `Acted by: ${event.actor || "—"} · at ${when}`),
+        el("p", { class: "muted" }, `By ${PL.actorText(event.actor, source.seats)} · at ${when}`),
       );
-      const changes = source.changes ? source.changes.get(event.seq) || [] : null;
       $("changes").replaceChildren(...(changes === null
         ? [el("li", { class: "muted" }, "Changes are shown to moderators and in public replays.")]
         : changes.map((c) => el("li", {}, el("code", {}, c.path), `: ${stringify(c.before)} → ${stringify(c.after)}`))));
@@ -52,10 +60,10 @@ const Replayer = (() => {
     $("first").addEventListener("click", () => show(0));
     $("prev").addEventListener("click", () => show(index - 1));
     $("next").addEventListener("click", () => show(index + 1));
-    $("last").addEventListener("click", () => show(events.length - 1));
+    $("last").addEventListener("click", () => show(count - 1));
     document.addEventListener("keydown", (e) => {
       if (e.target === slider || e.target.closest("input, select, textarea") || e.altKey || e.ctrlKey || e.metaKey) return;
-      const moves = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: events.length - 1 };
+      const moves = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: count - 1 };
       if (e.key in moves) { e.preventDefault(); show(moves[e.key]); }
     });
 
@@ -75,7 +83,10 @@ const Replayer = (() => {
         link.hidden = false;
       }).catch(() => {});
     }
-    current = { go: (seq) => show(indexOf(seq) >= 0 ? indexOf(seq) : index), seq: () => events[index].seq };
+    current = {
+      go: (seq) => show(source.indexOf(seq) >= 0 ? source.indexOf(seq) : index),
+      seq: () => (shownEvent ? shownEvent.seq : null),
+    };
     return show(index);
   }
 
@@ -83,9 +94,26 @@ const Replayer = (() => {
   const go = (seq) => current && current.go(seq);
   const seqShown = () => (current ? current.seq() : null);
 
+  // Items by index, read a page at a time when first needed (``read(after, limit)``): a long
+  // game costs what the viewer shows, not the whole log up front. A failed page is read again.
+  const PAGE = 100;
+  function paged(read) {
+    const pages = new Map();
+    return (index) => {
+      const k = Math.floor(index / PAGE);
+      if (!pages.has(k)) {
+        const page = read(k * PAGE, PAGE);
+        pages.set(k, page);
+        page.catch(() => pages.delete(k));
+      }
+      return pages.get(k).then((items) => items[index - k * PAGE]);
+    };
+  }
+
   // The full, face-up replay from the audit endpoints (a moderator token, or none for a public
-  // game that is over): every seq's complete state. ``why`` ({dispute} or {reason, note}) goes
-  // with every read: a moderator's reads are recorded, and a running game's need it.
+  // game that is over): every seq's complete state, the log and its changes read in pages.
+  // ``why`` ({dispute} or {reason, note}) goes with every read: a moderator's reads are
+  // recorded, and a running game's need it.
   async function fromAudit(gameId, token, { openAt = null, marks = [], why = {} } = {}) {
     const base = `/games/${gameId}/audit`;
     const query = new URLSearchParams(Object.entries(why).filter(([, v]) => v));
@@ -93,17 +121,23 @@ const Replayer = (() => {
       const params = new URLSearchParams([...query, ...Object.entries(more)]).toString();
       return params ? `${base}${path}?${params}` : `${base}${path}`;
     };
-    const [log, diffs, proofs] = await Promise.all([api(q("/log"), { token }), api(q("/diffs"), { token }), api(q("/"), { token })]);
-    const final = await api(q("/state"), { token });
+    const [proofs, final] = await Promise.all([api(q("/"), { token }), api(q("/state"), { token })]);
     const seats = final.state.seats;
+    const count = final.seq;  // the log's seqs run 1..count: event index i is seq i + 1
     const cache = new Map();
     return start({
       gameId,
       seats,
       openAt,
       marks,
-      events: log.map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data })),
-      changes: new Map(diffs.map((d) => [d.seq, d.changes])),
+      count,
+      indexOf: (seq) => (seq >= 1 && seq <= count ? seq - 1 : -1),
+      eventAt: paged(async (after, limit) => (await api(q("/log", { after, limit }), { token }))
+        .map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data }))),
+      changesAt: (() => {
+        const at = paged((after, limit) => api(q("/diffs", { after, limit }), { token }));
+        return async (index) => (await at(index)).changes;
+      })(),
       proofs,
       transcript: () => api(q("/transcript"), { token, headers: { Accept: "text/plain" } }),
       stateAt: async (seq) => {
@@ -114,5 +148,5 @@ const Replayer = (() => {
     });
   }
 
-  return { start, fromAudit, go, seqShown };
+  return { start, fromAudit, paged, go, seqShown };
 })();

@@ -12,13 +12,36 @@
   const POLL_MS = 1000;
   let snapshot = null;
 
+  // The delay in words: what it is and why there is one.
+  function delayText(delay) {
+    if (!(delay > 0)) return "You are watching live: each move shows here as it is played.";
+    const s = Math.round(delay);
+    return `You are watching ${s} s behind the players: each move shows here ${s} seconds after it is played, so that nobody at the table can learn from this page what the others do.`;
+  }
+
+  // Before the first move reaches this page (the game may have started up to the delay ago):
+  // the seats around the table, and when the game will show.
+  function seatsBeforeTheStart(snap) {
+    const taken = snap.seats.filter((n) => n != null).length;
+    const delay = Math.round(snap.spectator_delay);
+    const seats = `${taken} of ${snap.seats.length} seats taken`;
+    const said = delay > 0
+      ? `Waiting for the start (as the table stood ${delay} s ago): ${seats}. The game shows here ${delay} s after the players start it.`
+      : `Waiting for the start: ${seats}. The game shows here as soon as the players start it.`;
+    return [
+      el("p", {}, said),
+      Render.seatsTable(snap.seats.map((name, s) => [`Seat ${s}`, name == null ? "free" : name]), ["Seat", "Player"]),
+    ];
+  }
+
   function render(snap) {
     snapshot = snap;
     $("game-title").textContent = `· ${PL.gameTitle(snap.kind)} · ${snap.seats.map((n, s) => seatName(snap.seats, s)).join(" vs ")}`;
-    $("delay").textContent = snap.spectator_delay > 0 ? `live − ${snap.spectator_delay} s` : "live";
-    $("table-view").replaceChildren(...Render.table(snap.kind, snap.view, snap.seats, snap));
+    $("delay").textContent = delayText(snap.spectator_delay);
+    $("table-view").replaceChildren(...(snap.view ? Render.table(snap.kind, snap.view, snap.seats, snap) : seatsBeforeTheStart(snap)));
     const over = snap.status === "finished";
     $("result").hidden = !over;
+    $("replay-link").hidden = !over;
     if (over) $("result").textContent = `Game over. ${PL.outcomeText(snap)}`;
   }
 
@@ -31,7 +54,8 @@
 
   function show(event) {
     const said = PL.describeMove(snapshot.kind, event, snapshot.seats);
-    if (said !== null) PL.appendToFeed($("feed"), el("li", { "data-seq": event.seq }, said));
+    // Numbered as spectators number the game (RULES 3: each viewer has its own numbers).
+    if (said !== null) PL.appendToFeed($("feed"), el("li", { "data-seq": event.seq, value: event.seq }, said));
   }
 
   // -- the chain: hashAfter[n] is the hash after the spectators' event n (0: the game's genesis)
