@@ -232,7 +232,9 @@ class GameService:
         """What ``decide`` may use at ``table``: the draws of its committed seeds (a game older
         than seeds: the system's), the clock, the rules version (domain/table/seeds.py)."""
         seed = await self.store.seeds.of(game_id) if table.seed_commitment is not None else None
-        rng = seeds.draws(table, game_id, seed) or random.SystemRandom()
+        # A game imported while running has a commitment but not its seed here: the system's.
+        known = seed is not None or table.seed_commitment is None
+        rng = (seeds.draws(table, game_id, seed) if known else None) or random.SystemRandom()
         return seeds.context(table, rng, self.clock(), seed)
 
     async def _created(self, game_id: uuid.UUID, command: CreateGame) -> Context:
