@@ -236,10 +236,11 @@ def _implausible(
     return None
 
 
-def verify(export: ExportFile) -> VerifyReport:
-    """Every check of a parsed export; see the module docstring."""
+def verify(export: ExportFile, server_seed: bytes | None = None) -> VerifyReport:
+    """Every check of a parsed export; see the module docstring. ``server_seed``: the game's
+    seed as the server holds it, to re-execute a running game whole (the audit, ``--all``)."""
     chain = check_chain(export)
-    replayed = reexecute(export)
+    replayed = reexecute(export, server_seed)
     rules = replayed.finding or check_outcome(export, replayed)
     seeds = min(replayed.seeds, key=lambda f: f.seq, default=None)
     shuffles = check_shuffles(export, replayed)
