@@ -17,6 +17,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from domain import randomness
 from projections.export import verify as export_verify
 from service.app.auth import Principal, issue
 from service.config import Settings
@@ -228,3 +229,24 @@ async def test_a_server_seed_changed_after_its_commitment_is_caught(kittens: lis
         f.check == "seeds" and f.seq == disclosed["seq"] and "does not match its commitment" in f.reason
         for f in report.findings
     ), report.lines()
+
+
+async def test_the_audit_re_executes_a_running_game_with_the_servers_seed(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=0)
+    seats = [await api.join(created.game_id, f"p{n}") for n in range(2)]
+    await api.start(created.game_id, created.host_token)
+    view = await api.view(created.game_id, 0, seats[0].token)
+    assert view.view is not None
+    active = view.view["public"]["active_seat"]
+    await api.send(created.game_id, active, seats[active].token, {"type": "DrawCard"})
+    response = await http.get(
+        f"/games/{created.game_id}/audit/verify", params={"reason": "incident"}, headers=moderator
+    )
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert report["ok"] and report["level"] == "re-executed" and report["commands"] == 5
+    log = (await http.get(f"/games/{created.game_id}/audit/log", params={"reason": "incident"}, headers=moderator)).json()
+    committed = log[0]["data"]["seed_commitment"]
+    assert randomness.server_commitment(bytes.fromhex(report["server_seed"])) == committed
