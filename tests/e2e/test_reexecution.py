@@ -250,3 +250,33 @@ async def test_the_audit_re_executes_a_running_game_with_the_servers_seed(
     log = (await http.get(f"/games/{created.game_id}/audit/log", params={"reason": "incident"}, headers=moderator)).json()
     committed = log[0]["data"]["seed_commitment"]
     assert randomness.server_commitment(bytes.fromhex(report["server_seed"])) == committed
+
+
+async def test_seats_commit_and_reveal_their_seeds_over_http_and_the_deal_re_executes(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    created = await api.create_game("exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=0)
+    mine = [secrets.token_bytes(32) for _ in range(2)]
+    tokens = []
+    for n, seed in enumerate(mine):
+        joined = await http.post(
+            f"/games/{created.game_id}/seats",
+            json={"name": f"p{n}", "seed_commitment": randomness.seat_commitment(seed)},
+        )
+        assert joined.status_code == 201, joined.text
+        tokens.append({"Authorization": f"Bearer {joined.json()['token']}"})
+    path = f"/games/{created.game_id}/seats/0/seed"
+    wrong = await http.post(path, json={"seed": mine[1].hex()}, headers=tokens[0])
+    assert (wrong.status_code, wrong.json()["code"]) == (422, "seed_mismatch")
+    for n, seed in enumerate(mine):
+        revealed = await http.post(f"/games/{created.game_id}/seats/{n}/seed", json={"seed": seed.hex()}, headers=tokens[n])
+        assert revealed.status_code == 200, revealed.text
+    left = await http.delete(f"/games/{created.game_id}/seats/1", headers=tokens[1])
+    assert (left.status_code, left.json()["code"]) == (409, "seeds_revealed")
+    await api.start(created.game_id, created.host_token)
+    report = (
+        await http.get(f"/games/{created.game_id}/audit/verify", params={"reason": "incident"}, headers=moderator)
+    ).json()
+    assert report["ok"] and report["level"] == "re-executed", report
+    log = (await http.get(f"/games/{created.game_id}/audit/log", params={"reason": "incident"}, headers=moderator)).json()
+    assert [e["data"]["seed"] for e in log if e["type"] == "lobby.seed_revealed"] == [s.hex() for s in mine]
