@@ -264,7 +264,9 @@ def read(lines: Iterable[str | bytes]) -> ExportFile:
                 raise ExportError(f"line {number}: unknown record {kind!r}", line=number)
         except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
             bad = seq if isinstance(seq, int) else None
-            raise ExportError(f"line {number} (seq {seq}): malformed {kind} record: {exc}", bad, number) from None
+            raise ExportError(
+                f"line {number} (seq {seq}): malformed {kind} record: {exc}", bad, number
+            ) from None
     if export is None:
         raise ExportError("the file is empty")
     return export

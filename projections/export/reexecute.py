@@ -124,7 +124,11 @@ def reexecute(export: ExportFile, server_seed: bytes | None = None) -> Replayed:
     result.table = fold.table
     result.seeds = _seed_findings(fold.table, disclosed, result.finding)
     committed = fold.table.seed_commitment if fold.table is not None else None
-    if server_seed is not None and committed is not None and randomness.server_commitment(server_seed) != committed:
+    if (
+        server_seed is not None
+        and committed is not None
+        and randomness.server_commitment(server_seed) != committed
+    ):
         result.seeds.append(Finding("seeds", 1, "the server's seed does not match its commitment"))
     return result
 
@@ -155,7 +159,9 @@ def _group(
     return group, None, command
 
 
-def _context(table: Table | None, game_id: uuid.UUID, first: EventRecord, server_seed: bytes | None) -> Context:
+def _context(
+    table: Table | None, game_id: uuid.UUID, first: EventRecord, server_seed: bytes | None
+) -> Context:
     now = float(first.metadata["command"]["now"])
     if table is None:
         # The create: the commitment is the server's free choice, checked when the seed is disclosed.
@@ -174,7 +180,11 @@ def _decide(
     try:
         produced = list(composed.for_kind(table.kind if table else kind).decide(table, command, ctx))
     except SeedUnavailable:
-        if table is not None and table.seed_commitment is None and getattr(table.options, "seed", None) is None:
+        if (
+            table is not None
+            and table.seed_commitment is None
+            and getattr(table.options, "seed", None) is None
+        ):
             return None, Finding("replay", first.seq, "a draw in a game without a committed seed")
         return None, None
     except RuleViolation as exc:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
 
 import msgspec
 
