@@ -304,3 +304,10 @@ async def test_seats_commit_and_reveal_their_seeds_over_http_and_the_deal_re_exe
         )
     ).json()
     assert [e["data"]["seed"] for e in log if e["type"] == "lobby.seed_revealed"] == [s.hex() for s in mine]
+
+
+async def test_stripping_the_recorded_commands_does_not_downgrade_the_check(kittens: list[str]) -> None:
+    forged = Forged(kittens)
+    for event in forged.events:
+        event["metadata"].pop("command")
+    _refused(forged.lines(), 1, "records its commands")
