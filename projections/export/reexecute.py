@@ -100,6 +100,7 @@ def reexecute(export: ExportFile, server_seed: bytes | None = None) -> Replayed:
         return replayed
     game_id = uuid.UUID(export.header.game_id)
     disclosed = _disclosed(export)
+    held = server_seed  # the server's own, when the caller holds it
     if server_seed is None and disclosed is not None:
         server_seed = disclosed[1]
     fold = _Fold()
@@ -129,11 +130,7 @@ def reexecute(export: ExportFile, server_seed: bytes | None = None) -> Replayed:
     result.table = fold.table
     result.seeds = _seed_findings(fold.table, disclosed, result.finding)
     committed = fold.table.seed_commitment if fold.table is not None else None
-    if (
-        server_seed is not None
-        and committed is not None
-        and randomness.server_commitment(server_seed) != committed
-    ):
+    if held is not None and committed is not None and randomness.server_commitment(held) != committed:
         result.seeds.append(Finding("seeds", 1, "the server's seed does not match its commitment"))
     return result
 
