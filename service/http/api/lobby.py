@@ -64,6 +64,9 @@ class GameCreatedOut(msgspec.Struct, frozen=True):
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, extra_json_schema={"pattern": NAME_PATTERN})]
 
 
+Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
 class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # A guest's name cannot be required by the schema: whether a player token is sent decides.
     name: Annotated[
@@ -77,7 +80,7 @@ class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         ),
     ] = None
     seed_commitment: Annotated[
-        str | None,
+        Hex64 | None,
         msgspec.Meta(
             description=(
                 'hex(SHA-256("playlog/seat-seed/v1" 0x00 seed)) of a 32-byte seed this seat'
@@ -90,7 +93,8 @@ class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class SeedReveal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seed: Annotated[
-        str, msgspec.Meta(description="The 32-byte seed committed at the join, as 64 lower-case hex digits.")
+        Hex64,
+        msgspec.Meta(description="The 32-byte seed committed at the join, as 64 lower-case hex digits."),
     ]
 
 
@@ -218,7 +222,7 @@ class LobbyController(Controller):
             BEARER,
             {
                 409: ["game_already_started", "game_full", "version_conflict", "game_under_incident"],
-                422: ["invalid_name", "invalid_seed_commitment"],
+                422: ["invalid_name"],
             },
             KEYED,
             RATE_LIMITED,
