@@ -38,9 +38,10 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 class ExportError(Exception):
     """A file that cannot be read as an export, or a game that cannot be imported."""
 
-    def __init__(self, message: str, seq: int | None = None) -> None:
+    def __init__(self, message: str, seq: int | None = None, line: int = 1) -> None:
         super().__init__(message)
         self.seq = seq
+        self.line = line  # the 1-based line of the file that cannot be read
 
 
 # -- the canonical text ----------------------------------------------------------------------
@@ -204,9 +205,9 @@ def _hex(value: Any, what: str, seq: int | None) -> bytes:
     try:
         raw = bytes.fromhex(value)
     except (TypeError, ValueError):
-        raise ExportError(f"seq {seq}: {what} is not hex", seq) from None
+        raise ValueError(f"{what} is not hex") from None
     if len(raw) != 32:
-        raise ExportError(f"seq {seq}: {what} is not 32 bytes", seq)
+        raise ValueError(f"{what} is not 32 bytes")
     return raw
 
 
@@ -219,14 +220,17 @@ def read(lines: Iterable[str | bytes]) -> ExportFile:
         try:
             record = parse(line)
         except ValueError:
-            raise ExportError(f"line {number} is not JSON") from None
+            raise ExportError(f"line {number} is not JSON", line=number) from None
         kind = record.get("record") if isinstance(record, dict) else None
         if number == 1:
             if kind != "header" or record.get("format") != FORMAT:
                 raise ExportError("line 1 is not a playlog export header")
             if record.get("format_version") != FORMAT_VERSION:
-                raise ExportError(f"unknown format_version {record.get('format_version')}")
-            export = ExportFile(msgspec.convert(_floats(record), Header))
+                raise ExportError(f"line 1: unknown format_version {record.get('format_version')}")
+            try:
+                export = ExportFile(msgspec.convert(_floats(record), Header))
+            except msgspec.ValidationError as exc:
+                raise ExportError(f"line 1: malformed header: {exc}") from None
             continue
         assert export is not None
         seq = record.get("seq") if isinstance(record, dict) else None
@@ -257,10 +261,12 @@ def read(lines: Iterable[str | bytes]) -> ExportFile:
             elif kind == "access":
                 export.access.append(_access_line(record))
             else:
-                raise ExportError(f"line {number}: unknown record {kind!r}")
+                raise ExportError(f"line {number}: unknown record {kind!r}", line=number)
         except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
             bad = seq if isinstance(seq, int) else None
-            raise ExportError(f"line {number} (seq {seq}): malformed {kind} record: {exc}", bad) from None
+            raise ExportError(
+                f"line {number} (seq {seq}): malformed {kind} record: {exc}", bad, number
+            ) from None
     if export is None:
         raise ExportError("the file is empty")
     return export

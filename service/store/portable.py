@@ -158,7 +158,8 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
     report = verify(export)
     if not report.ok:
         raise ImportRefused(
-            "export_not_verified", f"The file does not verify (first bad seq {report.first_bad_seq})."
+            "export_not_verified",
+            f"The file does not verify ({report.lines()[-1].removeprefix('FAILED: ')}).",
         )
     game_id = uuid.UUID(export.header.game_id)
     replayed = replay(export).table

@@ -82,6 +82,9 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "game_full",
             "seats_not_filled",
             "cannot_leave",
+            "seeds_revealed",
+            "seed_already_revealed",
+            "no_seed_commitment",
             "game_not_started",
             "dispute_window_closed",
             "too_many_open_disputes",
@@ -106,6 +109,7 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "invalid_seat",
             "bad_tree_sizes",
             "bad_cosignature",
+            "seed_mismatch",
         }
     ),
     429: frozenset({"too_many_requests"}),
