@@ -5,7 +5,8 @@ whenever its view lists legal commands, sends one of them at random. Generate th
 (from the repository's root; the package is git-ignored):
 
     openapi-python-client generate --path openapi/openapi.json --meta none \\
-        --output-path examples/python/playlog_client --config examples/python/openapi-python-client.yaml
+        --output-path examples/python/playlog_client --config examples/python/openapi-python-client.yaml \\
+        --custom-template-path examples/python/templates
     python examples/python/bot.py http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN
 
 The game's commands, views and refusals are all typed: see type_checks.py. Refusals that only
