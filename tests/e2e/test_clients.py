@@ -2,12 +2,15 @@
 
 A Python client (openapi-python-client) and TypeScript types (openapi-typescript, for
 openapi-fetch) are generated here, never committed; both must come without a generator warning
-and type-check strictly, with the example bots of examples/ and their type-level checks (lines
-that must not type-check: a command of the other game, options under the other kind, an error
-without its code). Then each bot plays every seat of one full game of each kind against a real
-server, following its seat's stream with the example's typed SSE reader; and the example spectator
-follows the game's public stream from the middle (``Last-Event-ID``) to its end, each event read
-into the generated ``EventOut``.
+and type-check strictly (nothing switched off), with the examples of examples/ and their
+type-level checks (lines that must not type-check: a command of the other game, options under
+the other kind, an error without its code). Then, for one game of each kind in each language,
+the example lobby creates the game, joins every seat and starts it, one example bot per seat
+plays it to its end following its seat's stream, and the example spectator follows the game's
+public stream from the middle (``Last-Event-ID``), each event read into the generated
+``EventOut``; all of them through transports that lose a quarter of the answers after the server
+acted (and cut streams), so that every write is sent again with its key. The server's log is then
+held to the bots' own decisions: no action taken twice.
 """
 
 from __future__ import annotations
