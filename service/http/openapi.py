@@ -58,6 +58,12 @@ _REF = "#/components/schemas/{name}"
 _ITEM_EXTENSION = "x-playlog-item-schema"
 BEARER_SCHEME = "bearer"
 
+_LOCATION = {
+    "description": "Where what was created is read (a path of this API); a retry gets the same",
+    "required": True,
+    "schema": {"type": "string", "format": "uri-reference"},
+}
+
 _RETRY_AFTER = {
     "429": {
         "description": "Seconds until the rate window resets",
@@ -424,6 +430,8 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
         for status, response in operation.get("responses", {}).items():
             if status in _RETRY_AFTER:  # problem details cannot declare headers (ResponseSpec)
                 response["headers"] = {"Retry-After": _RETRY_AFTER[status]}
+            if status == "201":
+                response["headers"] = {"Location": _LOCATION}
             content = response.get("content", {})
             if "application/x-ndjson" in content:  # the export
                 content["application/x-ndjson"] = {
