@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from domain.a_risk_cat.state import ARiskCatPending
+from domain.a_risk_cat.state import ARiskCatPending, Mode
 from domain.decider import Event
 
 
@@ -32,7 +32,7 @@ class ARiskCatGameSetUp(ARiskCatEvent, frozen=True, kw_only=True):
     """Tokens in the bag, shuffled; the first seat chosen. ``bag`` (top first) and ``salt`` hidden."""
 
     players: int
-    mode: str
+    mode: Mode
     first_seat: int
     removed_paintings: tuple[int, ...]
     bag_size: int

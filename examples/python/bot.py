@@ -1,7 +1,8 @@
 """An example bot on a client generated from playlog's OpenAPI document (openapi-python-client).
 
 It plays one seat of a running game of either kind: it follows the seat's event stream (SSE) and,
-whenever its view lists legal commands, sends one of them at random. Generate the client first
+whenever its view lists moves of its own (``moves``: the legal commands but leaving), sends one
+of them at random. Generate the client first
 (from the repository's root; the package is git-ignored):
 
     openapi-python-client generate --path openapi/openapi.json --meta none \\
@@ -26,10 +27,6 @@ from playlog_client import AuthenticatedClient
 from playlog_client.api.play import get_seat_view, send_command
 from playlog_client.models import ARiskCatSeatViewOut, CommandResult, ExplodingKittensSeatViewOut, GameStatus
 from sse import follow
-
-# Commands a bot never chooses: leaving only shortens the game.
-AVOIDED = frozenset({"Leave", "Concede"})
-
 
 def races(client: AuthenticatedClient) -> frozenset[str]:
     """The refusals of a command that only mean the game moved on (the document's
@@ -57,13 +54,11 @@ class Bot:
         if view.status == GameStatus.FINISHED:
             print(f"seat {self.seat}: game over, winners {view.winners}")
             return True
-        if view.view is None:  # the game has not started
+        # The seat's own moves (its legal commands but leaving), typed by the view's kind: each
+        # game lists only its own commands. Empty while the game waits for another seat.
+        if not view.moves:
             return False
-        # A union of the seat view's variants: each game lists only its own commands.
-        legal = [command for command in view.view.legal_commands if command.type_ not in AVOIDED]
-        if not legal:
-            return False
-        command = self.rng.choice(legal)
+        command = self.rng.choice(view.moves)
         # One key per decision: a lost answer is asked for again with the same key, body and
         # expected_version, and the server answers as it did the first time (never acting twice).
         key = str(uuid.uuid4())

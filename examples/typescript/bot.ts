@@ -1,7 +1,7 @@
 // An example bot on types generated from playlog's OpenAPI document (openapi-typescript) and
 // openapi-fetch. It plays one seat of a running game of either kind: it follows the seat's event
 // stream (SSE, read by sse.ts, which resumes a dropped connection) and, whenever its view lists
-// legal commands, sends one of them at random. Refusals that only mean the game moved on are read
+// moves of its own (`moves`: the legal commands but leaving), sends one of them at random. Refusals that only mean the game moved on are read
 // from the document (`x-playlog-races`).
 //
 //   npm ci && npm run generate && npm run check     (types into generated/, JavaScript into build/)
@@ -15,9 +15,6 @@ import { droppingFetch, flag, retried } from "./drops.js";
 import { follow } from "./sse.js";
 
 type Command = components["schemas"]["Command"];
-
-// Commands a bot never chooses: leaving only shortens the game.
-const AVOIDED = new Set(["Leave", "Concede"]);
 
 const [url, gameId, seatText, token] = process.argv.slice(2);
 if (!url || !gameId || !seatText || !token) {
@@ -57,9 +54,10 @@ async function turn(): Promise<boolean> {
     console.log(`seat ${seat}: game over, winners ${JSON.stringify(view.winners)}`);
     return true;
   }
-  // Each variant of the seat view (by `kind`) lists only its own game's commands.
-  const legal: Command[] = (view.view?.legal_commands ?? []).filter((c) => !AVOIDED.has(c.type));
-  const command = legal[Math.floor(Math.random() * legal.length)];
+  // The seat's own moves (its legal commands but leaving); each variant of the seat view (by
+  // `kind`) lists only its own game's commands. Empty while the game waits for another seat.
+  const moves: Command[] = view.moves;
+  const command = moves[Math.floor(Math.random() * moves.length)];
   if (command === undefined) return false;
   // One key per decision: a lost answer is asked for again with the same key, body and
   // expected_version, and the server answers as it did the first time (never acting twice).

@@ -28,6 +28,7 @@ from service.http.api.guards import TOKEN
 from service.http.api.incidents import ClearBody
 from service.http.api.lobby import CreateGame, JoinSeat
 from service.http.api.players import CreatePlayer
+from service.http.descriptions import DESCRIPTIONS
 from service.http.api.problems import (
     BY_KIND_EXTENSION,
     PARAMS,
@@ -90,6 +91,18 @@ _SSE_DESCRIPTION = (
     "keep the connection open. Read it as a stream: it stays open while the game runs."
 )
 
+
+_SEQ = (
+    "The event's number for this viewer: 1, 2, 3 ... over the events this viewer may see (a seat,"
+    " the spectators), never the log's own numbers, which would count events hidden from it. A"
+    " seat's `version`, `after`, `expected_version` and `Last-Event-ID` count the same way."
+)
+
+_MOVES = (
+    "The seat's own moves now: `view.legal_commands` but leaving (`Leave`, `Concede`), which is"
+    " always legal and never a move (it ends the seat's game). Empty while the game waits for"
+    " another seat. A bot picks from these."
+)
 
 _HEX = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 _DECIMAL = {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?$", "description": "Epoch seconds, as hashed"}
@@ -212,17 +225,19 @@ def _union(name: str, root: dict[str, Any], schemas: dict[str, Any]) -> dict[str
     return _ref(name)
 
 
-def _by_kind(schemas: dict[str, Any], name: str, field: str, per_kind: dict[str, dict[str, Any]]) -> None:
-    """Turn ``name`` into a union discriminated by ``kind``: one variant per game, ``field`` typed."""
+def _by_kind(schemas: dict[str, Any], name: str, per_kind: dict[str, dict[str, dict[str, Any]]]) -> None:
+    """Turn ``name`` into a union discriminated by ``kind``: one variant per game, the fields
+    ``per_kind[kind]`` names typed as that game's."""
     base = schemas.get(name)
     if base is None:
         return
     mapping = {}
-    for kind, typed in per_kind.items():
+    for kind, fields in per_kind.items():
         variant = copy.deepcopy(base)
         variant["title"] = f"{_camel(kind)}{name}"
         variant["properties"]["kind"] = {"type": "string", "enum": [kind]}
-        variant["properties"][field] = typed
+        for field, typed in fields.items():
+            variant["properties"][field] = typed
         required = variant.setdefault("required", [])
         if "kind" not in required:
             required.insert(0, "kind")
@@ -260,6 +275,15 @@ def _options_required(schemas: dict[str, Any], options: dict[str, dict[str, Any]
             required = schemas[f"{_camel(kind)}CreateGame"]["required"]
             if "options" not in required:
                 required.append("options")
+
+
+def _typed_enums(doc: dict[str, Any]) -> None:
+    """An enum of strings says it is a string (msgspec leaves ``type`` out of a Literal's schema;
+    generators then type it loosely, or refuse it: datamodel-code-generator's strict models)."""
+    for node in _walk(doc):
+        values = node.get("enum")
+        if isinstance(values, list) and "type" not in node and all(isinstance(v, str) for v in values):
+            node["type"] = "string"
 
 
 def _walk(node: Any) -> Iterator[dict[str, Any]]:
@@ -392,6 +416,7 @@ def _game_event(schemas: dict[str, Any], unions: list[str]) -> None:
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
     if (event_out := schemas.get("EventOut")) is not None:
+        event_out["properties"]["seq"] = {"type": "integer", "minimum": 1, "description": _SEQ}
         event_out["properties"]["data"] = _ref("GameEvent")
         event_out["properties"]["type"] = {"type": "string", "enum": sorted(mapping)}
 
@@ -414,8 +439,11 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
         views = _components(kind, decider.view_type, schemas)
         _union(f"{game}View", views, schemas)
         by_tag = views["discriminator"]["mapping"]
-        seat_views[kind] = {"oneOf": [{"$ref": by_tag["seat"]}, {"type": "null"}]}
-        spectator_views[kind] = {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}
+        seat_views[kind] = {
+            "view": {"oneOf": [{"$ref": by_tag["seat"]}, {"type": "null"}]},
+            "moves": {"type": "array", "items": commands[kind], "description": _MOVES},
+        }
+        spectator_views[kind] = {"view": {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}}
         options[kind] = _components(kind, decider.options_type, schemas)
         shown.append(_shown_options(schemas, game, options[kind]))
     schemas["GameOptions"] = {"description": "A game's options, as lobby.created shows them", "oneOf": shown}
@@ -426,6 +454,8 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
     schemas.update(bodies)
 
     for operation in _operations(doc):
+        if not operation.get("description"):  # the decorator's, else service/http/descriptions.py's
+            operation["description"] = DESCRIPTIONS.get(operation.get("operationId", ""), "")
         _problems_only(operation)
         for status, response in operation.get("responses", {}).items():
             if status in _RETRY_AFTER:  # problem details cannot declare headers (ResponseSpec)
@@ -479,13 +509,14 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
         "required": ["event", "id", "data"],
     }
     _typed_status_fields(schemas)
-    _by_kind(schemas, "SeatViewOut", "view", seat_views)
-    _by_kind(schemas, "SpectatorSnapshot", "view", spectator_views)
+    _by_kind(schemas, "SeatViewOut", seat_views)
+    _by_kind(schemas, "SpectatorSnapshot", spectator_views)
     if (create := schemas.get("CreateGame")) is not None:
         create["description"] = "A new game of one `kind`, with that game's options"
-    _by_kind(schemas, "CreateGame", "options", options)
+    _by_kind(schemas, "CreateGame", {kind: {"options": typed} for kind, typed in options.items()})
     _options_required(schemas, options)
     _without_defaults(schemas, ["CreateGame", "JoinSeat", "CreatePlayer", "Command"])
+    _typed_enums(doc)
     return doc
 
 
