@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 import msgspec
 
-
 # The base game, or the full game with the paintings' special powers (RULES 2).
 Mode = Literal["base", "full"]
 

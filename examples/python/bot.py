@@ -28,6 +28,7 @@ from playlog_client.api.play import get_seat_view, send_command
 from playlog_client.models import ARiskCatSeatViewOut, CommandResult, ExplodingKittensSeatViewOut, GameStatus
 from sse import follow
 
+
 def races(client: AuthenticatedClient) -> frozenset[str]:
     """The refusals of a command that only mean the game moved on (the document's
     ``x-playlog-races``): read the view again and decide again."""

@@ -1,8 +1,8 @@
 // An example bot on types generated from playlog's OpenAPI document (openapi-typescript) and
 // openapi-fetch. It plays one seat of a running game of either kind: it follows the seat's event
 // stream (SSE, read by sse.ts, which resumes a dropped connection) and, whenever its view lists
-// moves of its own (`moves`: the legal commands but leaving), sends one of them at random. Refusals that only mean the game moved on are read
-// from the document (`x-playlog-races`).
+// moves of its own (`moves`: the legal commands but leaving), sends one of them at random.
+// Refusals that only mean the game moved on are read from the document (`x-playlog-races`).
 //
 //   npm ci && npm run generate && npm run check     (types into generated/, JavaScript into build/)
 //   node build/bot.js http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN [--drop 0.25]

@@ -25,7 +25,8 @@ DESCRIPTIONS: dict[str, str] = {
         + _KEY
         + " Without a token the key is the only proof of being the same caller: use a random UUID."
     ),
-    "auditGame": "The whole audit at once: the hash chain checked and every shuffle's commitment opened." + _AUDIT,
+    "auditGame": "The whole audit at once: the hash chain checked and every shuffle's commitment opened."
+    + _AUDIT,
     "auditDiffs": "For each event of the log, the paths of the state it changed, before and after." + _AUDIT,
     "auditLog": (
         "Every event of the log in order, hidden information included, with its metadata (the"
@@ -33,10 +34,12 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "auditState": "The complete state (every hand, the deck's order) right after event `at`." + _AUDIT,
     "auditTranscript": "A hand history in words, one line per event, every card face up." + _AUDIT,
-    "verifyChain": "Recomputes the game's hash chain from its first event and says where it breaks, if it does." + _AUDIT,
+    "verifyChain": (
+        "Recomputes the game's hash chain from its first event and says where it breaks, if it does." + _AUDIT
+    ),
     "listGameDisputes": (
-        "The disputes of the game as the caller may read them: a seat reads its own in full, the"
-        " other seats and spectators only that a dispute exists and how it ended."
+        "The disputes of the game, each as the caller may read it: the fields it may not see (a"
+        " reason, a note) are absent. Every viewer may know that a dispute exists."
     ),
     "raiseDispute": (
         "A seat of a finished game disputes some of its events (`seqs`, in the seat's numbering)"
@@ -75,7 +78,9 @@ DESCRIPTIONS: dict[str, str] = {
         " resume after a drop with `Last-Event-ID` (or `after`). The stream ends when the seat"
         " changes hands."
     ),
-    "seatTranscript": "The finished game in words as this seat saw it: its own cards face up, the others' hidden.",
+    "seatTranscript": (
+        "The finished game in words as this seat saw it: its own cards face up, the others' hidden."
+    ),
     "getSeatView": (
         "What this seat knows now: the public table, its own hand and knowledge, its version and"
         " the commands it may send now (`legal_commands`, its own moves first; `moves` lists them"
@@ -102,13 +107,14 @@ DESCRIPTIONS: dict[str, str] = {
         " checkpoint from then on (`Location`)."
     ),
     "logKeys": "The log's public keys (retired ones stay, to check old checkpoints) and the witnesses' keys.",
-    "logTile": "One tile of the log's hashes, immutable once full (cache it for good).",
-    "metrics": "The process's Prometheus metrics: requests, commands by outcome, streams, the pool.",
+    "logTile": "One tile of the log's Merkle tree hashes (C2SP tlog-tiles); keep it as `Cache-Control` says.",
+    "metrics": "The process's metrics in Prometheus' text format (commands by outcome among them).",
     "disputeQueue": (
         "The disputes moderators have to take, oldest first, filtered by status, kind and"
         " category; pages of `limit` after `cursor` (the previous page's `next_cursor`)."
     ),
-    "claimDispute": "The moderator takes the dispute; nobody else can act on it until released or resolved." + _KEY,
+    "claimDispute": "The moderator takes the dispute; nobody else can act on it until released or resolved."
+    + _KEY,
     "noteDispute": "A note on the dispute only moderators read; `Location` is the dispute's detail." + _KEY,
     "askSeat": (
         "The moderator asks one seat of the game a question; the seat reads it on its stream and"
@@ -127,7 +133,10 @@ DESCRIPTIONS: dict[str, str] = {
         "Games the service stopped because their log lacks moves it had acknowledged (a failover"
         " lost them), oldest first: each waits for a moderator."
     ),
-    "clearIncident": "After inspection, the game goes on from its log as it stands; the moderator says why.",
+    "clearIncident": (
+        "After inspection, the game goes on from its log as it stands; the moderator's `note` (what"
+        " was found and decided) is kept with the incident."
+    ),
     "createPlayer": (
         "A player under a display name, with its player token: it joins games as itself and finds"
         " its seats again. `Location` is the player's public page."
@@ -137,6 +146,11 @@ DESCRIPTIONS: dict[str, str] = {
         "The games the caller holds a seat in, newest first, with each seat: pages of `limit`"
         " games from `offset`."
     ),
-    "refreshPlayerToken": "A new player token signed with the newest key, for key rotation; the old one keeps working until it expires.",
-    "readyz": "200 while the database answers, 503 while it does not (take the instance out of the balancer).",
+    "refreshPlayerToken": (
+        "A new player token for the caller, signed with the newest key: rotate keys without"
+        " asking players to start again."
+    ),
+    "readyz": (
+        "200 while the database answers, 503 while it does not (take the instance out of the balancer)."
+    ),
 }
