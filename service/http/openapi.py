@@ -336,7 +336,9 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
 
     lobby = _union("LobbyEvent", _components("lobby", LobbyEvents, schemas), schemas)
     dispute = _union("DisputeEvent", _components("dispute", DisputeEvents, schemas), schemas)
-    commands, events, seat_views, spectator_views, options, shown = {}, [lobby, dispute], {}, {}, {}, []
+    commands, events, options, shown = {}, [lobby, dispute], {}, []
+    seat_views: dict[str, dict[str, dict[str, Any]]] = {}
+    spectator_views: dict[str, dict[str, dict[str, Any]]] = {}
     for kind, decider in registry.games().items():
         game = _camel(kind)
         commands[kind] = _union(f"{game}Command", _components(kind, decider.command_type, schemas), schemas)
