@@ -8,7 +8,8 @@ the other kind, an error without its code). Then, for one game of each kind in e
 the example lobby creates the game, joins every seat and starts it, one example bot per seat
 plays it to its end following its seat's stream, and the example spectator follows the game's
 public stream from the middle (``Last-Event-ID``), each event read into the generated
-``EventOut``; all of them through transports that lose a quarter of the answers after the server
+``EventOut``, and the example export reads the finished game's lines into their generated
+types; all of them through transports that lose a quarter of the answers after the server
 acted (and cut streams), so that every write is sent again with its key. The server's log is then
 held to the bots' own decisions: no action taken twice.
 """
@@ -41,7 +42,7 @@ GAMES = {
     "exploding_kittens": {"players": 2, "reaction_window": 0, "decision_timeout": 5},
     "a_risk_cat": {"players": 3, "decision_timeout": 5},
 }
-GAME_TIMEOUT = 60.0
+GAME_TIMEOUT = 180.0  # a guard against a hang (a busy machine plays slowly), not a speed check
 # The share of answers the examples' transports lose on purpose (examples/python/drops.py).
 DROP = 0.25
 
@@ -89,7 +90,15 @@ def test_the_generated_python_client_type_checks_strictly(python_client: Path) -
         "playlog_client",
         *(
             str(PYTHON / name)
-            for name in ("lobby.py", "bot.py", "drops.py", "sse.py", "spectate.py", "type_checks.py")
+            for name in (
+                "lobby.py",
+                "bot.py",
+                "drops.py",
+                "sse.py",
+                "spectate.py",
+                "export.py",
+                "type_checks.py",
+            )
         ),
     ]
     _run([*mypy, *files], cwd=python_client, env={**os.environ, "MYPYPATH": str(python_client)})
@@ -99,6 +108,7 @@ def test_the_generated_typescript_types_type_check_strictly(typescript_build: Pa
     assert (typescript_build / "bot.js").is_file()
     assert (typescript_build / "type_checks.js").is_file()
     assert (typescript_build / "spectate.js").is_file()
+    assert (typescript_build / "export.js").is_file()
 
 
 async def _spectate(server_url: str, game_id: str, spectate: list[str], env: dict[str, str] | None) -> None:
@@ -162,6 +172,22 @@ async def _no_double_action(server_url: str, game_id: str, outputs: list[str]) -
     assert retries > 0, "no answer was lost: the retries were not exercised"
 
 
+async def _export(
+    server_url: str, game_id: str, token: str, export: list[str], env: dict[str, str] | None
+) -> None:
+    """The finished game's export, each line read into its generated type: the header first,
+    then as many events as it announces."""
+    process = await asyncio.create_subprocess_exec(
+        *export, server_url, game_id, token, "--drop", str(DROP), env=env, stdout=asyncio.subprocess.PIPE
+    )
+    output, _ = await asyncio.wait_for(process.communicate(), GAME_TIMEOUT)
+    assert process.returncode == 0, output.decode()
+    records = [line.split() for line in output.decode().splitlines()]
+    assert records[0][0] == "header" and records[0][2] == "finished", records[0]
+    events = [seq for record, seq, *_ in records if record == "event"]
+    assert events == [str(n) for n in range(1, int(records[0][1]) + 1)]
+
+
 async def _lobby(lobby: list[str], kind: str, env: dict[str, str] | None) -> dict[str, Any]:
     """The example lobby: one game of ``kind`` created, every seat joined, started."""
     options = json.dumps(GAMES[kind])
@@ -223,6 +249,7 @@ async def _play(
     assert summary.status == "finished" and summary.winners
     await _no_double_action(server_url, game_id, texts)
     await _spectate(server_url, game_id, example["spectate"], env)
+    await _export(server_url, game_id, created["seats"][0]["token"], example["export"], env)
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
@@ -230,7 +257,9 @@ async def test_the_python_example_bot_plays_a_whole_game(
     server_url: str, python_client: Path, kind: str
 ) -> None:
     env = {**os.environ, "PYTHONPATH": str(python_client)}
-    example = {name: [sys.executable, str(PYTHON / f"{name}.py")] for name in ("lobby", "bot", "spectate")}
+    example = {
+        name: [sys.executable, str(PYTHON / f"{name}.py")] for name in ("lobby", "bot", "spectate", "export")
+    }
     await _play(server_url, kind, example, env)
 
 
@@ -240,7 +269,9 @@ async def test_the_typescript_example_bot_plays_a_whole_game(
 ) -> None:
     node = shutil.which("node")
     assert node is not None
-    example = {name: [node, str(typescript_build / f"{name}.js")] for name in ("lobby", "bot", "spectate")}
+    example = {
+        name: [node, str(typescript_build / f"{name}.js")] for name in ("lobby", "bot", "spectate", "export")
+    }
     await _play(server_url, kind, example, None)
 
 
