@@ -101,9 +101,9 @@ _SEQ = (
 )
 
 _MOVES = (
-    "The seat's own moves now: `view.legal_commands` but leaving (`Leave`, `Concede`), which is"
-    " always legal and never a move (it ends the seat's game). Empty while the game waits for"
-    " another seat. A bot picks from these."
+    "The seat's own moves now: `view.legal_commands` but leaving (the game's concede command),"
+    " which is always legal and never a move (it ends the seat's game). Empty while the game"
+    " waits for another seat. A bot picks from these."
 )
 
 
