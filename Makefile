@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test test-unit test-integration test-e2e lint install openapi docs bench clean
+.PHONY: serve test test-unit test-integration test-e2e lint install openapi examples docs bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,16 @@ lint: install
 	$(BIN)/lint-imports
 
 openapi: install
+	$(BIN)/playlog openapi > openapi/openapi.json
+
+# The document's examples: real answers and request bodies, recorded from the e2e tests that
+# between them call every operation (tests/e2e/examples.py), then the document again.
+EXAMPLE_TESTS := access api_play disputes transparency_log export incidents players player_games \
+	spectator_chunks audit listing openapi_and_operations a_risk_cat_over_http signing_keys \
+	reexecution
+examples: install
+	rm -f service/http/examples.json
+	PLAYLOG_RECORD_EXAMPLES=1 $(BIN)/pytest -q -p no:randomly $(EXAMPLE_TESTS:%=tests/e2e/test_%.py)
 	$(BIN)/playlog openapi > openapi/openapi.json
 
 # The event catalogue, generated from the msgspec event types (tests/unit/test_docs.py checks it).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.a_risk_cat.state import ARiskCatPending
+from domain.a_risk_cat.state import ARiskCatPending, Mode
 from domain.decider import Event
 
 
@@ -30,7 +30,7 @@ class ARiskCatGameSetUp(ARiskCatEvent, frozen=True, kw_only=True):
     """Tokens in the bag, shuffled; the first seat chosen. ``bag`` (top first) and ``salt`` hidden."""
 
     players: int
-    mode: str
+    mode: Mode
     first_seat: int
     removed_paintings: tuple[int, ...]
     bag_size: int

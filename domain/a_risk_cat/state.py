@@ -7,6 +7,9 @@ from typing import Annotated, Literal
 
 import msgspec
 
+# The base game, or the full game with the paintings' special powers (RULES 2).
+Mode = Literal["base", "full"]
+
 
 class ARiskCatOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Game options, fixed at creation.
@@ -15,7 +18,7 @@ class ARiskCatOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     """
 
     players: Annotated[int, msgspec.Meta(ge=3, le=8)]
-    mode: Literal["base", "full"] = "base"
+    mode: Mode = "base"
     # seconds; a day at most, as in Exploding Kittens, and at least one so that a seat can answer
     decision_timeout: Annotated[float, msgspec.Meta(ge=1, le=86400)] | None = None
     seed: int | None = None

@@ -25,7 +25,7 @@ from domain.a_risk_cat.events import (
     TurnStopped,
 )
 from domain.a_risk_cat.legal import legal_commands
-from domain.a_risk_cat.state import ARiskCatPending, ARiskCatState
+from domain.a_risk_cat.state import ARiskCatPending, ARiskCatState, Mode, Phase
 from domain.a_risk_cat.tokens import painting
 from domain.errors import RuleViolation
 from domain.viewers import Moderator, Seat, Spectator, Viewer
@@ -39,8 +39,8 @@ class ARiskCatStackView(msgspec.Struct, frozen=True, kw_only=True):
 
 class ARiskCatViewBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="view"):
     players: int
-    mode: str
-    phase: str
+    mode: Mode
+    phase: Phase
     removed_paintings: tuple[int, ...]
     bag_size: int
     commitment: str

@@ -1,19 +1,20 @@
 // An example bot on types generated from playlog's OpenAPI document (openapi-typescript) and
 // openapi-fetch. It plays one seat of a running game of either kind: it follows the seat's event
 // stream (SSE, read by sse.ts, which resumes a dropped connection) and, whenever its view lists
-// legal commands, sends one of them at random. Refusals that only mean the game moved on are read
-// from the document (`x-playlog-races`).
+// moves of its own (`moves`: the legal commands but leaving), sends one of them at random.
+// Refusals that only mean the game moved on are read from the document (`x-playlog-races`).
 //
 //   npm ci && npm run generate && npm run check     (types into generated/, JavaScript into build/)
-//   node build/bot.js http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN
+//   node build/bot.js http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN [--drop 0.25]
+//
+// With `--drop` a share of its answers are lost on purpose and asked for again (drops.ts).
+import { randomUUID } from "node:crypto";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/playlog.js";
+import { droppingFetch, flag, retried } from "./drops.js";
 import { follow } from "./sse.js";
 
 type Command = components["schemas"]["Command"];
-
-// Commands a bot never chooses: leaving only shortens the game.
-const AVOIDED = new Set(["Leave", "Concede"]);
 
 const [url, gameId, seatText, token] = process.argv.slice(2);
 if (!url || !gameId || !seatText || !token) {
@@ -22,14 +23,18 @@ if (!url || !gameId || !seatText || !token) {
 }
 const seat = Number(seatText);
 const trace = process.env.BOT_TRACE ? (...args: unknown[]) => console.error(...args) : () => {};
-const client = createClient<paths>({ baseUrl: url, headers: { Authorization: `Bearer ${token}` } });
+const client = createClient<paths>({
+  baseUrl: url,
+  headers: { Authorization: `Bearer ${token}` },
+  fetch: droppingFetch(Number(flag("drop") ?? 0)),
+});
 const path = { game_id: gameId, seat };
 
 /** The refusals of a command that only mean the game moved on (the document's
  * `x-playlog-races`): read the view again and decide again. */
 async function races(): Promise<Set<string>> {
   type Response = { "x-playlog-races"?: string[] };
-  const document = (await (await fetch(`${url}/schema/openapi.json`)).json()) as {
+  const document = (await (await retried(() => fetch(`${url}/schema/openapi.json`), "document")).json()) as {
     paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
   };
   const responses = document.paths["/games/{game_id}/seats/{seat}/commands"]?.post?.responses ?? {};
@@ -39,24 +44,32 @@ const RACES = await races();
 
 /** Look at the seat's view and play if it may; true once the game is over. */
 async function turn(): Promise<boolean> {
-  const { data: view, error } = await client.GET("/games/{game_id}/seats/{seat}/view", {
-    params: { path },
-  });
+  const { data: view, error } = await retried(
+    () => client.GET("/games/{game_id}/seats/{seat}/view", { params: { path } }),
+    "view",
+  );
   trace("view", error ?? view?.status);
   if (error) throw new Error(`view refused: ${error.code} (${error.detail})`);
   if (view.status === "finished") {
     console.log(`seat ${seat}: game over, winners ${JSON.stringify(view.winners)}`);
     return true;
   }
-  // Each variant of the seat view (by `kind`) lists only its own game's commands.
-  const legal: Command[] = (view.view?.legal_commands ?? []).filter((c) => !AVOIDED.has(c.type));
-  const command = legal[Math.floor(Math.random() * legal.length)];
+  // The seat's own moves (its legal commands but leaving); each variant of the seat view (by
+  // `kind`) lists only its own game's commands. Empty while the game waits for another seat.
+  const moves: Command[] = view.moves;
+  const command = moves[Math.floor(Math.random() * moves.length)];
   if (command === undefined) return false;
-  const { error: refused } = await client.POST("/games/{game_id}/seats/{seat}/commands", {
-    params: { path, query: { expected_version: view.version } },
-    body: command,
-  });
+  // One key per decision: a lost answer is asked for again with the same key, body and
+  // expected_version, and the server answers as it did the first time (never acting twice).
+  const key = randomUUID();
+  console.log(`decided ${key} ${command.type}`);
+  const params = { path, query: { expected_version: view.version }, header: { "Idempotency-Key": key } };
+  const { error: refused } = await retried(
+    () => client.POST("/games/{game_id}/seats/{seat}/commands", { params, body: command }),
+    `command ${key}`,
+  );
   trace("sent", command.type, refused?.code);
+  if (!refused) console.log(`applied ${key}`);
   if (refused && !RACES.has(refused.code)) {
     throw new Error(`${command.type} refused: ${refused.code} (${refused.detail})`);
   }

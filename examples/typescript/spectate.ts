@@ -2,23 +2,30 @@
 // event of the delayed public stream (`seq type`), from the first or after a Last-Event-ID, until
 // the game is over.
 //
-//   node build/spectate.js http://127.0.0.1:8000 GAME_ID [--last-event-id 5]
+//   node build/spectate.js http://127.0.0.1:8000 GAME_ID [--last-event-id 5] [--drop 0.25]
+//
+// With `--drop` answers are lost and the stream cut on purpose (drops.ts); it resumes where cut.
 import createClient from "openapi-fetch";
+import { droppingFetch, flag, retried } from "./drops.js";
 import type { paths } from "./generated/playlog.js";
 import { follow } from "./sse.js";
 
-const [url, gameId, flag, after] = process.argv.slice(2);
-if (!url || !gameId || (flag !== undefined && (flag !== "--last-event-id" || after === undefined))) {
-  console.error("usage: node build/spectate.js URL GAME_ID [--last-event-id N]");
+const [url, gameId] = process.argv.slice(2);
+const after = flag("last-event-id");
+if (!url || !gameId) {
+  console.error("usage: node build/spectate.js URL GAME_ID [--last-event-id N] [--drop RATE]");
   process.exit(2);
 }
-const client = createClient<paths>({ baseUrl: url });
+const client = createClient<paths>({ baseUrl: url, fetch: droppingFetch(Number(flag("drop") ?? 0)) });
 const path = { game_id: gameId };
 
 /** Whether `seq` is a spectator's last event of a game that is over (the snapshot's `version`
  * counts a spectator's events the way its stream numbers them). */
 async function finished(seq: number): Promise<boolean> {
-  const { data, error } = await client.GET("/games/{game_id}/spectate", { params: { path } });
+  const { data, error } = await retried(
+    () => client.GET("/games/{game_id}/spectate", { params: { path } }),
+    "snapshot",
+  );
   if (error) throw new Error(`snapshot refused: ${error.code} (${error.detail})`);
   return data.status === "finished" && seq >= data.version;
 }

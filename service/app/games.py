@@ -82,12 +82,23 @@ class SeatViewOut(msgspec.Struct, frozen=True):
     seat: int
     seats: list[str | None]
     view: Any  # the game's view for this seat (None before the game starts)
+    # The seat's own moves now: its legal commands but leaving (conceding), which is always legal
+    # and never a move; empty while the game waits for another seat.
+    moves: list[Any]
     winners: list[int] | None = None
     ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
 
 
+def _moves(table: Table, seat: int) -> list[Any]:
+    if table.status != "running":
+        return []
+    decider = table.decider
+    leaving = type(decider.concede()) if decider.concede is not None else None
+    return [c for c in decider.legal_commands(table.state, seat) if type(c) is not leaving]
+
+
 def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
-    """What ``seat`` sees of ``table``, with its legal commands."""
+    """What ``seat`` sees of ``table``, with its legal commands and, apart, its own moves."""
     return SeatViewOut(
         game_id=game_id,
         kind=table.kind,
@@ -98,6 +109,7 @@ def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
         view=table.decider.view(table.state, Seat(seat)) if table.status != "open" else None,
         winners=list(table.outcome.winners) if table.outcome else None,
         ruled_outcome=ruled_outcome(table),
+        moves=_moves(table, seat),
     )
 
 

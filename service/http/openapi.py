@@ -37,6 +37,9 @@ from service.http.api.problems import (
     documented_codes,
     rule_codes,
 )
+from service.http.descriptions import DESCRIPTIONS
+from service.http.examples import add_examples
+from service.http.export_schema import export_line_schemas
 
 # Request bodies whose schema msgspec writes (Litestar's omits their constraints and that unknown
 # fields are refused: additionalProperties false).
@@ -58,6 +61,12 @@ _REF = "#/components/schemas/{name}"
 _ITEM_EXTENSION = "x-playlog-item-schema"
 BEARER_SCHEME = "bearer"
 
+_LOCATION = {
+    "description": "Where what was created is read (a path of this API); a retry gets the same",
+    "required": True,
+    "schema": {"type": "string", "format": "uri-reference"},
+}
+
 _RETRY_AFTER = {
     "429": {
         "description": "Seconds until the rate window resets",
@@ -72,17 +81,9 @@ _RETRY_AFTER = {
 }
 
 # Any JSON value: a part of a game's state (the audit's diffs), whose shape depends on the path.
-_JSON_VALUE: dict[str, Any] = {
-    "description": "Any JSON value",
-    "oneOf": [
-        {"type": "string"},
-        {"type": "number"},
-        {"type": "boolean"},
-        {"type": "null"},
-        {"type": "array", "items": {}},
-        {"type": "object", "additionalProperties": {}},
-    ],
-}
+# The empty schema says exactly that (a union of the six JSON types gives generators a branch per
+# type, and openapi-python-client casts the array branch redundantly: mypy --strict refuses it).
+_JSON_VALUE: dict[str, Any] = {"description": "Any JSON value"}
 
 _SSE_DESCRIPTION = (
     "Server-sent events (text/event-stream), one per event this viewer may see, each an "
@@ -93,102 +94,17 @@ _SSE_DESCRIPTION = (
 )
 
 
-_HEX = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
-_DECIMAL = {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?$", "description": "Epoch seconds, as hashed"}
+_SEQ = (
+    "The event's number for this viewer: 1, 2, 3 ... over the events this viewer may see (a seat,"
+    " the spectators), never the log's own numbers, which would count events hidden from it. A"
+    " seat's `version`, `after`, `expected_version` and `Last-Event-ID` count the same way."
+)
 
-
-def _record(name: str, description: str, properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "description": description,
-        "type": "object",
-        "properties": {"record": {"type": "string", "enum": [name]}, **properties},
-        "required": ["record", *properties],
-    }
-
-
-def _export_lines(schemas: dict[str, Any]) -> dict[str, Any]:
-    """One line of an export (docs/export-format.md is the reference; service/store/portable.py writes
-    them): a named union on ``record``, as JSON Lines have no keyword of their own in 3.1."""
-    nullable_ints = {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}
-    nullable_text = {"anyOf": [{"type": "string"}, {"type": "null"}]}
-    lines = {
-        "ExportHeader": _record(
-            "header",
-            "The first line: the game and the outcome a replay must reach",
-            {
-                "format": {"type": "string", "enum": ["playlog-export"]},
-                "format_version": {"type": "integer", "enum": [1]},
-                "game_id": {"type": "string", "format": "uuid"},
-                "kind": _ref("GameKind"),
-                "options": {"type": "object", "additionalProperties": {}},
-                "public": {"type": "boolean"},
-                "spectator_delay": {"type": "number"},
-                "rules_version": {"type": "integer"},
-                "schema_versions": {"type": "object", "additionalProperties": {"type": "integer"}},
-                "events": {"type": "integer", "minimum": 0},
-                "last_hash": {"type": "string"},
-                "status": _ref("GameStatus"),
-                "winners": nullable_ints,
-                "scores": nullable_ints,
-                "exported_at": {"type": "number"},
-            },
-        ),
-        "ExportEvent": _record(
-            "event",
-            "One event of the log, hidden information included, with its place in the hash chain",
-            {
-                "seq": {"type": "integer", "minimum": 1},
-                "type": {"type": "string"},
-                "schema_version": {"type": "integer"},
-                "recorded_at": _DECIMAL,
-                "prev_hash": _HEX,
-                "hash": _HEX,
-                "metadata": {"type": "object", "additionalProperties": {}},
-                "data": {"type": "object", "additionalProperties": {}},
-            },
-        ),
-        "ExportShuffle": _record(
-            "shuffle",
-            "A shuffle commitment opened: the salt and the order it committed to",
-            {
-                "seq": {"type": "integer", "minimum": 1},
-                "type": {"type": "string"},
-                "commitment": {"type": "string"},
-                "salt": {"type": "string"},
-                "order": {"type": "array", "items": {}},
-            },
-        ),
-        "ExportAccess": _record(
-            "access",
-            "A moderator's face-up read of the game (a moderator's or the operator's export)",
-            {
-                "n": {"type": "integer", "minimum": 1},
-                "at": _DECIMAL,
-                "moderator": {"type": "string"},
-                "operation": {"type": "string"},
-                "seq_from": {"type": "integer"},
-                "seq_to": {"type": "integer"},
-                "reason": {"type": "string"},
-                "dispute_id": nullable_text,
-                "note": nullable_text,
-                "prev_hash": _HEX,
-                "hash": _HEX,
-            },
-        ),
-    }
-    schemas.update(lines)
-    schemas["ExportLine"] = {
-        "description": "One line of an export (JSON Lines, docs/export-format.md)",
-        "oneOf": [_ref(name) for name in lines],
-        "discriminator": {
-            "propertyName": "record",
-            "mapping": {
-                line["properties"]["record"]["enum"][0]: _REF.format(name=name)
-                for name, line in lines.items()
-            },
-        },
-    }
-    return _ref("ExportLine")
+_MOVES = (
+    "The seat's own moves now: `view.legal_commands` but leaving (the game's concede command),"
+    " which is always legal and never a move (it ends the seat's game). Empty while the game"
+    " waits for another seat. A bot picks from these."
+)
 
 
 def _ref(name: str) -> dict[str, Any]:
@@ -214,17 +130,19 @@ def _union(name: str, root: dict[str, Any], schemas: dict[str, Any]) -> dict[str
     return _ref(name)
 
 
-def _by_kind(schemas: dict[str, Any], name: str, field: str, per_kind: dict[str, dict[str, Any]]) -> None:
-    """Turn ``name`` into a union discriminated by ``kind``: one variant per game, ``field`` typed."""
+def _by_kind(schemas: dict[str, Any], name: str, per_kind: dict[str, dict[str, dict[str, Any]]]) -> None:
+    """Turn ``name`` into a union discriminated by ``kind``: one variant per game, the fields
+    ``per_kind[kind]`` names typed as that game's."""
     base = schemas.get(name)
     if base is None:
         return
     mapping = {}
-    for kind, typed in per_kind.items():
+    for kind, fields in per_kind.items():
         variant = copy.deepcopy(base)
         variant["title"] = f"{_camel(kind)}{name}"
         variant["properties"]["kind"] = {"type": "string", "enum": [kind]}
-        variant["properties"][field] = typed
+        for field, typed in fields.items():
+            variant["properties"][field] = typed
         required = variant.setdefault("required", [])
         if "kind" not in required:
             required.insert(0, "kind")
@@ -262,6 +180,15 @@ def _options_required(schemas: dict[str, Any], options: dict[str, dict[str, Any]
             required = schemas[f"{_camel(kind)}CreateGame"]["required"]
             if "options" not in required:
                 required.append("options")
+
+
+def _typed_enums(doc: dict[str, Any]) -> None:
+    """An enum of strings says it is a string (msgspec leaves ``type`` out of a Literal's schema;
+    generators then type it loosely, or refuse it: datamodel-code-generator's strict models)."""
+    for node in _walk(doc):
+        values = node.get("enum")
+        if isinstance(values, list) and "type" not in node and all(isinstance(v, str) for v in values):
+            node["type"] = "string"
 
 
 def _walk(node: Any) -> Iterator[dict[str, Any]]:
@@ -394,6 +321,7 @@ def _game_event(schemas: dict[str, Any], unions: list[str]) -> None:
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
     if (event_out := schemas.get("EventOut")) is not None:
+        event_out["properties"]["seq"] = {"type": "integer", "minimum": 1, "description": _SEQ}
         event_out["properties"]["data"] = _ref("GameEvent")
         event_out["properties"]["type"] = {"type": "string", "enum": sorted(mapping)}
 
@@ -408,7 +336,9 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
 
     lobby = _union("LobbyEvent", _components("lobby", LobbyEvents, schemas), schemas)
     dispute = _union("DisputeEvent", _components("dispute", DisputeEvents, schemas), schemas)
-    commands, events, seat_views, spectator_views, options, shown = {}, [lobby, dispute], {}, {}, {}, []
+    commands, events, options, shown = {}, [lobby, dispute], {}, []
+    seat_views: dict[str, dict[str, dict[str, Any]]] = {}
+    spectator_views: dict[str, dict[str, dict[str, Any]]] = {}
     for kind, decider in registry.games().items():
         game = _camel(kind)
         commands[kind] = _union(f"{game}Command", _components(kind, decider.command_type, schemas), schemas)
@@ -416,22 +346,29 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
         views = _components(kind, decider.view_type, schemas)
         _union(f"{game}View", views, schemas)
         by_tag = views["discriminator"]["mapping"]
-        seat_views[kind] = {"oneOf": [{"$ref": by_tag["seat"]}, {"type": "null"}]}
-        spectator_views[kind] = {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}
+        seat_views[kind] = {
+            "view": {"oneOf": [{"$ref": by_tag["seat"]}, {"type": "null"}]},
+            "moves": {"type": "array", "items": commands[kind], "description": _MOVES},
+        }
+        spectator_views[kind] = {"view": {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}}
         options[kind] = _components(kind, decider.options_type, schemas)
         shown.append(_shown_options(schemas, game, options[kind]))
     schemas["GameOptions"] = {"description": "A game's options, as lobby.created shows them", "oneOf": shown}
     schemas["Command"] = {"description": "A command of a game", "oneOf": list(commands.values())}
 
-    export_line = _export_lines(schemas)
+    export_line = export_line_schemas(schemas)
     _, bodies = msgspec.json.schema_components(_BODIES, ref_template=_REF)
     schemas.update(bodies)
 
     for operation in _operations(doc):
+        if not operation.get("description"):  # the decorator's, else service/http/descriptions.py's
+            operation["description"] = DESCRIPTIONS.get(operation.get("operationId", ""), "")
         _problems_only(operation)
         for status, response in operation.get("responses", {}).items():
             if status in _RETRY_AFTER:  # problem details cannot declare headers (ResponseSpec)
                 response["headers"] = {"Retry-After": _RETRY_AFTER[status]}
+            if status == "201":
+                response["headers"] = {"Location": _LOCATION}
             content = response.get("content", {})
             if "application/x-ndjson" in content:  # the export
                 content["application/x-ndjson"] = {
@@ -479,13 +416,15 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
         "required": ["event", "id", "data"],
     }
     _typed_status_fields(schemas)
-    _by_kind(schemas, "SeatViewOut", "view", seat_views)
-    _by_kind(schemas, "SpectatorSnapshot", "view", spectator_views)
+    _by_kind(schemas, "SeatViewOut", seat_views)
+    _by_kind(schemas, "SpectatorSnapshot", spectator_views)
     if (create := schemas.get("CreateGame")) is not None:
         create["description"] = "A new game of one `kind`, with that game's options"
-    _by_kind(schemas, "CreateGame", "options", options)
+    _by_kind(schemas, "CreateGame", {kind: {"options": typed} for kind, typed in options.items()})
     _options_required(schemas, options)
     _without_defaults(schemas, ["CreateGame", "JoinSeat", "CreatePlayer", "Command"])
+    _typed_enums(doc)
+    add_examples(doc)
     return doc
 
 

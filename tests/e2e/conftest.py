@@ -13,6 +13,7 @@ from litestar.testing import AsyncTestClient
 
 from service.tools.client import CreatedGame, JoinedSeat, PlaylogClient, SeatView
 from tests.e2e.contract import Contract
+from tests.e2e.examples import RECORDING, Recorder
 
 
 @pytest.fixture
@@ -20,9 +21,11 @@ async def http(http: AsyncTestClient[Litestar]) -> AsyncIterator[AsyncTestClient
     """The app's client (tests/conftest.py), every answer it receives held to the committed
     OpenAPI document: status, media type and JSON body (tests/e2e/contract.py)."""
     contract = Contract()
-    http.event_hooks["response"].append(contract.hook)
+    hooks = [contract.hook, *([Recorder(contract).hook] if RECORDING else [])]
+    http.event_hooks["response"].extend(hooks)
     yield http
-    http.event_hooks["response"].remove(contract.hook)
+    for hook in hooks:
+        http.event_hooks["response"].remove(hook)
     assert contract.violations == [], "answers the document does not describe"
 
 

@@ -72,7 +72,15 @@ class Contract:
                     return template, operation
         return None
 
-    def check(self, method: str, path: str, status: int, content_type: str, body: bytes | None) -> None:
+    def check(
+        self,
+        method: str,
+        path: str,
+        status: int,
+        content_type: str,
+        body: bytes | None,
+        headers: httpx.Headers | None = None,
+    ) -> None:
         found = self.operation(method, path)
         if found is None:
             return  # not an operation (an unknown path, OPTIONS, an unsupported method)
@@ -83,6 +91,9 @@ class Contract:
         if response is None:
             self.violations.append(f"{where}: status not documented")
             return
+        for name, header in response.get("headers", {}).items():
+            if header.get("required") and headers is not None and name not in headers:
+                self.violations.append(f"{where}: no {name} header")
         media_type = content_type.split(";", 1)[0].strip()
         content = response.get("content", {})
         if not content and not body:
@@ -109,4 +120,6 @@ class Contract:
         content_type = response.headers.get("content-type", "")
         body = None if content_type.startswith("text/event-stream") else await response.aread()
         request = response.request
-        self.check(request.method, request.url.path, response.status_code, content_type, body)
+        self.check(
+            request.method, request.url.path, response.status_code, content_type, body, response.headers
+        )

@@ -2,12 +2,16 @@
 
 A Python client (openapi-python-client) and TypeScript types (openapi-typescript, for
 openapi-fetch) are generated here, never committed; both must come without a generator warning
-and type-check strictly, with the example bots of examples/ and their type-level checks (lines
-that must not type-check: a command of the other game, options under the other kind, an error
-without its code). Then each bot plays every seat of one full game of each kind against a real
-server, following its seat's stream with the example's typed SSE reader; and the example spectator
-follows the game's public stream from the middle (``Last-Event-ID``) to its end, each event read
-into the generated ``EventOut``.
+and type-check strictly (nothing switched off), with the examples of examples/ and their
+type-level checks (lines that must not type-check: a command of the other game, options under
+the other kind, an error without its code). Then, for one game of each kind in each language,
+the example lobby creates the game, joins every seat and starts it, one example bot per seat
+plays it to its end following its seat's stream, and the example spectator follows the game's
+public stream from the middle (``Last-Event-ID``), each event read into the generated
+``EventOut``, and the example export reads the finished game's lines into their generated
+types; all of them through transports that lose a quarter of the answers after the server
+acted (and cut streams), so that every write is sent again with its key. The server's log is then
+held to the bots' own decisions: no action taken twice.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,7 +42,9 @@ GAMES = {
     "exploding_kittens": {"players": 2, "reaction_window": 0, "decision_timeout": 5},
     "a_risk_cat": {"players": 3, "decision_timeout": 5},
 }
-GAME_TIMEOUT = 60.0
+GAME_TIMEOUT = 180.0  # a guard against a hang (a busy machine plays slowly), not a speed check
+# The share of answers the examples' transports lose on purpose (examples/python/drops.py).
+DROP = 0.25
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
@@ -54,6 +62,8 @@ def python_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config = PYTHON / "openapi-python-client.yaml"
     generate = [str(BIN / "openapi-python-client"), "generate", "--path", str(DOCUMENT)]
     where = ["--meta", "none", "--output-path", str(out / "playlog_client"), "--config", str(config)]
+    # client.py's context managers typed (examples/python/templates says why)
+    where += ["--custom-template-path", str(PYTHON / "templates")]
     output = _run([*generate, *where], cwd=out, env=env)
     assert "warning" not in output.lower(), output
     return out
@@ -74,11 +84,22 @@ def typescript_build() -> Iterator[Path]:
 
 
 def test_the_generated_python_client_type_checks_strictly(python_client: Path) -> None:
-    # examples/python/mypy.ini: strict, bar two generator-template quirks it names.
+    # examples/python/mypy.ini: strict, nothing switched off.
     mypy = [str(BIN / "mypy"), "--config-file", str(PYTHON / "mypy.ini"), "--cache-dir", "/dev/null"]
     files = [
         "playlog_client",
-        *(str(PYTHON / name) for name in ("bot.py", "sse.py", "spectate.py", "type_checks.py")),
+        *(
+            str(PYTHON / name)
+            for name in (
+                "lobby.py",
+                "bot.py",
+                "drops.py",
+                "sse.py",
+                "spectate.py",
+                "export.py",
+                "type_checks.py",
+            )
+        ),
     ]
     _run([*mypy, *files], cwd=python_client, env={**os.environ, "MYPYPATH": str(python_client)})
 
@@ -87,6 +108,7 @@ def test_the_generated_typescript_types_type_check_strictly(typescript_build: Pa
     assert (typescript_build / "bot.js").is_file()
     assert (typescript_build / "type_checks.js").is_file()
     assert (typescript_build / "spectate.js").is_file()
+    assert (typescript_build / "export.js").is_file()
 
 
 async def _spectate(server_url: str, game_id: str, spectate: list[str], env: dict[str, str] | None) -> None:
@@ -101,55 +123,133 @@ async def _spectate(server_url: str, game_id: str, spectate: list[str], env: dic
         game_id,
         "--last-event-id",
         "2",
+        "--drop",
+        str(DROP),
         env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
     output, _ = await asyncio.wait_for(process.communicate(), GAME_TIMEOUT)
     assert process.returncode == 0, output.decode()
-    lines = [line.split() for line in output.decode().splitlines()]
+    # (the lines a lost answer or a cut stream adds, drops.py's, are not events)
+    lines = [line.split() for line in output.decode().splitlines() if line[:1].isdigit()]
     assert [int(seq) for seq, *_ in lines] == list(range(3, last + 1)), output.decode()
     # Each line: the seq, the event's type, and the generated model its data was read into.
     assert all(len(typed) == 2 and typed[1] != "dict" for _, *typed in lines), output.decode()
 
 
-async def _play(
-    server_url: str, kind: str, bot: list[str], env: dict[str, str] | None, spectate: list[str]
-) -> None:
-    """One game of ``kind`` with one bot process per seat; it must end, each bot seeing it end;
-    then a spectator follows it from its third event."""
+def _decisions(outputs: list[str]) -> tuple[list[str], list[str], int]:
+    """From the bots' own words: each command they decided (its key), those the server applied,
+    and how many answers were lost and asked for again."""
+    lines = [line.split() for output in outputs for line in output.splitlines()]
+    decided = [words[1] for words in lines if words[:1] == ["decided"]]
+    applied = [words[1] for words in lines if words[:1] == ["applied"]]
+    retries = sum(1 for words in lines if words[:1] == ["retry"])
+    return decided, applied, retries
+
+
+async def _no_double_action(server_url: str, game_id: str, outputs: list[str]) -> None:
+    """The server's log against the bots' decisions: one lobby (one game, a join per seat, one
+    start) and, for each command the server applied, the one decision it came from, once; every
+    decision at most once; and answers were lost (the retries were exercised)."""
     async with PlaylogClient(server_url) as api:
-        created = await api.create_game(kind, GAMES[kind], spectator_delay=0)
-        seats = [await api.join(created.game_id, f"bot-{n}") for n in range(created.seats)]
-        await api.start(created.game_id, created.host_token)
-        processes = [
-            await asyncio.create_subprocess_exec(
-                *bot,
-                server_url,
-                str(created.game_id),
-                str(seat.seat),
-                seat.token,
-                env=env,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-            for seat in seats
-        ]
-        try:
-            outputs = await asyncio.wait_for(
-                asyncio.gather(*(p.communicate() for p in processes)), GAME_TIMEOUT
-            )
-        except TimeoutError:
-            for process in processes:
-                process.kill()
-            logs = [(await p.communicate())[0].decode() for p in processes]
-            pytest.fail(f"the {kind} game did not end: {logs}")
-        for process, (output, _) in zip(processes, outputs, strict=True):
-            assert process.returncode == 0, output.decode()
-            assert b"game over" in output, output.decode()
-        summary = await api.game(created.game_id)
-        assert summary.status == "finished" and summary.winners
-    await _spectate(server_url, str(created.game_id), spectate, env)
+        log = (await api.http.get(f"/games/{game_id}/audit/log")).json()
+    types = [event["type"] for event in log]
+    seats = types.count("lobby.joined")
+    assert (types.count("lobby.created"), types.count("lobby.started")) == (1, 1), types
+    # Each seat's commands, by the key it sent (command_id "seat:N:KEY"), in the order appended.
+    appends: list[str] = []
+    for event in log:
+        command_id = event["metadata"].get("command_id") or ""
+        caller, _, key = command_id.rpartition(":")
+        if caller.startswith("seat:") and (not appends or appends[-1] != key):
+            appends.append(key)
+    decided, applied, retries = _decisions(outputs)
+    assert len(decided) == len(set(decided)), "a decision was sent under two keys"
+    assert sorted(appends) == sorted(set(appends)), "one key appended twice"
+    assert applied and set(appends) == set(applied), "the log's commands are not those the bots saw applied"
+    assert seats == len(outputs)
+    assert retries > 0, "no answer was lost: the retries were not exercised"
+
+
+async def _export(
+    server_url: str, game_id: str, token: str, export: list[str], env: dict[str, str] | None
+) -> None:
+    """The finished game's export, each line read into its generated type: the header first,
+    then as many events as it announces."""
+    process = await asyncio.create_subprocess_exec(
+        *export, server_url, game_id, token, "--drop", str(DROP), env=env, stdout=asyncio.subprocess.PIPE
+    )
+    output, _ = await asyncio.wait_for(process.communicate(), GAME_TIMEOUT)
+    assert process.returncode == 0, output.decode()
+    records = [line.split() for line in output.decode().splitlines()]
+    assert records[0][0] == "header" and records[0][2] == "finished", records[0]
+    events = [seq for record, seq, *_ in records if record == "event"]
+    assert events == [str(n) for n in range(1, int(records[0][1]) + 1)]
+
+
+async def _lobby(lobby: list[str], kind: str, env: dict[str, str] | None) -> dict[str, Any]:
+    """The example lobby: one game of ``kind`` created, every seat joined, started."""
+    options = json.dumps(GAMES[kind])
+    process = await asyncio.create_subprocess_exec(
+        *lobby,
+        kind,
+        options,
+        "--drop",
+        str(DROP),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), GAME_TIMEOUT)
+    assert process.returncode == 0, err.decode()
+    created: dict[str, Any] = json.loads(out)
+    return created
+
+
+async def _play(
+    server_url: str,
+    kind: str,
+    example: dict[str, list[str]],
+    env: dict[str, str] | None,
+) -> None:
+    """One game of ``kind``, its lobby through the example's, with one bot process per seat, a
+    quarter of the answers lost; it must end, each bot seeing it end, with no action taken twice;
+    then a spectator follows it from its third event."""
+    created = await _lobby([*example["lobby"], server_url], kind, env)
+    game_id = created["game_id"]
+    processes = [
+        await asyncio.create_subprocess_exec(
+            *example["bot"],
+            server_url,
+            game_id,
+            str(seat["seat"]),
+            seat["token"],
+            "--drop",
+            str(DROP),
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        for seat in created["seats"]
+    ]
+    try:
+        outputs = await asyncio.wait_for(asyncio.gather(*(p.communicate() for p in processes)), GAME_TIMEOUT)
+    except TimeoutError:
+        for process in processes:
+            process.kill()
+        logs = [(await p.communicate())[0].decode() for p in processes]
+        pytest.fail(f"the {kind} game did not end: {logs}")
+    texts = [output.decode() for output, _ in outputs]
+    for process, text in zip(processes, texts, strict=True):
+        assert process.returncode == 0, text
+        assert "game over" in text, text
+    async with PlaylogClient(server_url) as api:
+        summary = await api.game(uuid.UUID(game_id))
+    assert summary.status == "finished" and summary.winners
+    await _no_double_action(server_url, game_id, texts)
+    await _spectate(server_url, game_id, example["spectate"], env)
+    await _export(server_url, game_id, created["seats"][0]["token"], example["export"], env)
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
@@ -157,10 +257,10 @@ async def test_the_python_example_bot_plays_a_whole_game(
     server_url: str, python_client: Path, kind: str
 ) -> None:
     env = {**os.environ, "PYTHONPATH": str(python_client)}
-    python = [sys.executable]
-    await _play(
-        server_url, kind, [*python, str(PYTHON / "bot.py")], env, [*python, str(PYTHON / "spectate.py")]
-    )
+    example = {
+        name: [sys.executable, str(PYTHON / f"{name}.py")] for name in ("lobby", "bot", "spectate", "export")
+    }
+    await _play(server_url, kind, example, env)
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
@@ -169,8 +269,10 @@ async def test_the_typescript_example_bot_plays_a_whole_game(
 ) -> None:
     node = shutil.which("node")
     assert node is not None
-    build = [node, str(typescript_build / "bot.js")], [node, str(typescript_build / "spectate.js")]
-    await _play(server_url, kind, build[0], None, build[1])
+    example = {
+        name: [node, str(typescript_build / f"{name}.js")] for name in ("lobby", "bot", "spectate", "export")
+    }
+    await _play(server_url, kind, example, None)
 
 
 def test_the_game_kinds_are_the_registry_s() -> None:

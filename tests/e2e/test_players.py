@@ -35,6 +35,16 @@ async def test_joining_with_a_player_token_ties_the_seat_to_the_player(
     assert (await api.game(created.game_id)).seats == ["pat", "guest"]
 
 
+async def test_a_refreshed_player_token_is_the_same_player_s(api: PlaylogClient) -> None:
+    pat = await api.create_player("pat")
+    fresh = await api.http.post("/players/me/token", headers={"Authorization": f"Bearer {pat.token}"})
+    assert fresh.status_code == 200, fresh.text
+    assert (fresh.json()["player_id"], fresh.json()["name"]) == (str(pat.player_id), "pat")
+    created = await api.create_game("exploding_kittens", {"players": 2})
+    seat = await api.join(created.game_id, player_token=fresh.json()["token"])
+    assert seat.player_id == pat.player_id
+
+
 async def test_a_player_revokes_its_own_token(api: PlaylogClient) -> None:
     pat = await api.create_player("pat")
     await api.revoke_player_token(pat.token)

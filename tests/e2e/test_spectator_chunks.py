@@ -16,6 +16,7 @@ import pytest
 from projections.chunks import CHUNK_EVENTS, genesis, verify
 from service.tools.bot import pick
 from service.tools.client import CreatedGame, JoinedSeat, PlaylogClient
+from tests.e2e.examples import recording_hooks
 from tests.e2e.sse import read_events
 
 EK = {"players": 2, "reaction_window": 0, "seed": 11}
@@ -24,7 +25,8 @@ EK = {"players": 2, "reaction_window": 0, "seed": 11}
 @pytest.fixture
 async def http(server_url: str) -> AsyncIterator[httpx.AsyncClient]:
     """A real HTTP client of a live server: the spectators' stream is read to compare."""
-    async with httpx.AsyncClient(base_url=server_url, timeout=30) as client:
+    hooks = {"response": recording_hooks()}  # make examples: the chunks' answers
+    async with httpx.AsyncClient(base_url=server_url, timeout=30, event_hooks=hooks) as client:
         yield client
 
 

@@ -8,16 +8,24 @@ these hand them to the handler (the seat's table saves the handler a fold).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from litestar import Request
+from litestar import Request, Response
 from litestar.datastructures import State
 
 from projections.table import Table
 from service.app.auth import Principal
 from service.app.games import GameService
+from service.http.fast.responses import AppResponse
 
 AnyRequest = Request[Any, Any, Any]
+T = TypeVar("T")
+
+
+def created_at(content: T, location: str) -> Response[T]:
+    """A 201's answer, with ``Location``: where what it created is read (RFC 9110, 10.2.2). A
+    retry with the same Idempotency-Key gets the same answer, so the same place."""
+    return AppResponse(content, status_code=201, headers={"Location": location})
 
 
 def provide_games(state: State) -> GameService:

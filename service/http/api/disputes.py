@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller
+from litestar import Controller, Response
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi.datastructures import ResponseSpec
@@ -38,7 +38,7 @@ from service.app.auth import Principal
 from service.app.disputes import DisputeQueue, Disputes, moderator_name, refuse_seated
 from service.http.api import guards
 from service.http.api.audit import access_of
-from service.http.api.deps import provide_principal, provide_principal_if_sent
+from service.http.api.deps import created_at, provide_principal, provide_principal_if_sent
 from service.http.api.params import INT32_MAX, IdempotencyKey, provide_reason
 from service.http.api.problems import (
     AUDITOR,
@@ -170,6 +170,11 @@ def _disputes(state: State) -> Disputes:
     return disputes
 
 
+def _moderated(dispute: DisputeOut) -> Response[DisputeOut]:
+    """A moderator's 201: what it added is read in the dispute's detail."""
+    return created_at(dispute, f"/moderation/disputes/{dispute.dispute_id}")
+
+
 def _body(data: msgspec.Struct | None) -> bytes:
     """The body as decoded (spacing and field order aside), for the key's fingerprint."""
     return msgspec.json.encode(data) if data is not None else b""
@@ -205,8 +210,8 @@ class GameDisputesController(Controller):
         state: State,
         principal: Principal,
         idempotency_key: IdempotencyKey = None,
-    ) -> DisputeOut:
-        return await _disputes(state).raise_dispute(
+    ) -> Response[DisputeOut]:
+        raised = await _disputes(state).raise_dispute(
             game_id,
             principal,
             data.seqs,
@@ -215,6 +220,7 @@ class GameDisputesController(Controller):
             key=idempotency_key,
             body=_body(data),
         )
+        return created_at(raised, f"/games/{game_id}/disputes")
 
     @get(
         "/",
@@ -253,10 +259,11 @@ class GameDisputesController(Controller):
         state: State,
         principal: Principal,
         idempotency_key: IdempotencyKey = None,
-    ) -> DisputeOut:
-        return await _disputes(state).reply(
+    ) -> Response[DisputeOut]:
+        replied = await _disputes(state).reply(
             game_id, dispute_id, principal, data.text, key=idempotency_key, body=_body(data)
         )
+        return created_at(replied, f"/games/{game_id}/disputes")
 
 
 class ModerationController(Controller):
@@ -427,11 +434,13 @@ class ModerationController(Controller):
         state: State,
         principal: Principal,
         idempotency_key: IdempotencyKey = None,
-    ) -> DisputeOut:
+    ) -> Response[DisputeOut]:
         def command(d: str, m: str) -> ModeratorCommand:
             return NoteDispute(dispute_id=d, moderator=m, text=data.text)
 
-        return await self._run(state, dispute_id, principal, command, "noteDispute", data, idempotency_key)
+        return _moderated(
+            await self._run(state, dispute_id, principal, command, "noteDispute", data, idempotency_key)
+        )
 
     @post(
         "/{dispute_id:uuid}/questions",
@@ -447,11 +456,13 @@ class ModerationController(Controller):
         state: State,
         principal: Principal,
         idempotency_key: IdempotencyKey = None,
-    ) -> DisputeOut:
+    ) -> Response[DisputeOut]:
         def command(d: str, m: str) -> ModeratorCommand:
             return AskSeat(dispute_id=d, moderator=m, seat=data.seat, text=data.text)
 
-        return await self._run(state, dispute_id, principal, command, "askSeat", data, idempotency_key)
+        return _moderated(
+            await self._run(state, dispute_id, principal, command, "askSeat", data, idempotency_key)
+        )
 
     @post(
         "/{dispute_id:uuid}/resolve",
@@ -496,10 +507,12 @@ class ModerationController(Controller):
         state: State,
         principal: Principal,
         idempotency_key: IdempotencyKey = None,
-    ) -> DisputeOut:
+    ) -> Response[DisputeOut]:
         review_id = str(uuid.uuid4())
 
         def command(d: str, m: str) -> ModeratorCommand:
             return OpenReview(dispute_id=d, moderator=m, review_id=review_id, reason=data.reason)
 
-        return await self._run(state, dispute_id, principal, command, "reviewDispute", data, idempotency_key)
+        return _moderated(
+            await self._run(state, dispute_id, principal, command, "reviewDispute", data, idempotency_key)
+        )

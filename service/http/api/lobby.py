@@ -7,7 +7,7 @@ import uuid
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller
+from litestar import Controller, Response
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
@@ -27,6 +27,7 @@ from service.config import Settings
 from service.http.api import guards
 from service.http.api.deps import (
     SeatHolder,
+    created_at,
     provide_principal,
     provide_principal_if_sent,
     provide_seat_holder,
@@ -183,7 +184,7 @@ class LobbyController(Controller):
     )
     async def create(
         self, data: CreateGame, games: GameService, state: State, idempotency_key: IdempotencyKey = None
-    ) -> GameCreatedOut:
+    ) -> Response[GameCreatedOut]:
         game_id, created = await games.create(
             data.kind,
             data.options,
@@ -196,7 +197,8 @@ class LobbyController(Controller):
         host = Principal(role="host", game_id=game_id)
         token = _token(state, host, created, game_id, settings.host_token_lifetime)
         table = created.table
-        return GameCreatedOut(game_id=game_id, kind=table.kind, seats=len(table.seats), host_token=token)
+        out = GameCreatedOut(game_id=game_id, kind=table.kind, seats=len(table.seats), host_token=token)
+        return created_at(out, f"/games/{game_id}")
 
     @get(
         "/{game_id:uuid}",
@@ -242,7 +244,7 @@ class LobbyController(Controller):
         state: State,
         principal: Principal | None,
         idempotency_key: IdempotencyKey = None,
-    ) -> SeatOut:
+    ) -> Response[SeatOut]:
         player_id = principal.player_id if principal is not None else None
         name = data.name
         if name is None:
@@ -261,7 +263,8 @@ class LobbyController(Controller):
         settings: Settings = state.settings
         holder = Principal(role="seat", game_id=game_id, seat=seat, occupancy=occupancy)
         token = _token(state, holder, joined, game_id, settings.seat_token_lifetime)
-        return SeatOut(game_id=game_id, seat=seat, token=token, player_id=player_id)
+        out = SeatOut(game_id=game_id, seat=seat, token=token, player_id=player_id)
+        return created_at(out, f"/games/{game_id}/seats/{seat}/view")
 
     @post(
         "/{game_id:uuid}/start",

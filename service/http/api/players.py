@@ -6,7 +6,7 @@ import uuid
 from typing import Annotated
 
 import msgspec
-from litestar import Controller, MediaType
+from litestar import Controller, MediaType, Response
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
@@ -18,7 +18,7 @@ from service.app.listing import MAX_LIMIT
 from service.app.players import PlayerGames, PlayerOut, Players, player_transcript, seat_token
 from service.config import Settings
 from service.http.api import guards
-from service.http.api.deps import provide_principal
+from service.http.api.deps import created_at, provide_principal
 from service.http.api.lobby import SeatOut
 from service.http.api.params import INT32_MAX, LOWER_BOUND_ZERO, SeatNumber
 from service.http.api.problems import (
@@ -66,9 +66,10 @@ class PlayersController(Controller):
         summary="Create a player; returns its player token",
         responses=problems(JSON_BODY, {422: ["invalid_name"]}, RATE_LIMITED, UNAVAILABLE),
     )
-    async def create(self, data: CreatePlayer, state: State) -> PlayerCreatedOut:
+    async def create(self, data: CreatePlayer, state: State) -> Response[PlayerCreatedOut]:
         player_id, token = await _players(state).create(data.name)
-        return PlayerCreatedOut(player_id=player_id, name=data.name.strip(), token=token)
+        out = PlayerCreatedOut(player_id=player_id, name=data.name.strip(), token=token)
+        return created_at(out, f"/players/{player_id}")
 
     @delete(
         "/me",

@@ -18,6 +18,7 @@ from litestar.params import QueryParameter
 
 from service.app.errors import ServiceError
 from service.http.api import guards
+from service.http.api.deps import created_at
 from service.http.api.problems import BEARER, JSON_BODY, PARAMS, UNAVAILABLE, UNKNOWN_GAME, Codes, problems
 from service.http.fast.routes import get, post
 from service.transparency.log import TILE_WIDTH, TransparencyLog, leaf_data, parse_tile_path
@@ -184,9 +185,10 @@ class TransparencyController(Controller):
             },
         ),
     )
-    async def cosign(self, data: Cosigned, state: State) -> CosignatureKept:
+    async def cosign(self, data: Cosigned, state: State) -> Response[CosignatureKept]:
         witness, size = await log_of(state).add_cosignature(data.checkpoint)
-        return CosignatureKept(witness=witness.text, size=size)
+        # The cosignature is served with the checkpoint it signs.
+        return created_at(CosignatureKept(witness=witness.text, size=size), "/log/checkpoint")
 
 
 class GameLogProofController(Controller):
