@@ -19,7 +19,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, get_args
+from typing import Annotated, Any, get_args
 
 import msgspec
 
@@ -43,6 +43,7 @@ from projections import table as tables
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.envelopes import EventOut, envelopes
 from projections.numbering import count_seen, same_for_everyone, version_for
+from projections.receipts import ReceiptSigner
 from projections.spectator import released_by, shown_at
 from projections.table import Table
 from service.app import bodies, idempotency
@@ -103,6 +104,16 @@ class CommandResult(msgspec.Struct, frozen=True):
     version: int  # the seat's version right after the command (projections/numbering)
     events: list[EventOut]
     view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
+    receipt: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "The service's signed receipt of this answer (docs/receipts.md): a signed note over"
+                " the game, seat, versions, a digest of these events, a commitment to the game's head"
+                " and the command's fingerprint and key; null when the command appended nothing"
+            )
+        ),
+    ] = None
 
 
 class Lobbied(msgspec.Struct, frozen=True):
@@ -125,6 +136,13 @@ class Executed(msgspec.Struct, frozen=True):
     events: list[Any]
     stored: list[StoredEvent]
     duplicate: bool = False
+
+
+class _Sent(msgspec.Struct, frozen=True):
+    """What a seat's command request was, as its receipt names it."""
+
+    fingerprint: str
+    key: str | None
 
 
 def _holds(table: Table, seat: int, occupancy: str | None) -> bool:
@@ -183,8 +201,10 @@ class GameService:
         tables: Tables | None = None,
         clock: Callable[[], float] = time.time,
         reads: Reads | None = None,
+        receipts: ReceiptSigner | None = None,
     ) -> None:
         self.store = store
+        self.receipts = receipts  # signs every answer to a seat's command (docs/receipts.md)
         self.reads = reads or Reads(store)  # what a replica may serve (service/store/replica.py)
         self.notifier = notifier
         self.retries = retries
@@ -529,19 +549,24 @@ class GameService:
             kind = decider.kind
             command = self.decode_command(decider, body)
             command_type = type(command).__name__
+            keys = keyed(idempotency_key, seat_caller(seat), "sendCommand", (game_id, seat), body)
+            sent = _Sent(
+                keys.fingerprint if keys else idempotency.fingerprint("sendCommand", (game_id, seat), body),
+                idempotency_key,
+            )
             done = await self.execute(
                 game_id,
                 Play(seat=seat, command=command, holder=holder),
                 f"seat:{seat}",
-                **_ids(keyed(idempotency_key, seat_caller(seat), "sendCommand", (game_id, seat), body)),
+                **_ids(keys),
                 expected_version=expected_version,
                 viewer=Seat(seat),
             )
             if done.duplicate:
                 outcome = "duplicate"
-                return await self._earlier_result(game_id, seat, done.stored, view)
+                return await self._earlier_result(game_id, seat, done.stored, view, sent)
             outcome = "applied"
-            return self._result(game_id, done.table, seat, done.stored, done.events, view)
+            return self._result(game_id, done.table, seat, done.stored, done.events, view, sent)
         except (RuleViolation, ServiceError) as exc:
             outcome = exc.code
             raise
@@ -567,6 +592,7 @@ class GameService:
         stored: Sequence[StoredEvent],
         events: Sequence[Any],
         view: bool,
+        sent: _Sent,
     ) -> CommandResult:
         """What the seat may see of the events just appended (``table``: right after them)."""
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
@@ -574,14 +600,38 @@ class GameService:
         version = version_for(table, viewer)
         # Numbered back from the seat's version: the last event it sees is its number ``version``.
         before = version - count_seen(table.decider, events, viewer)
+        shown = envelopes(table, items, viewer, before)
         return CommandResult(
             version=version,
-            events=envelopes(table, items, viewer, before),
+            events=shown,
             view=_view(game_id, table, seat, view),
+            receipt=self._receipt(game_id, seat, (before, version), shown, stored, sent),
+        )
+
+    def _receipt(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        versions: tuple[int, int],
+        shown: Sequence[EventOut],
+        stored: Sequence[StoredEvent],
+        sent: _Sent,
+    ) -> str | None:
+        """The signed receipt of a command's answer (None: nothing appended, or no signer)."""
+        if self.receipts is None or not stored:
+            return None
+        return self.receipts.sign(
+            game_id,
+            seat,
+            versions,
+            [(e.seq, e.type, e.data) for e in shown],
+            stored[-1].hash,
+            fingerprint=sent.fingerprint,
+            key=sent.key,
         )
 
     async def _earlier_result(
-        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent], view: bool
+        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent], view: bool, sent: _Sent
     ) -> CommandResult:
         """What the seat may see of an earlier command's events, numbered as they were then."""
         if not stored:
@@ -601,10 +651,13 @@ class GameService:
             if s.seq >= first:
                 items.append((s.seq, s.recorded_at.timestamp(), event))
         assert table is not None
+        version = version_for(table, viewer)
+        shown = envelopes(table, items, viewer, before)
         return CommandResult(
-            version=version_for(table, viewer),
-            events=envelopes(table, items, viewer, before),
+            version=version,
+            events=shown,
             view=_view(game_id, table, seat, view),
+            receipt=self._receipt(game_id, seat, (before, version), shown, stored, sent),
         )
 
     # -- reading -------------------------------------------------------------------------------

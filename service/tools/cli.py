@@ -292,8 +292,8 @@ def witness(
     refuse (exit 3, evidence in STATE/evidence/) a history that does not."""
     import httpx
 
+    from projections.notes import NoteError, Verifier
     from service.runtime import log as logs
-    from service.transparency.notes import NoteError, Verifier
     from service.transparency.witness import Refused, Witness, load_key
 
     logs.configure(Settings.from_env().log_format)

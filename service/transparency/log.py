@@ -25,11 +25,11 @@ from typing import Any
 import asyncpg
 
 from projections import merkle
+from projections.notes import Checkpoint, Note, NoteError, Verifier, sign
 from service.app.errors import ServiceError
 from service.runtime.log import get_logger
 from service.store.tasks import Backoff, log_failure, stop
 from service.transparency.identity import Identity
-from service.transparency.notes import Checkpoint, Note, NoteError, Verifier, sign
 
 log = get_logger("playlog.transparency")
 
