@@ -37,7 +37,7 @@ from typing import Any
 
 import msgspec
 
-from projections.notes import ED25519, Note, NoteError, Signer, Verifier, sign
+from projections.notes import DASH, ED25519, Note, NoteError, Signer, Verifier
 
 RECEIPT_V1 = "playlog/receipt/v1"
 _SECRET_LABEL = b"playlog/receipt-secret/v1"
@@ -154,13 +154,16 @@ class ReceiptSigner:
     def __init__(self, keys: Sequence[Signer]) -> None:
         self.keys = tuple(keys)  # newest first: the first signs
         self._secrets = {k.verifier.id: _secret(k) for k in keys}
+        # Worked out once: the signing key's id and its signature line's opening (the command path).
+        self._key_id = self.signer.verifier.id
+        self._line = f"{DASH} {self.signer.name} "
 
     @property
     def signer(self) -> Signer:
         return self.keys[0]
 
     def game_key(self, game_id: uuid.UUID, key_id: bytes | None = None) -> bytes:
-        secret = self._secrets[key_id or self.signer.verifier.id]
+        secret = self._secrets[key_id or self._key_id]
         return hmac.digest(secret, _GAME_LABEL + game_id.bytes, "sha256")
 
     def game_keys(self, game_id: uuid.UUID) -> dict[str, str]:
@@ -190,7 +193,9 @@ class ReceiptSigner:
             fingerprint=fingerprint,
             key=key,
         )
-        return sign(receipt.body, self.signer)
+        body = receipt.body
+        signature = base64.b64encode(self._key_id + self.signer.key.sign(body.encode())).decode()
+        return f"{body}\n{self._line}{signature}\n"  # a signed note (projections/notes.py)
 
 
 def _secret(key: Signer) -> bytes:
