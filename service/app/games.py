@@ -42,7 +42,7 @@ from domain.viewers import Seat, Viewer
 from projections import table as tables
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.envelopes import EventOut, envelopes
-from projections.numbering import count_seen, same_for_everyone, version_for
+from projections.numbering import count_seen, private_seat, same_for_everyone, sees, version_for
 from projections.receipts import ReceiptSigner
 from projections.spectator import released_by, shown_at
 from projections.table import Table
@@ -713,8 +713,11 @@ class GameService:
         # Seat names are lobby information: they show at once (as in the listing).
         return msgspec.structs.replace(shown, seats=table.seats)
 
-    async def events_for(self, game_id: uuid.UUID, viewer: Viewer, after: int = 0) -> list[EventOut]:
-        """The events ``viewer`` may see after its number ``after`` (projections/numbering)."""
+    async def events_for(
+        self, game_id: uuid.UUID, viewer: Viewer, after: int = 0
+    ) -> tuple[list[EventOut], str | None]:
+        """The events ``viewer`` may see after its number ``after`` (projections/numbering) and,
+        for a seat, the signed receipt of them (docs/receipts.md)."""
         table = await self.load(game_id)
         if same_for_everyone(table) and after <= table.version:
             # Nothing up to ``after`` is hidden from anyone: numbers and seqs agree so far.
@@ -727,7 +730,22 @@ class GameService:
             (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data, s.schema_version))
             for s in stored
         ]
-        return [e for e in envelopes(table, items, viewer, before) if e.seq > after]
+        shown = [e for e in envelopes(table, items, viewer, before) if e.seq > after]
+        if self.receipts is None or not isinstance(viewer, Seat):
+            return shown, None
+        # The receipt commits to the head at the last event the seat may know of, never a later
+        # one: two reads at one version of the seat get one receipt, whatever was hidden since.
+        decider = table.decider
+        seen = [
+            s for s, item in zip(stored, items, strict=True) if sees(private_seat(decider, item[2]), viewer)
+        ]
+        last = before + len(seen)
+        if not seen and before == after > 0:
+            seen = await self.store.read(game_id, after - 1, after)  # the event at its number
+        if last < after or not seen:
+            return shown, None  # asked from beyond the seat's version: nothing to vouch for
+        events = [(e.seq, e.type, e.data) for e in shown]
+        return shown, self.receipts.sign(game_id, viewer.index, (after, last), events, seen[-1].hash)
 
 
 def _view(game_id: uuid.UUID, table: Table, seat: int, asked: bool) -> SeatViewOut | None:

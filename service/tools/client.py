@@ -19,6 +19,7 @@ verify raises ``ReceiptRefused``.
 from __future__ import annotations
 
 import asyncio
+import base64
 import uuid
 from collections.abc import Sequence
 from types import TracebackType
@@ -166,6 +167,7 @@ class PlaylogClient:
         params: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
         idempotent: bool | None = None,
+        answered: dict[str, str] | None = None,
     ) -> Any:
         all_headers = dict(headers or {})
         if token:
@@ -200,6 +202,8 @@ class PlaylogClient:
             except ValueError:
                 body = {"detail": response.text}
             raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
+        if answered is not None:  # the caller reads the answer's headers too
+            answered.update(response.headers)
         return msgspec.json.decode(response.content, type=type_)
 
     async def _pause(self, attempt: int, retry_after: str | None) -> None:
@@ -372,13 +376,28 @@ class PlaylogClient:
         return result
 
     async def events(self, game_id: uuid.UUID, seat: int, token: str, after: int = 0) -> list[EventOut]:
+        """The seat's events after its number ``after``; their receipt is checked and kept."""
+        headers: dict[str, str] = {}
         result: list[EventOut] = await self._call(
             "GET",
             f"/games/{game_id}/seats/{seat}/events",
             list[EventOut],
             token=token,
             params={"after": after},
+            answered=headers,
         )
+        if receipt := headers.get("playlog-receipt"):
+            checked = await self.check_receipt(
+                base64.b64decode(receipt).decode(),
+                game_id=game_id,
+                seat=seat,
+                version=result[-1].seq if result else after,
+                events=result,
+                fingerprint=None,
+                key=None,
+            )
+            if checked.before != after:
+                raise ReceiptRefused("the receipt is of other events")
         return result
 
     async def verify(

@@ -3,6 +3,8 @@ and keeps them, a retry gets the same one, and they speak in the seat's own numb
 
 from __future__ import annotations
 
+import base64
+
 import asyncpg
 import msgspec
 import pytest
@@ -83,3 +85,34 @@ async def test_a_receipt_speaks_in_the_seat_s_own_numbering(
         await conn.close()
     assert receipt.seat == actor and receipt.after == (await game.view(actor)).version
     assert receipt.after == seq - 1  # the pass is not in the actor's numbering
+
+
+async def test_the_event_list_carries_a_receipt_that_no_hidden_event_changes(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    """RULES 3: a pass is known to its seat alone, so the other seats' receipts of their event
+    list are the same before and after it; the receipt commits to the head at the last event the
+    seat may know of."""
+    game = await started_game(api, players=3, seed=3, reaction_window=30)
+    actor = await game.active()
+    view = await game.view(actor)
+    assert view.view is not None
+    play = next(c for c in view.view["legal_commands"] if c["type"] == "PlayCard" and c.get("target") is None)
+    await game.send(actor, play, idempotency_key="play")
+    watcher, passer = [s for s in range(3) if s != actor]
+    token = game.seats[watcher].token
+    events = await api.events(game.id, watcher, token)
+    before = api.receipts[-1]
+    assert receipts.verify(before, await log_keys(http)).receipt.after == events[-1].seq
+    await game.send(passer, {"type": "PassReaction"}, idempotency_key="pass")
+    assert await api.events(game.id, watcher, token) == events
+    assert api.receipts[-1] == before  # the pass left no trace in the watcher's receipt
+    tail = await api.events(game.id, watcher, token, after=events[-1].seq)
+    assert (
+        tail == []
+        and receipts.verify(api.receipts[-1], await log_keys(http)).receipt.before == events[-1].seq
+    )
+    response = await http.get(
+        f"/games/{game.id}/seats/{watcher}/events", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert base64.b64decode(response.headers["playlog-receipt"]).decode() == before
