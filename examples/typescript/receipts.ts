@@ -24,8 +24,10 @@ interface LogKey {
 
 /** A signed-note verifier key `<name>+<hex key id>+<base64(0x01 || public key)>`. */
 export function parseLogKey(text: string): LogKey {
-  const [name, id, encoded] = text.trim().split("+", 3);
-  const raw = Buffer.from(encoded ?? "", "base64");
+  // The key's base64 may hold "+" too: only the first two separate fields.
+  const [name, id, ...rest] = text.trim().split("+");
+  const encoded = rest.join("+");
+  const raw = Buffer.from(encoded, "base64");
   if (!name || !id || raw.length !== 33 || raw[0] !== 0x01) throw new Error(`not a log key: ${text}`);
   const computed = createHash("sha256")
     .update(Buffer.concat([Buffer.from(`${name}\n`), raw]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -115,9 +116,9 @@ async def _spectate(server_url: str, game_id: str, spectate: list[str], env: dic
 
 async def _play(
     server_url: str, kind: str, bot: list[str], env: dict[str, str] | None, spectate: list[str]
-) -> None:
+) -> list[str]:
     """One game of ``kind`` with one bot process per seat; it must end, each bot seeing it end;
-    then a spectator follows it from its third event."""
+    then a spectator follows it from its third event. Returns what each bot printed."""
     async with PlaylogClient(server_url) as api:
         created = await api.create_game(kind, GAMES[kind], spectator_delay=0)
         seats = [await api.join(created.game_id, f"bot-{n}") for n in range(created.seats)]
@@ -150,6 +151,7 @@ async def _play(
         summary = await api.game(created.game_id)
         assert summary.status == "finished" and summary.winners
     await _spectate(server_url, str(created.game_id), spectate, env)
+    return [output.decode() for output, _ in outputs]
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
@@ -170,7 +172,10 @@ async def test_the_typescript_example_bot_plays_a_whole_game(
     node = shutil.which("node")
     assert node is not None
     build = [node, str(typescript_build / "bot.js")], [node, str(typescript_build / "spectate.js")]
-    await _play(server_url, kind, build[0], None, build[1])
+    printed = await _play(server_url, kind, build[0], None, build[1])
+    # Each bot checked the signed receipt of every command it sent (receipts.ts) and kept it.
+    kept = [int(m.group(1)) for out in printed if (m := re.search(r"(\d+) receipts", out))]
+    assert len(kept) == len(printed) and sum(kept) > 0, printed
 
 
 def test_the_game_kinds_are_the_registry_s() -> None:
