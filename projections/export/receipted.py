@@ -55,21 +55,26 @@ class _Folded:
 
     def __init__(self, export: ExportFile) -> None:
         self.items: list[tuple[int, float, Any]] = []
-        self.tables: list[Table] = []
-        table: Table | None = None
+        self.tables: dict[int, Table] = {}  # seq -> the table right after it
+        self.last: Table | None = None
         for event in export.events:
-            table, decoded = tables.step(table, event.type, canonical(event.data), event.schema_version)
+            self.last, decoded = tables.step(
+                self.last, event.type, canonical(event.data), event.schema_version
+            )
             self.items.append((event.seq, float(event.recorded_at), decoded))
-            self.tables.append(table)
+            self.tables[event.seq] = self.last
         self._shown: dict[int, list[EventOut]] = {}
 
     def shown(self, seat: int) -> list[EventOut]:
         if seat not in self._shown:
-            self._shown[seat] = envelopes(self.tables[-1], self.items, Seat(seat)) if self.tables else []
+            self._shown[seat] = envelopes(self.last, self.items, Seat(seat)) if self.last else []
         return self._shown[seat]
 
     def version_at(self, seq: int, seat: int) -> int:
-        return version_for(self.tables[seq - 1], Seat(seat))
+        return version_for(self.tables[seq], Seat(seat))
+
+    def version(self, seat: int) -> int:
+        return version_for(self.last, Seat(seat)) if self.last else 0
 
 
 def check_receipts(export: ExportFile, receipts: Sequence[str], keys: Sequence[Verifier]) -> Receipted:
@@ -97,7 +102,7 @@ def check_receipts(export: ExportFile, receipts: Sequence[str], keys: Sequence[V
             f", key {receipt.key}" if receipt.key else ""
         )
         shown = folded.shown(receipt.seat)
-        final = version_for(folded.tables[-1], Seat(receipt.seat)) if folded.tables else 0
+        final = folded.version(receipt.seat)
         if receipt.after > final:
             reason = f"({label}) the file ends at the seat's version {final}: receipted events are missing"
             return Receipted(checked, others, (n, reason))
@@ -122,7 +127,7 @@ def check_receipts(export: ExportFile, receipts: Sequence[str], keys: Sequence[V
             return Receipted(checked, others, (n, reason))
         if receipt.key is not None:
             command_id = f"seat:{receipt.seat}:{receipt.key}"
-            metadata = export.events[seq - 1].metadata
+            metadata = next(e.metadata for e in export.events if e.seq == seq)
             if not isinstance(metadata, dict) or metadata.get("command_id") != command_id:
                 reason = f"({label}) the events at the receipted head are not this command's"
                 return Receipted(checked, others, (n, reason))
