@@ -12,6 +12,8 @@ Leaf hash ``SHA-256(0x00 || data)``, node hash ``SHA-256(0x01 || left || right)`
 from __future__ import annotations
 
 import hashlib
+import struct
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 
 Node = tuple[int, int]  # (level, index) of a perfect subtree
@@ -171,3 +173,12 @@ def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, pro
             sr = node_hash(sr, c)
         fn, sn = fn >> 1, sn >> 1
     return sn == 0 and fr == old_root and sr == new_root
+
+
+# playlog's leaves (docs/transparency-log.md): a game's head at a seq. Only the leaf's hash is
+# public; its data names the game.
+LEAF_PREFIX = b"playlog/head/v1"
+
+
+def leaf_data(game_id: uuid.UUID, seq: int, head: bytes) -> bytes:
+    return LEAF_PREFIX + game_id.bytes + struct.pack(">Q", seq) + head

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields
 from typing import Any
 
+from projections.receipts import ReceiptSigner
 from service.app.access import Access
 from service.app.auth import Keyring
 from service.app.disputes import Disputes
@@ -76,6 +77,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     listener = Listener(url)
     notifier = Notifier(pool, local=listener.deliver)
     tables = Tables(store, settings.cache_games)  # the one cache: commands, feeds, projector
+    identity = settings.log_identity()  # made at the first start, not by `playlog openapi`
     games = GameService(
         store,
         notifier=notifier if settings.notify_appends else None,
@@ -83,6 +85,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         tables=tables,
         reads=reads,
         command_log=settings.command_log,
+        receipts=ReceiptSigner(identity.keys),
     )
     listener.on_append(games.invalidate)
     listener.on_resync(games.forget_all)
@@ -91,7 +94,6 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     moderators = Moderators(pool, settings.moderator_cache_seconds)
     listener.on_auth(moderators.on_auth)
     listener.on_resync(moderators.invalidate)
-    identity = settings.log_identity()  # made at the first start, not by `playlog openapi`
     sequencer = Sequencer(url, identity, settings.log_interval)
     projector = Projector(store, url, listener, tables=tables)
     services = Services(

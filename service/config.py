@@ -8,10 +8,10 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from projections.notes import Verifier
 from service.app.auth import Keyring
 from service.transparency import identity
 from service.transparency.identity import Identity
-from service.transparency.notes import Verifier
 
 
 def default_data_dir() -> Path:

@@ -2,7 +2,8 @@
 // openapi-fetch. It plays one seat of a running game of either kind: it follows the seat's event
 // stream (SSE, read by sse.ts, which resumes a dropped connection) and, whenever its view lists
 // moves of its own (`moves`: the legal commands but leaving), sends one of them at random.
-// Refusals that only mean the game moved on are read from the document (`x-playlog-races`).
+// Refusals that only mean the game moved on are read from the document (`x-playlog-races`). It
+// checks and keeps the signed receipt of every command it sends (receipts.ts).
 //
 //   npm ci && npm run generate && npm run check     (types into generated/, JavaScript into build/)
 //   node build/bot.js http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN [--drop 0.25]
@@ -12,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/playlog.js";
 import { droppingFetch, flag, retried } from "./drops.js";
+import { checkReceipt, logKeys } from "./receipts.js";
 import { follow } from "./sse.js";
 
 type Command = components["schemas"]["Command"];
@@ -41,6 +43,8 @@ async function races(): Promise<Set<string>> {
   return new Set(Object.values(responses).flatMap((response) => response["x-playlog-races"] ?? []));
 }
 const RACES = await races();
+const KEYS = await logKeys(url);
+const receipts: string[] = []; // the service's signed word for every command it took
 
 /** Look at the seat's view and play if it may; true once the game is over. */
 async function turn(): Promise<boolean> {
@@ -51,7 +55,7 @@ async function turn(): Promise<boolean> {
   trace("view", error ?? view?.status);
   if (error) throw new Error(`view refused: ${error.code} (${error.detail})`);
   if (view.status === "finished") {
-    console.log(`seat ${seat}: game over, winners ${JSON.stringify(view.winners)}`);
+    console.log(`seat ${seat}: game over, winners ${JSON.stringify(view.winners)}, ${receipts.length} receipts`);
     return true;
   }
   // The seat's own moves (its legal commands but leaving); each variant of the seat view (by
@@ -64,12 +68,16 @@ async function turn(): Promise<boolean> {
   const key = randomUUID();
   console.log(`decided ${key} ${command.type}`);
   const params = { path, query: { expected_version: view.version }, header: { "Idempotency-Key": key } };
-  const { error: refused } = await retried(
+  const { data: taken, error: refused } = await retried(
     () => client.POST("/games/{game_id}/seats/{seat}/commands", { params, body: command }),
     `command ${key}`,
   );
   trace("sent", command.type, refused?.code);
   if (!refused) console.log(`applied ${key}`);
+  if (taken?.receipt) {
+    checkReceipt(taken.receipt, KEYS, path.game_id, seat, taken.version);
+    receipts.push(taken.receipt);
+  }
   if (refused && !RACES.has(refused.code)) {
     throw new Error(`${command.type} refused: ${refused.code} (${refused.detail})`);
   }

@@ -11,13 +11,19 @@ from projections.table import Table
 
 
 class Finding(msgspec.Struct, frozen=True):
-    check: str  # chain | shuffles | replay | seeds | format | access
-    seq: int  # an access finding: the record's n; a format finding: the line number
+    check: str  # chain | shuffles | replay | seeds | format | access | log | receipts
+    # an access finding: the record's n; a format finding: the line number; a receipt's: its
+    # place among the seat's receipts; a log finding: 0 for the checkpoint itself
+    seq: int
     reason: str
 
     def where(self) -> str:
         if self.check == "access":
             return f"access record {self.seq}"
+        if self.check == "receipts":
+            return f"receipt {self.seq}"
+        if self.check == "log" and self.seq == 0:
+            return "checkpoint"
         return f"line {self.seq}" if self.check == "format" else f"seq {self.seq}"
 
 

@@ -4,7 +4,10 @@
 The file is JSON Lines: one ``header`` line, then one ``event`` line per stored event (its
 ``data`` and ``metadata`` exactly as PostgreSQL's jsonb prints them), then one ``shuffle`` line
 per shuffle commitment with its reveal (the salt and the committed order), then (a moderator's or
-the operator's export) one ``access`` line per access record (service/app/access.py).
+the operator's export) one ``access`` line per access record (service/app/access.py); last, the
+game's proofs: one ``receipt_keys`` line (the keys of its receipts' head commitments), one
+``proof`` line per head of the game in the transparency log and one ``checkpoint`` line, the
+signed checkpoint the proofs are against (docs/receipts.md, docs/transparency-log.md).
 
 Each event's hash is ``sha256(prev_hash || canonical text)``, the canonical text being what
 ``playlog_event_digest`` (migrations/versions/0001) hashes: jsonb's text form of
@@ -16,6 +19,7 @@ record's hash is ``sha256(prev_hash || canonical text of the record)``, what
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from collections.abc import Iterable
@@ -181,12 +185,31 @@ class AccessLine:
     hash: bytes
 
 
+@dataclass(frozen=True)
+class ProofRecord:
+    """A head of the game that is a leaf of the log, with its inclusion proof."""
+
+    index: int
+    seq: int
+    head: bytes
+    proof: list[bytes]
+
+
+@dataclass(frozen=True)
+class CheckpointRecord:
+    note: str  # the log's signed checkpoint, the witnesses' cosignatures among its lines
+    log_keys: list[str]  # the log's verifier keys, as the exporting service published them
+
+
 @dataclass
 class ExportFile:
     header: Header
     events: list[EventRecord] = field(default_factory=list)
     shuffles: list[ShuffleRecord] = field(default_factory=list)
     access: list[AccessLine] = field(default_factory=list)
+    receipt_keys: dict[str, str] = field(default_factory=dict)  # key id hex -> game key, base64
+    proofs: list[ProofRecord] = field(default_factory=list)
+    checkpoint: CheckpointRecord | None = None
 
 
 def schema_versions(kind: str) -> dict[str, int]:
@@ -260,6 +283,20 @@ def read(lines: Iterable[str | bytes]) -> ExportFile:
                 )
             elif kind == "access":
                 export.access.append(_access_line(record))
+            elif kind == "receipt_keys":
+                export.receipt_keys = {str(k): str(v) for k, v in record["keys"].items()}
+            elif kind == "proof":
+                export.proofs.append(
+                    ProofRecord(
+                        index=int(record["index"]),
+                        seq=int(record["seq"]),
+                        head=_hex(record["head"], "head", seq),
+                        proof=[base64.b64decode(p, validate=True) for p in record["proof"]],
+                    )
+                )
+            elif kind == "checkpoint":
+                keys = [str(k) for k in record["log_keys"]]
+                export.checkpoint = CheckpointRecord(note=str(record["note"]), log_keys=keys)
             else:
                 raise ExportError(f"line {number}: unknown record {kind!r}", line=number)
         except (KeyError, TypeError, ValueError, ArithmeticError) as exc:

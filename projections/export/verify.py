@@ -9,12 +9,16 @@
 - the disclosed server seed against its commitment;
 - the access records' own chain and that each record could be true of this log: its range
   within the events logged by its time, its reason one of the list, a read before the end with a
-  reason, a dispute it names raised before it.
+  reason, a dispute it names raised before it;
+- given the keys a verifier trusts, the file's proofs: its heads under a cosigned checkpoint
+  (projections/export/proofs.py);
+- given a seat's receipts, that the file holds every receipted append as receipted
+  (projections/export/receipted.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
 import msgspec
@@ -31,9 +35,15 @@ from projections.export.format import (
     event_digest,
     read,
 )
+from projections.export.proofs import Trust, check_proofs
+from projections.export.receipted import check_receipts
 from projections.export.reexecute import reexecute, replay
+from projections.notes import Verifier
 
 __all__ = ["Finding", "Replayed", "VerifyReport", "replay", "verify", "verify_lines"]
+
+# Findings that name something else than a seq of the log.
+_NOT_SEQS = ("access", "format", "receipts")
 
 
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,6 +65,8 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     seeds_ok: bool = True
     seed_committed: bool = False  # lobby.created commits a server seed (not a seeded or older game)
     seed_disclosed: bool = False
+    log: str | None = None  # with trusted keys: what the proofs showed
+    receipts: str | None = None  # with a seat's receipts: how many were checked
 
     @property
     def ok(self) -> bool:
@@ -62,7 +74,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def first_bad_seq(self) -> int | None:
-        return min((f.seq for f in self.findings if f.check not in ("access", "format")), default=None)
+        return min((f.seq for f in self.findings if f.check not in _NOT_SEQS and f.seq), default=None)
 
     @property
     def first_bad_line(self) -> int | None:
@@ -85,6 +97,10 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     def first_bad_access(self) -> int | None:
         return min((f.seq for f in self.findings if f.check == "access"), default=None)
 
+    @property
+    def first_contradicting_receipt(self) -> int | None:
+        return min((f.seq for f in self.findings if f.check == "receipts"), default=None)
+
     def lines(self) -> list[str]:
         out = [
             f"game {self.game_id} ({self.kind}): {self.events} events, {self.shuffles} shuffles",
@@ -96,7 +112,12 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
             f"seeds:       {self.seeds_text()}",
             f"access:      {'ok' if self.access_ok else 'FAILED'} ({self.access} records)",
         ]
-        for finding in sorted(self.findings, key=lambda f: (f.check == "access", f.seq))[:5]:
+        failing = {f.check for f in self.findings}
+        if self.log is not None:
+            out.append(f"log:         {'FAILED' if 'log' in failing else 'ok'} ({self.log})")
+        if self.receipts is not None:
+            out.append(f"receipts:    {'FAILED' if 'receipts' in failing else 'ok'} ({self.receipts})")
+        for finding in sorted(self.findings, key=lambda f: (f.check in _NOT_SEQS, f.seq))[:5]:
             out.append(f"  {finding.where()} ({finding.check}): {finding.reason}")
         failed = [
             f"first bad {what} {at}"
@@ -104,9 +125,12 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
                 ("seq", self.first_bad_seq),
                 ("access record", self.first_bad_access),
                 ("line", self.first_bad_line),
+                ("receipt", self.first_contradicting_receipt),
             )
             if at is not None
         ]
+        if "log" in failing and self.first_bad_seq is None:
+            failed.append("the checkpoint")
         out.append("OK" if self.ok else "FAILED: " + ", ".join(failed))
         return out
 
@@ -235,9 +259,17 @@ def _implausible(
     return None
 
 
-def verify(export: ExportFile, server_seed: bytes | None = None) -> VerifyReport:
+def verify(
+    export: ExportFile,
+    server_seed: bytes | None = None,
+    *,
+    trust: Trust | None = None,
+    receipts: Sequence[str] | None = None,
+) -> VerifyReport:
     """Every check of a parsed export; see the module docstring. ``server_seed``: the game's
-    seed as the server holds it, to re-execute a running game whole (the audit, ``--all``)."""
+    seed as the server holds it, to re-execute a running game whole (the audit, ``--all``).
+    With ``trust``, the proofs too; with ``receipts``, a seat's receipts (signed by a trusted
+    log key, else by one of the keys the file names: say so)."""
     chain = check_chain(export)
     replayed = reexecute(export, server_seed)
     rules = replayed.finding or check_outcome(export, replayed)
@@ -245,6 +277,22 @@ def verify(export: ExportFile, server_seed: bytes | None = None) -> VerifyReport
     shuffles = check_shuffles(export, replayed)
     access = check_access(export, replayed) if rules is None else None
     table = replayed.table
+    extra: list[Finding] = []
+    log_summary = receipts_summary = None
+    if trust is not None:
+        proven = check_proofs(export, trust)
+        cosigned = f", cosigned by {', '.join(proven.witnesses)}" if proven.witnesses else ""
+        log_summary = f"heads at seqs {proven.seqs} under the checkpoint of size {proven.size}{cosigned}"
+        if proven.failure:
+            extra.append(Finding("log", *proven.failure))
+    if receipts is not None:
+        keys, whose = _receipt_keys(export, trust)
+        receipted = check_receipts(export, receipts, keys)
+        receipts_summary = f"{receipted.checked} of this game checked against {whose}" + (
+            f", {receipted.other_games} of other games" if receipted.other_games else ""
+        )
+        if receipted.failure:
+            extra.append(Finding("receipts", *receipted.failure))
     return VerifyReport(
         game_id=export.header.game_id,
         kind=export.header.kind,
@@ -254,7 +302,7 @@ def verify(export: ExportFile, server_seed: bytes | None = None) -> VerifyReport
         shuffles_ok=shuffles is None,
         replay_ok=rules is None,
         winners=list(table.outcome.winners) if table and table.outcome else None,
-        findings=[f for f in (chain, shuffles, rules, seeds, access) if f is not None],
+        findings=[f for f in (chain, shuffles, rules, seeds, access) if f is not None] + extra,
         access=len(export.access),
         access_ok=access is None,
         level="re-executed" if replayed.recorded else "replayed",
@@ -263,10 +311,22 @@ def verify(export: ExportFile, server_seed: bytes | None = None) -> VerifyReport
         seeds_ok=seeds is None,
         seed_committed=table is not None and table.seed_commitment is not None,
         seed_disclosed=table is not None and table.server_seed is not None,
+        log=log_summary,
+        receipts=receipts_summary,
     )
 
 
-def verify_lines(lines: Iterable[str | bytes]) -> VerifyReport:
+def _receipt_keys(export: ExportFile, trust: Trust | None) -> tuple[list[Verifier], str]:
+    """The keys a receipt must be signed with, and whose they are, in words."""
+    if trust is not None:
+        return trust.log_keys, "the trusted keys"
+    named = export.checkpoint.log_keys if export.checkpoint else []
+    return [Verifier.parse(k) for k in named], "the file's own keys (give --trust to pin them)"
+
+
+def verify_lines(
+    lines: Iterable[str | bytes], *, trust: Trust | None = None, receipts: Sequence[str] | None = None
+) -> VerifyReport:
     """Parse and verify; a file that cannot be parsed yields a report naming where."""
     try:
         export = read(lines)
@@ -282,4 +342,4 @@ def verify_lines(lines: Iterable[str | bytes]) -> VerifyReport:
             winners=None,
             findings=[Finding("format", exc.line, str(exc))],
         )
-    return verify(export)
+    return verify(export, trust=trust, receipts=receipts)

@@ -19,7 +19,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, get_args
+from typing import Annotated, Any, get_args
 
 import msgspec
 
@@ -44,7 +44,8 @@ from projections import commands
 from projections import table as tables
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.envelopes import EventOut, envelopes
-from projections.numbering import count_seen, same_for_everyone, version_for
+from projections.numbering import count_seen, private_seat, same_for_everyone, sees, version_for
+from projections.receipts import ReceiptSigner
 from projections.spectator import released_by, shown_at
 from projections.table import Table
 from service.app import bodies, idempotency
@@ -117,6 +118,16 @@ class CommandResult(msgspec.Struct, frozen=True):
     version: int  # the seat's version right after the command (projections/numbering)
     events: list[EventOut]
     view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
+    receipt: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "The service's signed receipt of this answer (docs/receipts.md): a signed note over"
+                " the game, seat, versions, a digest of these events, a commitment to the game's head"
+                " and the command's fingerprint and key; null when the command appended nothing"
+            )
+        ),
+    ] = None
 
 
 class Lobbied(msgspec.Struct, frozen=True):
@@ -139,6 +150,13 @@ class Executed(msgspec.Struct, frozen=True):
     events: list[Any]
     stored: list[StoredEvent]
     duplicate: bool = False
+
+
+class _Sent(msgspec.Struct, frozen=True):
+    """What a seat's command request was, as its receipt names it."""
+
+    fingerprint: str
+    key: str | None
 
 
 def _holds(table: Table, seat: int, occupancy: str | None) -> bool:
@@ -198,9 +216,11 @@ class GameService:
         clock: Callable[[], float] = time.time,
         reads: Reads | None = None,
         command_log: bool = True,
+        receipts: ReceiptSigner | None = None,
     ) -> None:
         self.store = store
         self.command_log = command_log
+        self.receipts = receipts  # signs every answer to a seat's command (docs/receipts.md)
         self.reads = reads or Reads(store)  # what a replica may serve (service/store/replica.py)
         self.notifier = notifier
         self.retries = retries
@@ -565,19 +585,24 @@ class GameService:
             kind = decider.kind
             command = self.decode_command(decider, body)
             command_type = type(command).__name__
+            keys = keyed(idempotency_key, seat_caller(seat), "sendCommand", (game_id, seat), body)
+            sent = _Sent(
+                keys.fingerprint if keys else idempotency.fingerprint("sendCommand", (game_id, seat), body),
+                idempotency_key,
+            )
             done = await self.execute(
                 game_id,
                 Play(seat=seat, command=command, holder=holder),
                 f"seat:{seat}",
-                **_ids(keyed(idempotency_key, seat_caller(seat), "sendCommand", (game_id, seat), body)),
+                **_ids(keys),
                 expected_version=expected_version,
                 viewer=Seat(seat),
             )
             if done.duplicate:
                 outcome = "duplicate"
-                return await self._earlier_result(game_id, seat, done.stored, view)
+                return await self._earlier_result(game_id, seat, done.stored, view, sent)
             outcome = "applied"
-            return self._result(game_id, done.table, seat, done.stored, done.events, view)
+            return self._result(game_id, done.table, seat, done.stored, done.events, view, sent)
         except (RuleViolation, ServiceError) as exc:
             outcome = exc.code
             raise
@@ -604,6 +629,7 @@ class GameService:
         stored: Sequence[StoredEvent],
         events: Sequence[Any],
         view: bool,
+        sent: _Sent,
     ) -> CommandResult:
         """What the seat may see of the events just appended (``table``: right after them)."""
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
@@ -611,14 +637,38 @@ class GameService:
         version = version_for(table, viewer)
         # Numbered back from the seat's version: the last event it sees is its number ``version``.
         before = version - count_seen(table.decider, events, viewer)
+        shown = envelopes(table, items, viewer, before)
         return CommandResult(
             version=version,
-            events=envelopes(table, items, viewer, before),
+            events=shown,
             view=_view(game_id, table, seat, view),
+            receipt=self._receipt(game_id, seat, (before, version), shown, stored, sent),
+        )
+
+    def _receipt(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        versions: tuple[int, int],
+        shown: Sequence[EventOut],
+        stored: Sequence[StoredEvent],
+        sent: _Sent,
+    ) -> str | None:
+        """The signed receipt of a command's answer (None: nothing appended, or no signer)."""
+        if self.receipts is None or not stored:
+            return None
+        return self.receipts.sign(
+            game_id,
+            seat,
+            versions,
+            [(e.seq, e.type, e.data) for e in shown],
+            stored[-1].hash,
+            fingerprint=sent.fingerprint,
+            key=sent.key,
         )
 
     async def _earlier_result(
-        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent], view: bool
+        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent], view: bool, sent: _Sent
     ) -> CommandResult:
         """What the seat may see of an earlier command's events, numbered as they were then."""
         if not stored:
@@ -638,10 +688,13 @@ class GameService:
             if s.seq >= first:
                 items.append((s.seq, s.recorded_at.timestamp(), event))
         assert table is not None
+        version = version_for(table, viewer)
+        shown = envelopes(table, items, viewer, before)
         return CommandResult(
-            version=version_for(table, viewer),
-            events=envelopes(table, items, viewer, before),
+            version=version,
+            events=shown,
             view=_view(game_id, table, seat, view),
+            receipt=self._receipt(game_id, seat, (before, version), shown, stored, sent),
         )
 
     # -- reading -------------------------------------------------------------------------------
@@ -697,8 +750,11 @@ class GameService:
         # Seat names are lobby information: they show at once (as in the listing).
         return msgspec.structs.replace(shown, seats=table.seats)
 
-    async def events_for(self, game_id: uuid.UUID, viewer: Viewer, after: int = 0) -> list[EventOut]:
-        """The events ``viewer`` may see after its number ``after`` (projections/numbering)."""
+    async def events_for(
+        self, game_id: uuid.UUID, viewer: Viewer, after: int = 0, limit: int | None = None
+    ) -> tuple[list[EventOut], str | None]:
+        """The events ``viewer`` may see after its number ``after`` (projections/numbering), at
+        most ``limit`` of them, and, for a seat, the signed receipt of them (docs/receipts.md)."""
         table = await self.load(game_id)
         if same_for_everyone(table) and after <= table.version:
             # Nothing up to ``after`` is hidden from anyone: numbers and seqs agree so far.
@@ -711,7 +767,26 @@ class GameService:
             (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data, s.schema_version))
             for s in stored
         ]
-        return [e for e in envelopes(table, items, viewer, before) if e.seq > after]
+        shown = [e for e in envelopes(table, items, viewer, before) if e.seq > after]
+        cut = limit is not None and len(shown) > limit
+        shown = shown[:limit]
+        if self.receipts is None or not isinstance(viewer, Seat):
+            return shown, None
+        # The receipt commits to the head at the last event the seat may know of, never a later
+        # one: two reads at one version of the seat get one receipt, whatever was hidden since.
+        decider = table.decider
+        seen = [
+            s for s, item in zip(stored, items, strict=True) if sees(private_seat(decider, item[2]), viewer)
+        ]
+        if cut:  # a page: the receipt vouches for what it holds, up to its last event
+            seen = seen[: shown[-1].seq - before]
+        last = before + len(seen)
+        if not seen and before == after > 0:
+            seen = await self.store.read(game_id, after - 1, after)  # the event at its number
+        if last < after or not seen:
+            return shown, None  # asked from beyond the seat's version: nothing to vouch for
+        events = [(e.seq, e.type, e.data) for e in shown]
+        return shown, self.receipts.sign(game_id, viewer.index, (after, last), events, seen[-1].hash)
 
 
 def _view(game_id: uuid.UUID, table: Table, seat: int, asked: bool) -> SeatViewOut | None:

@@ -31,6 +31,7 @@ __all__ = [
     "command_id",
     "created_game_id",
     "disputes_caller",
+    "fingerprint",
     "key_reused",
     "keyed",
     "seat_caller",
@@ -54,13 +55,18 @@ def keyed(
     """The key of ``caller`` for ``operation`` on ``resources`` with ``body`` (None: no key)."""
     if key is None:
         return None
+    return Keyed(command_id=command_id(caller, key), fingerprint=fingerprint(operation, resources, body))
+
+
+def fingerprint(operation: str, resources: Sequence[object], body: bytes) -> str:
+    """The request's fingerprint: ``operation`` on ``resources`` with ``body`` (also a receipt's)."""
     digest = hashlib.sha256()
     # Neither the operation nor an id holds a NUL: the parts cannot run into each other.
     for part in (operation, *resources):
         digest.update(str(part).encode())
         digest.update(b"\0")
     digest.update(body)
-    return Keyed(command_id=command_id(caller, key), fingerprint=digest.hexdigest())
+    return digest.hexdigest()
 
 
 def command_id(caller: str, key: str) -> str:

@@ -59,7 +59,7 @@ DESCRIPTIONS: dict[str, str] = {
     "revealSeed": (
         "Reveals the 32 bytes a seat committed to when it joined (`seed_commitment`), once every"
         " seat is taken and before the start; they are mixed into the game's randomness"
-        " (docs/export-format.md, \"Randomness\"). 422 `seed_mismatch` if they do not match the"
+        ' (docs/export-format.md, "Randomness"). 422 `seed_mismatch` if they do not match the'
         " commitment. Answers the game's summary."
     ),
     "leaveGame": (

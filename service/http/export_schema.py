@@ -94,6 +94,27 @@ def export_line_schemas(schemas: dict[str, Any]) -> dict[str, Any]:
                 "hash": _HEX,
             },
         ),
+        # The proofs, last (docs/export-format.md, "Proofs").
+        "ExportReceiptKeys": _record(
+            "receipt_keys",
+            "The keys of the game's receipt head commitments: signing key id (hex) -> key (base64)",
+            {"keys": {"type": "object", "additionalProperties": {"type": "string"}}},
+        ),
+        "ExportProof": _record(
+            "proof",
+            "A head of the game that is a leaf of the transparency log, with its inclusion proof",
+            {
+                "index": {"type": "integer", "minimum": 0},
+                "seq": {"type": "integer", "minimum": 1},
+                "head": _HEX,
+                "proof": {"type": "array", "items": {"type": "string"}},
+            },
+        ),
+        "ExportCheckpoint": _record(
+            "checkpoint",
+            "The signed checkpoint the proofs are against, with cosignatures, and the log's keys",
+            {"note": {"type": "string"}, "log_keys": {"type": "array", "items": {"type": "string"}}},
+        ),
     }
     schemas.update(lines)
     schemas["ExportLine"] = {

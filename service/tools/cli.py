@@ -292,8 +292,8 @@ def witness(
     refuse (exit 3, evidence in STATE/evidence/) a history that does not."""
     import httpx
 
+    from projections.notes import NoteError, Verifier
     from service.runtime import log as logs
-    from service.transparency.notes import NoteError, Verifier
     from service.transparency.witness import Refused, Witness, load_key
 
     logs.configure(Settings.from_env().log_format)
@@ -455,17 +455,31 @@ def rebuild_projections(batch_size: int) -> None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Default: stdout")
 @friendly
 def export_game(game_id: uuid.UUID, output: Path | None) -> None:
-    """Write GAME_ID as a portable JSON Lines file (docs/export-format.md)."""
+    """Write GAME_ID as a portable JSON Lines file (docs/export-format.md), its proofs last."""
+    import asyncpg
+
     from projections.export import format as export_format
+    from projections.receipts import ReceiptSigner
     from service.store import portable
+    from service.transparency.log import TransparencyLog
+    from service.transparency.proofs import proof_lines
 
-    url = resolve_database(Settings.from_env())
+    settings = Settings.from_env()
+    url = resolve_database(settings)
+    identity = settings.log_identity()
 
-    async def run(conn: Any) -> list[str]:
-        return [line async for line in portable.export_lines(conn, game_id, now=time.time())]
+    async def run() -> list[str]:
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
+        try:
+            lines = [line async for line in portable.export_lines(pool, game_id, now=time.time())]
+            events = export_format.read(lines[:1]).header.events
+            tlog = TransparencyLog(pool, identity, [])
+            return lines + await proof_lines(tlog, ReceiptSigner(identity.keys), game_id, events)
+        finally:
+            await pool.close()
 
     try:
-        lines = on_connection(url, run)
+        lines = asyncio.run(run())
     except export_format.ExportError as exc:
         click.echo(f"playlog: {exc}", err=True)
         sys.exit(1)
@@ -482,9 +496,22 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
 @click.option(
     "--verbose", "-v", is_flag=True, help="With --all: a line for every game, not only divergent ones."
 )
-def verify_file(file: Path | None, every_game: bool, verbose: bool) -> None:
+@click.option(
+    "--trust",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Verifier keys to trust, one a line (the log's and witnesses'): check the file's proofs",
+)
+@click.option(
+    "--receipts",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A seat's receipts (JSON): check the file holds every receipted append as receipted",
+)
+def verify_file(
+    file: Path | None, every_game: bool, verbose: bool, trust: Path | None, receipts: Path | None
+) -> None:
     """Check an exported game with no server and no database (chain, shuffles, re-execution,
-    seeds), or with --all every game of the database under the running code."""
+    seeds; with --trust its proofs, a cosigned checkpoint; with --receipts a seat's receipts),
+    or with --all every game of the database under the running code."""
     if every_game:
         from service.tools.verify_all import verify_all
 
@@ -494,9 +521,18 @@ def verify_file(file: Path | None, every_game: bool, verbose: bool) -> None:
     if file is None:
         raise click.UsageError("Give FILE, or --all.")
     from projections.export import verify as export_verify
+    from projections.export.proofs import Trust
+    from projections.export.receipted import read_receipts
+    from projections.notes import NoteError
     from service.store import portable
 
-    report = export_verify.verify_lines(portable.open_lines(file))
+    try:
+        trusted = Trust.parse(trust.read_text().splitlines()) if trust else None
+        kept = read_receipts(receipts.read_text()) if receipts else None
+    except (NoteError, ValueError) as exc:
+        click.echo(f"playlog: {exc}", err=True)
+        sys.exit(2)
+    report = export_verify.verify_lines(portable.open_lines(file), trust=trusted, receipts=kept)
     for line in report.lines():
         click.echo(line)
     sys.exit(0 if report.ok else 1)

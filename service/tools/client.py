@@ -8,11 +8,18 @@ commands and lobby calls sent with an Idempotency-Key, which the server applies 
 often it receives them (a retried join gets the same seat and token). Lobby calls sent without a
 key are retried only when they surely did nothing: the connection was never made, or the answer
 was 503 (the database refused the write).
+
+Every answer to a command carries the service's signed receipt (docs/receipts.md). The client
+checks each against the log's keys (given as ``log_keys``, else fetched from ``GET /log/keys`` on
+first use) and against the answer and the request it sent, and keeps it in ``receipts``: the
+evidence a player holds should the game later be told differently. A receipt that does not
+verify raises ``ReceiptRefused``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import uuid
 from collections.abc import Sequence
 from types import TracebackType
@@ -21,7 +28,10 @@ from typing import Any
 import httpx
 import msgspec
 
+from projections import receipts as receipting
+from projections.notes import Verifier
 from service.app.games import SeatViewOut
+from service.app.idempotency import fingerprint
 from service.app.players import PlayerGames
 from service.app.players import PlayerOut as Player
 
@@ -44,6 +54,7 @@ __all__ = [
     "JoinedSeat",
     "Player",
     "PlaylogClient",
+    "ReceiptRefused",
     "SeatView",
 ]
 
@@ -80,6 +91,10 @@ class ApiError(Exception):
         self.body = body
 
 
+class ReceiptRefused(Exception):
+    """An answer whose receipt is missing, not signed by the log's key, or not of this answer."""
+
+
 class EventOut(msgspec.Struct, frozen=True):
     seq: int
     type: str
@@ -102,6 +117,7 @@ class CommandResult(msgspec.Struct, frozen=True):
     version: int
     events: list[EventOut]
     view: SeatView | None = None
+    receipt: str | None = None
 
 
 class PlaylogClient:
@@ -116,7 +132,10 @@ class PlaylogClient:
         max_retries: int = 0,
         first_pause: float = 0.2,
         max_pause: float = 3.0,
+        log_keys: Sequence[str] | None = None,
     ):
+        self.log_keys = None if log_keys is None else [Verifier.parse(k) for k in log_keys]
+        self.receipts: list[str] = []  # every receipt checked, in the order received
         self._own = http is None
         self.http = http or httpx.AsyncClient(base_url=base_url, timeout=timeout)
         self.max_retries = max_retries
@@ -148,6 +167,7 @@ class PlaylogClient:
         params: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
         idempotent: bool | None = None,
+        answered: dict[str, str] | None = None,
     ) -> Any:
         all_headers = dict(headers or {})
         if token:
@@ -182,6 +202,8 @@ class PlaylogClient:
             except ValueError:
                 body = {"detail": response.text}
             raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
+        if answered is not None:  # the caller reads the answer's headers too
+            answered.update(response.headers)
         return msgspec.json.decode(response.content, type=type_)
 
     async def _pause(self, attempt: int, retry_after: str | None) -> None:
@@ -291,16 +313,61 @@ class PlaylogClient:
             params["expected_version"] = expected_version
         if with_view:
             params["view"] = "true"
+        body = msgspec.json.encode(command)
         result: CommandResult = await self._call(
             "POST",
             f"/games/{game_id}/seats/{seat}/commands",
             CommandResult,
             token=token,
-            content=msgspec.json.encode(command),
+            content=body,
             params=params,
             **_keyed(idempotency_key),
         )
+        if result.receipt is not None:  # None only when the command appended nothing
+            await self.check_receipt(
+                result.receipt,
+                game_id=game_id,
+                seat=seat,
+                version=result.version,
+                events=result.events,
+                fingerprint=fingerprint("sendCommand", (game_id, seat), body),
+                key=idempotency_key,
+            )
         return result
+
+    async def check_receipt(
+        self,
+        text: str,
+        *,
+        game_id: uuid.UUID,
+        seat: int,
+        version: int,
+        events: Sequence[EventOut],
+        fingerprint: str | None,
+        key: str | None,
+    ) -> receipting.Receipt:
+        """Check ``text`` is the log's signed receipt of this answer, and keep it."""
+        if self.log_keys is None:
+            keys = await self.http.get("/log/keys")
+            keys.raise_for_status()
+            self.log_keys = [Verifier.parse(k) for k in keys.json()["log_keys"]]
+        try:
+            receipt = receipting.verify(text, self.log_keys).receipt
+        except receipting.ReceiptError as exc:
+            raise ReceiptRefused(str(exc)) from None
+        wrong = receipting.contradiction(
+            receipt,
+            game_id=game_id,
+            seat=seat,
+            version=version,
+            events=[(e.seq, e.type, e.data) for e in events],
+            fingerprint=fingerprint,
+            key=key,
+        )
+        if wrong:
+            raise ReceiptRefused(wrong)
+        self.receipts.append(text)
+        return receipt
 
     async def view(self, game_id: uuid.UUID, seat: int, token: str) -> SeatView:
         result: SeatView = await self._call(
@@ -309,13 +376,28 @@ class PlaylogClient:
         return result
 
     async def events(self, game_id: uuid.UUID, seat: int, token: str, after: int = 0) -> list[EventOut]:
+        """The seat's events after its number ``after``; their receipt is checked and kept."""
+        headers: dict[str, str] = {}
         result: list[EventOut] = await self._call(
             "GET",
             f"/games/{game_id}/seats/{seat}/events",
             list[EventOut],
             token=token,
             params={"after": after},
+            answered=headers,
         )
+        if receipt := headers.get("playlog-receipt"):
+            checked = await self.check_receipt(
+                base64.b64decode(receipt).decode(),
+                game_id=game_id,
+                seat=seat,
+                version=result[-1].seq if result else after,
+                events=result,
+                fingerprint=None,
+                key=None,
+            )
+            if checked.before != after:
+                raise ReceiptRefused("the receipt is of other events")
         return result
 
     async def verify(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.transparency.notes import ED25519, NoteError, Signer, Verifier
+from projections.notes import ED25519, NoteError, Signer, Verifier
 
 KEYS_FILE = "log-signing-keys"
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import struct
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,22 +24,18 @@ from typing import Any
 import asyncpg
 
 from projections import merkle
+from projections.merkle import leaf_data
+from projections.notes import Checkpoint, Note, NoteError, Verifier, sign
 from service.app.errors import ServiceError
 from service.runtime.log import get_logger
 from service.store.tasks import Backoff, log_failure, stop
 from service.transparency.identity import Identity
-from service.transparency.notes import Checkpoint, Note, NoteError, Verifier, sign
 
 log = get_logger("playlog.transparency")
 
 SEQUENCER_LOCK = 0x706C_6179_0003  # next to the projector's advisory locks
-LEAF_PREFIX = b"playlog/head/v1"
 TILE_HEIGHT = 8
 TILE_WIDTH = 1 << TILE_HEIGHT
-
-
-def leaf_data(game_id: uuid.UUID, seq: int, head: bytes) -> bytes:
-    return LEAF_PREFIX + game_id.bytes + struct.pack(">Q", seq) + head
 
 
 @dataclass(frozen=True)

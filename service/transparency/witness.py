@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from projections import merkle
-from service.transparency.notes import (
+from projections.notes import (
     COSIGNATURE_V1,
     Checkpoint,
     Note,

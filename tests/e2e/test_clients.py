@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -212,10 +213,10 @@ async def _play(
     kind: str,
     example: dict[str, list[str]],
     env: dict[str, str] | None,
-) -> None:
+) -> list[str]:
     """One game of ``kind``, its lobby through the example's, with one bot process per seat, a
     quarter of the answers lost; it must end, each bot seeing it end, with no action taken twice;
-    then a spectator follows it from its third event."""
+    then a spectator follows it from its third event. Returns what each bot printed."""
     created = await _lobby([*example["lobby"], server_url], kind, env)
     game_id = created["game_id"]
     processes = [
@@ -250,6 +251,7 @@ async def _play(
     await _no_double_action(server_url, game_id, texts)
     await _spectate(server_url, game_id, example["spectate"], env)
     await _export(server_url, game_id, created["seats"][0]["token"], example["export"], env)
+    return texts
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
@@ -272,7 +274,10 @@ async def test_the_typescript_example_bot_plays_a_whole_game(
     example = {
         name: [node, str(typescript_build / f"{name}.js")] for name in ("lobby", "bot", "spectate", "export")
     }
-    await _play(server_url, kind, example, None)
+    printed = await _play(server_url, kind, example, None)
+    # Each bot checked the signed receipt of every command it sent (receipts.ts) and kept it.
+    kept = [int(m.group(1)) for out in printed if (m := re.search(r"(\d+) receipts", out))]
+    assert len(kept) == len(printed) and sum(kept) > 0, printed
 
 
 def test_the_game_kinds_are_the_registry_s() -> None:

@@ -20,12 +20,13 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from projections import merkle
+from projections.merkle import LEAF_PREFIX
+from projections.notes import COSIGNATURE_V1, Checkpoint, Note, Signer, Verifier
 from service.app.auth import Principal, issue
 from service.config import Settings
 from service.http.app import create_app
 from service.tools.client import PlaylogClient
-from service.transparency.log import LEAF_PREFIX, append_round, tile_path
-from service.transparency.notes import COSIGNATURE_V1, Checkpoint, Note, Signer, Verifier
+from service.transparency.log import append_round, tile_path
 from service.transparency.witness import Refused, Witness
 from tests.conftest import live_server
 from tests.unit.test_merkle import rebuild_from_path
@@ -308,7 +309,7 @@ async def test_a_cosignature_from_an_unknown_witness_or_of_another_checkpoint_is
 ) -> None:
     game_id, _ = await finished_game(api)
     await proof_of_head(http, game_id, (await head(database_url, game_id))[0], moderator)
-    from service.transparency.notes import cosign
+    from projections.notes import cosign
 
     text = (await http.get("/log/checkpoint")).text
     note = Note.parse(text)

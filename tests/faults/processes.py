@@ -14,6 +14,12 @@ from pathlib import Path
 import httpx
 import psutil
 
+from projections.notes import Signer
+
+# The log's signing key, the same for every instance a test starts, as a deployment's must be
+# (docs/transparency-log.md): a receipt signed by one instance verifies with the keys of another.
+LOG_KEY = Signer.generate("playlog.localhost/log").text
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -33,7 +39,8 @@ def serve(
 ) -> subprocess.Popen[bytes]:
     """``playlog serve`` on 127.0.0.1:``port``, its output to ``log`` (a pipe could fill up)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PLAYLOG_")}
-    env.update(PLAYLOG_DATA_DIR=str(data_dir), PLAYLOG_LOG_FORMAT="json", **(extra_env or {}))
+    env.update(PLAYLOG_DATA_DIR=str(data_dir), PLAYLOG_LOG_SIGNING_KEY=LOG_KEY, PLAYLOG_LOG_FORMAT="json")
+    env.update(extra_env or {})
     if database_url:
         env["PLAYLOG_DATABASE_URL"] = database_url
     return subprocess.Popen(

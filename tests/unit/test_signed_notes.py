@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.transparency import identity
-from service.transparency.log import parse_tile_path, tile_path
-from service.transparency.notes import (
+from projections.notes import (
     COSIGNATURE_V1,
     ED25519,
     Checkpoint,
@@ -21,6 +19,8 @@ from service.transparency.notes import (
     cosign,
     sign,
 )
+from service.transparency import identity
+from service.transparency.log import parse_tile_path, tile_path
 
 
 def test_a_key_id_is_the_signed_note_one() -> None:

@@ -10,6 +10,7 @@ and while the game runs it needs a why (``reason``, ``dispute``, ``note`` in the
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
@@ -49,7 +50,9 @@ from service.http.api.problems import (
     Codes,
     problems,
 )
+from service.http.api.transparency import log_of
 from service.http.fast.routes import get
+from service.transparency.proofs import proof_lines
 
 
 class AuditEvent(msgspec.Struct, frozen=True):
@@ -265,11 +268,19 @@ class ExportController(Controller):
     ) -> Stream:
         table, lines = await audits.export_lines(games, game_id, principal)
         await access_of(state).face_up(game_id, principal, "exportGame", ask, (1, table.version), table)
+        proofs = await proof_lines(log_of(state), games.receipts, game_id, table.version)
         return Stream(
-            lines,
+            _followed(lines, proofs),
             media_type="application/x-ndjson",
             headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
         )
+
+
+async def _followed(lines: AsyncIterator[str], then: list[str]) -> AsyncIterator[str]:
+    async for line in lines:
+        yield line
+    for line in then:
+        yield line
 
 
 class SeatTranscriptController(Controller):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import uuid
 from typing import Annotated, Any
 
-from litestar import Controller
+from litestar import Controller, Response
+from litestar.datastructures import ResponseHeader
 from litestar.params import QueryParameter
 
 from domain.viewers import Seat
@@ -36,6 +38,8 @@ from service.http.api.problems import (
 from service.http.fast.lanes import lane, take_command, take_nothing
 from service.http.fast.routes import get, post
 from service.runtime.headers import header
+
+RECEIPT_HEADER = "Playlog-Receipt"
 
 
 # The two handlers' bodies, shared with their lanes (service/http/fast/lanes.py): ``taken`` holds the
@@ -135,6 +139,16 @@ class PlayController(Controller):
         operation_id="getSeatEvents",
         summary="Events after a version, as this seat sees them (`limit` at most)",
         guards=[guards.seat_holder],
+        response_headers=[
+            ResponseHeader(
+                name=RECEIPT_HEADER,
+                description=(
+                    "The service's signed receipt of these events (docs/receipts.md), base64:"
+                    " the seat's versions after..its own, their digest, a commitment to the head"
+                ),
+                documentation_only=True,
+            )
+        ],
         responses=problems(
             SEAT, {400: ["invalid_after", "invalid_limit"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE
         ),
@@ -146,5 +160,7 @@ class PlayController(Controller):
         request: AnyRequest,
         after: AfterSeq = 0,
         limit: PageLimit = None,
-    ) -> list[EventOut]:
-        return (await games_of(request).events_for(game_id, Seat(seat), after))[:limit]
+    ) -> Response[list[EventOut]]:
+        events, receipt = await games_of(request).events_for(game_id, Seat(seat), after, limit)
+        headers = {RECEIPT_HEADER: base64.b64encode(receipt.encode()).decode()} if receipt else {}
+        return Response(events, headers=headers)

@@ -16,12 +16,13 @@ from litestar import Controller, MediaType, Response
 from litestar.datastructures import State
 from litestar.params import QueryParameter
 
+from projections.merkle import leaf_data
 from service.app.errors import ServiceError
 from service.http.api import guards
 from service.http.api.deps import created_at
 from service.http.api.problems import BEARER, JSON_BODY, PARAMS, UNAVAILABLE, UNKNOWN_GAME, Codes, problems
 from service.http.fast.routes import get, post
-from service.transparency.log import TILE_WIDTH, TransparencyLog, leaf_data, parse_tile_path
+from service.transparency.log import TILE_WIDTH, TransparencyLog, parse_tile_path
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 NO_CHECKPOINT: Codes = {404: ["no_checkpoint"]}

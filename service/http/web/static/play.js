@@ -33,6 +33,7 @@
   const invite = $("invite-link");
   invite.value = `${location.origin}/?join=${gameId}`;
   PL.copyButton(invite, $("invite-copy"), $("invite-said"));
+  PL.receipts.offer(gameId, seat, token);
 
   // Focus stays on the control the player was on when the controls are built again (after
   // each action and each event), else on their heading, whose next Tab reaches the new first
@@ -76,6 +77,7 @@
     showProblem(problem, null);
     try {
       const result = await api(`${base}/commands?view=true`, { method: "POST", token, body: cmd, headers: { "Idempotency-Key": crypto.randomUUID() } });
+      if (result.receipt) PL.receipts.keep(gameId, seat, result.receipt);
       if (result.view) render(result.view);
     } catch (error) {
       if (error.code === "unreachable" || PL.connection.isDown()) {
