@@ -37,11 +37,14 @@ from projections.table import Table
 
 class Finding(msgspec.Struct, frozen=True):
     check: str  # chain | shuffles | replay | format | access
-    seq: int  # an access finding: the record's n
+    seq: int  # an access finding: the record's n; a format finding: the file's line number
     reason: str
 
     def where(self) -> str:
-        return f"access record {self.seq}" if self.check == "access" else f"seq {self.seq}"
+        return f"{_PLACES.get(self.check, 'seq')} {self.seq}"
+
+
+_PLACES = {"access": "access record", "format": "line"}
 
 
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,7 +66,11 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def first_bad_seq(self) -> int | None:
-        return min((f.seq for f in self.findings if f.check != "access"), default=None)
+        return min((f.seq for f in self.findings if f.check not in _PLACES), default=None)
+
+    @property
+    def first_bad_line(self) -> int | None:
+        return min((f.seq for f in self.findings if f.check == "format"), default=None)
 
     @property
     def first_bad_access(self) -> int | None:
@@ -82,7 +89,11 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
             out.append(f"  {finding.where()} ({finding.check}): {finding.reason}")
         failed = [
             f"first bad {what} {at}"
-            for what, at in (("seq", self.first_bad_seq), ("access record", self.first_bad_access))
+            for what, at in (
+                ("line", self.first_bad_line),
+                ("seq", self.first_bad_seq),
+                ("access record", self.first_bad_access),
+            )
             if at is not None
         ]
         out.append("OK" if self.ok else "FAILED: " + ", ".join(failed))
@@ -169,12 +180,13 @@ def check_outcome(export: ExportFile, replayed: Replayed) -> Finding | None:
 def check_shuffles(export: ExportFile, replayed: Replayed) -> Finding | None:
     findings: list[Finding] = []
     revealed = {s.seq: s for s in export.shuffles}
+    types = {event.seq: event.type for event in export.events}
     for seq, (committed, salt) in replayed.commitments.items():
         shuffle = revealed.get(seq)
         if shuffle is None:
             findings.append(Finding("shuffles", seq, "a commitment without its reveal"))
-        elif shuffle.commitment != committed or shuffle.salt != salt:
-            reason = "the reveal's commitment or salt differs from the event's"
+        elif shuffle.type != types[seq] or shuffle.commitment != committed or shuffle.salt != salt:
+            reason = "the reveal's type, commitment or salt differs from the event's"
             findings.append(Finding("shuffles", seq, reason))
         elif not commitment.verify(shuffle.order, shuffle.salt, shuffle.commitment):
             findings.append(Finding("shuffles", seq, "the revealed order does not match its commitment"))
@@ -271,6 +283,6 @@ def verify_lines(lines: Iterable[str | bytes]) -> VerifyReport:
             shuffles_ok=False,
             replay_ok=False,
             winners=None,
-            findings=[Finding("format", exc.seq or 0, str(exc))],
+            findings=[Finding("format", exc.line or 1, str(exc))],
         )
     return verify(export)

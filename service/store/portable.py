@@ -32,14 +32,11 @@ from projections.replay import plain
 from projections.table import Table
 
 
-def open_lines(path: Path) -> Iterator[str]:
-    """The lines of an export file (``.gz``: gzip-compressed)."""
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            yield from fh
-    else:
-        with path.open(encoding="utf-8") as fh:
-            yield from fh
+def open_lines(path: Path) -> Iterator[bytes]:
+    """The lines of an export file (``.gz``: gzip-compressed), split at ``\\n`` only and
+    decoded by the reader (so a line that is not UTF-8 is named by its number)."""
+    with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as fh:
+        yield from fh
 
 
 _EXPORT_QUERY = (
@@ -158,7 +155,8 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
     report = verify(export)
     if not report.ok:
         raise ImportRefused(
-            "export_not_verified", f"The file does not verify (first bad seq {report.first_bad_seq})."
+            "export_not_verified",
+            f"The file does not verify ({report.lines()[-1].removeprefix('FAILED: ')}).",
         )
     game_id = uuid.UUID(export.header.game_id)
     replayed = replay(export).table
