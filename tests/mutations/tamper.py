@@ -91,7 +91,7 @@ def reorder(base: Base, rng: random.Random) -> Mutant:
     if roll < 0.2 and len(access) >= 2:
         first, second = sorted(rng.sample(access, 2), key=lambda line: line.number)
     elif roll < 0.4:
-        first = rng.choice(events)
+        first = rng.choice(events[:-1])  # (the last one moved after the reveals keeps its place)
         del lines[first.number - 1]
         lines.append(first.raw)
         where = frozenset({f"seq {first.record['seq']}"})
@@ -111,12 +111,16 @@ def truncate(base: Base, rng: random.Random) -> Mutant:
         line = rng.choice([line for line in base.lines if line.kind != "header"])
         cut = rng.randrange(1, len(line.raw) - 2)
         lines = [*base.raw[: line.number - 1], line.raw[:cut]]
-        return Mutant("truncated", f"{base.name}: in line {line.number}", lines, frozenset({f"line {line.number}"}))
+        return Mutant(
+            "truncated", f"{base.name}: in line {line.number}", lines, frozenset({f"line {line.number}"})
+        )
     ends = events[:-1] + (events[-1:] if shuffles else [])
     line = rng.choice(ends)
     seq = line.record["seq"]
-    where = f"seq {seq + 1}" if seq < len(events) else f"seq {shuffles[0].record['seq']}"
-    return Mutant("truncated", f"{base.name}: after line {line.number}", base.raw[: line.number], frozenset({where}))
+    # The first seq the cut file gets wrong: a commitment whose reveal was cut off, or the end.
+    lost = [s.record["seq"] for s in shuffles if s.record["seq"] <= seq] + [seq + 1]
+    where = frozenset({f"seq {min(lost)}"})
+    return Mutant("truncated", f"{base.name}: after line {line.number}", base.raw[: line.number], where)
 
 
 def duplicate(base: Base, rng: random.Random) -> Mutant:

@@ -1,0 +1,98 @@
+"""The mutation corpus: real exports (golden games, and games played in the test: finished ones
+with access records, running ones, one with a ruled dispute) and, from each, tampered copies made
+by a seeded generator, so the corpus is the same on every run."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import uuid
+from pathlib import Path
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from projections.export import format as export_format
+from service.store import portable
+from service.tools.bot import play_game
+from service.tools.client import PlaylogClient
+from tests.mutations.files import Base, Mutant
+from tests.mutations.forge import forgeries
+from tests.mutations.tamper import structural
+
+GOLDEN = Path(__file__).parents[1] / "golden" / "games"
+# Short games of every kind, edition and mode (the corpus's cost is a verify per mutant): some
+# whole, some imported and exported again running (their first events, as ``--until`` does).
+GOLDEN_FINISHED = ["ek-2022-combos-2p-1", "ek-classic-combos-4p-1", "ek-2022-combos-3p-1", "arc-base-3p-1"]
+GOLDEN_RUNNING = ["ek-classic-pairs-5p-1", "ek-2022-pairs-4p-2", "arc-full-4p-2", "arc-base-6p-1"]
+RUNNING_AT = 30  # a running game's export: the first events of a played one
+GAMES = {
+    "exploding_kittens": {"players": 3, "reaction_window": 0, "seed": 35},
+    "a_risk_cat": {"players": 3, "mode": "full", "seed": 35},
+}
+
+_made: list[Base] = []
+_mutants: dict[tuple[str, ...], list[Mutant]] = {}
+
+
+def golden(name: str) -> Base:
+    return Base(name, gzip.open(GOLDEN / f"{name}.jsonl.gz", "rb").readlines())
+
+
+async def _moderator_export(
+    http: AsyncTestClient[Litestar], moderator: dict[str, str], game_id: uuid.UUID
+) -> list[bytes]:
+    response = await http.get(f"/games/{game_id}/export", headers=moderator)
+    assert response.status_code == 200, response.text
+    return response.content.splitlines(keepends=True)
+
+
+async def bases(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str], database_url: str
+) -> list[Base]:
+    """The corpus's real exports (made once per session): golden games, whole or running (imported
+    here and exported up to ``RUNNING_AT``); games played here of each kind, finished and exported
+    twice by a moderator (so with two access records), and running; a game with a ruled dispute."""
+    if _made:
+        return _made
+    import asyncpg
+
+    from tests.e2e.test_disputes import claim, finished_game, raise_dispute, resolve
+
+    _made.extend(golden(name) for name in GOLDEN_FINISHED)
+    conn = await asyncpg.connect(database_url)
+
+    async def running(name: str, game_id: uuid.UUID) -> Base:
+        lines = portable.export_lines(conn, game_id, now=0, until=RUNNING_AT, access=False)
+        return Base(f"{name}@{RUNNING_AT}", [line.encode() async for line in lines])
+
+    try:
+        for name in GOLDEN_RUNNING:
+            imported = await portable.import_game(conn, export_format.read(golden(name).raw))
+            _made.append(await running(name, uuid.UUID(imported.game_id)))
+        for kind, options in GAMES.items():
+            report = await play_game(api, kind, options, rng=random.Random(35))
+            await _moderator_export(http, moderator, report.game_id)
+            _made.append(Base(f"{kind}-finished", await _moderator_export(http, moderator, report.game_id)))
+            _made.append(await running(kind, report.game_id))
+        disputed = await finished_game(api)
+        dispute = await raise_dispute(http, disputed, seat=0)
+        await claim(http, dispute["dispute_id"], moderator)
+        ruled = await resolve(http, dispute["dispute_id"], moderator, verdict="upheld", action="none")
+        assert ruled.status_code == 200, ruled.text
+        _made.append(Base("disputed", await _moderator_export(http, moderator, disputed.game_id)))
+    finally:
+        await conn.close()
+    return _made
+
+
+def tampered(base: Base, seed: int) -> list[Mutant]:
+    return structural(base, seed) + forgeries(base, seed)
+
+
+def mutants(bases: list[Base]) -> list[Mutant]:
+    """Every base's tampered copies, seeded by the base's place in the list (made once)."""
+    key = tuple(base.name for base in bases)
+    if key not in _mutants:
+        _mutants[key] = [m for seed, base in enumerate(bases) for m in tampered(base, seed)]
+    return _mutants[key]
