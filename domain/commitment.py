@@ -8,15 +8,16 @@ small deck from the published hash, and the server cannot change the order after
 from __future__ import annotations
 
 import hashlib
-import random
 from collections.abc import Sequence
 
 import msgspec
 
+from domain.randomness import Randomness
+
 _encoder = msgspec.json.Encoder(order="sorted")
 
 
-def new_salt(rng: random.Random) -> str:
+def new_salt(rng: Randomness) -> str:
     return f"{rng.getrandbits(128):032x}"
 
 

@@ -30,7 +30,6 @@ each game's functions against one another; every game decides through the kernel
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic
@@ -41,6 +40,7 @@ from typing_extensions import TypeVar
 from domain import refusals
 from domain.errors import RuleViolation
 from domain.integers import integers_as_ints
+from domain.randomness import Randomness
 from domain.viewers import Viewer
 
 
@@ -54,18 +54,23 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
 @dataclass(frozen=True)
 class Context:
-    """What ``decide`` may use beyond the state: the RNG, the clock and who is acting.
+    """What ``decide`` may use beyond the state: the draws, the clock and who is acting.
 
-    ``seat`` is None when the server itself acts (a deadline passed).
+    ``seat`` is None when the server itself acts (a deadline passed). ``rng`` draws from the
+    game's committed seeds (domain/randomness.py); ``now`` is recorded with the command, so a
+    verifier runs ``decide`` again with the same context. ``server_seed`` (hex) is what the game
+    discloses when it ends (None: a seeded game, which has none).
     """
 
-    rng: random.Random
+    rng: Randomness
     now: float
     seat: int | None
     # The rules version the game was created under (lobby.created): where a rules change must
     # not alter games created before it, ``decide`` branches on this. Its choices are written
     # into the events, so replays never need it.
     rules_version: int = 1
+    seed_commitment: str | None = None  # what ``lobby.created`` publishes of the server's seed
+    server_seed: str | None = None
 
 
 class Outcome(msgspec.Struct, frozen=True):

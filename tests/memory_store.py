@@ -4,9 +4,11 @@ execute loop's retry and idempotency are tested without PostgreSQL. No hash chai
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from service.store.events import (
     AppendResult,
@@ -18,6 +20,19 @@ from service.store.events import (
 )
 
 
+class MemorySeeds:
+    """The servers' seeds (service/store/seeds.py) in memory."""
+
+    def __init__(self) -> None:
+        self.seeds: dict[uuid.UUID, bytes] = {}
+
+    async def new(self, game_id: uuid.UUID) -> bytes:
+        return self.seeds.setdefault(game_id, secrets.token_bytes(32))
+
+    async def of(self, game_id: uuid.UUID) -> bytes | None:
+        return self.seeds.get(game_id)
+
+
 class MemoryEventStore:
     def __init__(self) -> None:
         self.events: dict[uuid.UUID, list[StoredEvent]] = {}
@@ -27,6 +42,7 @@ class MemoryEventStore:
         self.before_append: Callable[[uuid.UUID], None] | None = None
         self._position = 0
         self.incidents: dict[uuid.UUID, tuple[str, int, int]] = {}  # the open ones
+        self.seeds = MemorySeeds()
 
     async def append(
         self,
@@ -39,6 +55,7 @@ class MemoryEventStore:
         correlation_id: str | None = None,
         fingerprint: str | None = None,
         due_at: float | None = None,
+        command: dict[str, Any] | None = None,
     ) -> AppendResult:
         self.appends += 1
         if self.before_append is not None:

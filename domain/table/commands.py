@@ -33,6 +33,15 @@ class JoinSeat(TableCommand, frozen=True, tag="table.join"):
     name: str
     occupancy: str  # a fresh secret id for this holding of the seat
     player: str | None = None  # the player's id; None for a guest
+    seed_commitment: str | None = None  # the seat's seed committed (domain/randomness.py)
+
+
+class RevealSeed(TableCommand, frozen=True, tag="table.reveal_seed"):
+    """A seat reveals the seed it committed to when joining (once every seat is taken)."""
+
+    seat: int
+    seed: str
+    holder: str | None = None
 
 
 class StartGame(TableCommand, frozen=True, tag="table.start"):
@@ -58,4 +67,4 @@ class ActOnDeadline(TableCommand, frozen=True, tag="table.deadline"):
     """The server's own move once the game's deadline has passed (nothing when it has not)."""
 
 
-TableCommands = CreateGame | JoinSeat | StartGame | LeaveSeat | Play | ActOnDeadline
+TableCommands = CreateGame | JoinSeat | RevealSeed | StartGame | LeaveSeat | Play | ActOnDeadline

@@ -24,6 +24,9 @@ class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
     # The game's rules version when it was created (domain/*/upcasters.py); games created before
     # it was recorded were all created under version 1.
     rules_version: int = 1
+    # hex(sha256("playlog/server-seed/v1" 0x00 S)) of the server's seed (domain/randomness.py);
+    # None in a seeded game and in games created before seeds were committed.
+    seed_commitment: str | None = None
 
 
 class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
@@ -33,6 +36,7 @@ class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
     # in logs written before it existed), and the player's id (None for a guest).
     occupancy: str = ""
     player: str | None = None
+    seed_commitment: str | None = None  # the seat's own seed, committed (None: it sends none)
 
 
 class SeatLeft(LobbyEvent, frozen=True, tag="lobby.left"):
@@ -43,7 +47,20 @@ class GameStarted(LobbyEvent, frozen=True, tag="lobby.started"):
     started_at: float
 
 
-LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted
+class SeedRevealed(LobbyEvent, frozen=True, tag="lobby.seed_revealed"):
+    """A seat's seed, revealed once every seat was taken (it matched its commitment)."""
+
+    seat: int
+    seed: str  # 64 lower-case hex digits
+
+
+class SeedDisclosed(LobbyEvent, frozen=True, tag="lobby.seed_disclosed"):
+    """The server's seed, disclosed right after the event that ended the game."""
+
+    seed: str
+
+
+LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted | SeedRevealed | SeedDisclosed
 
 
 def is_lobby_type(event_type: str) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from domain import randomness
 from domain.decider import Context, Decider
 from domain.disputes import rules as disputes
 from domain.disputes.commands import ModeratorCommand, RaiseDispute, ReplyToQuestion
@@ -25,10 +26,11 @@ from domain.table.commands import (
     JoinSeat,
     LeaveSeat,
     Play,
+    RevealSeed,
     StartGame,
     TableCommand,
 )
-from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft
+from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft, SeedDisclosed, SeedRevealed
 from domain.table.refusals import TableRefusal, already_started
 from domain.table.state import Table
 from domain.text import is_name
@@ -59,6 +61,7 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
             spectator_delay=delay,
             created_at=ctx.now,
             rules_version=game.rules_version,
+            seed_commitment=ctx.seed_commitment,
         )
     ]
 
@@ -75,7 +78,35 @@ def join(table: Table, command: JoinSeat) -> list[Any]:
     free = table.free_seats()
     if not free:
         raise TableRefusal("conflict", "game_full", "Every seat of this game is taken.")
-    return [SeatJoined(seat=free[0], name=name, occupancy=command.occupancy, player=command.player)]
+    committed = command.seed_commitment
+    if committed is not None and randomness.parse_seed(committed) is None:
+        raise TableRefusal(
+            "invalid", "invalid_seed_commitment", "A seed commitment is 64 lower-case hex digits."
+        )
+    return [
+        SeatJoined(
+            seat=free[0], name=name, occupancy=command.occupancy, player=command.player, seed_commitment=committed
+        )
+    ]
+
+
+def reveal(table: Table, command: RevealSeed) -> list[Any]:
+    """A seat's seed, once every seat is taken (so every seed was committed before any is
+    known) and before the start; it must match the commitment the seat joined with."""
+    check_holder(table, command.seat, command.holder)
+    if table.status != "open":
+        raise already_started()
+    if table.free_seats():
+        raise TableRefusal("conflict", "seats_not_filled", "Seeds are revealed once every seat is taken.")
+    if table.seat_seeds and table.seat_seeds[command.seat] is not None:
+        raise TableRefusal("conflict", "seed_already_revealed", "This seat has revealed its seed already.")
+    committed = table.seat_commitments[command.seat] if table.seat_commitments else None
+    if committed is None:
+        raise TableRefusal("conflict", "no_seed_commitment", "This seat joined without a seed commitment.")
+    seed = randomness.parse_seed(command.seed)
+    if seed is None or randomness.seat_commitment(seed) != committed:
+        raise TableRefusal("invalid", "seed_mismatch", "This seed does not match the seat's commitment.")
+    return [SeedRevealed(seat=command.seat, seed=command.seed)]
 
 
 def start(game: Decider, table: Table, ctx: Context) -> list[Any]:
@@ -89,6 +120,9 @@ def start(game: Decider, table: Table, ctx: Context) -> list[Any]:
 def leave(game: Decider, table: Table, command: LeaveSeat, ctx: Context) -> Sequence[Any]:
     check_holder(table, command.seat, command.holder)
     if table.status == "open":
+        if any(seed is not None for seed in table.seat_seeds):
+            # A newcomer who saw the revealed seeds could pick its own to steer the deal.
+            raise TableRefusal("conflict", "seeds_revealed", "Seeds were revealed: the lobby cannot be left.")
         return [SeatLeft(seat=command.seat)]
     if table.status == "finished" or game.concede is None:
         raise TableRefusal("conflict", "cannot_leave", "This game cannot be left now.")
@@ -112,6 +146,16 @@ def on_deadline(game: Decider, table: Table, ctx: Context) -> Sequence[Any]:
     return game.decide(table.state, game.on_deadline(table.state), dataclasses.replace(ctx, seat=None))
 
 
+def disclosed(game: Decider, table: Table, events: Sequence[Any], ctx: Context) -> Sequence[Any]:
+    """``events``, followed by the server's seed when they end the game (a game with a
+    committed seed: a seeded game has none to disclose)."""
+    if ctx.server_seed is None or not events or table.status != "running":
+        return events
+    if game.outcome(game.fold(table.state, events)) is None:
+        return events
+    return [*events, SeedDisclosed(seed=ctx.server_seed)]
+
+
 def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Context) -> Sequence[Any]:
     """The events ``command`` makes happen at ``table`` (None: no game yet); raises a refusal."""
     if table is None:
@@ -120,15 +164,17 @@ def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Conte
         return create(game, command, ctx)
     match command:
         case Play():
-            return play(game, table, command, ctx)
+            return disclosed(game, table, play(game, table, command, ctx), ctx)
         case JoinSeat():
             return join(table, command)
+        case RevealSeed():
+            return reveal(table, command)
         case StartGame():
             return start(game, table, ctx)
         case LeaveSeat():
-            return leave(game, table, command, ctx)
+            return disclosed(game, table, leave(game, table, command, ctx), ctx)
         case ActOnDeadline():
-            return on_deadline(game, table, ctx)
+            return disclosed(game, table, on_deadline(game, table, ctx), ctx)
         case RaiseDispute() | ReplyToQuestion() | ModeratorCommand():
             return disputes.decide(table, command, ctx)
         case CreateGame():

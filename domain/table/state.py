@@ -16,7 +16,7 @@ from domain.decider import Decider, Outcome
 from domain.disputes.events import DisputeEvent, DisputeResolved
 from domain.disputes.state import DisputeState
 from domain.disputes.state import apply as apply_dispute
-from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft
+from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft, SeedDisclosed, SeedRevealed
 
 Status = Literal["open", "running", "finished"]
 
@@ -48,6 +48,12 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     disputes: tuple[DisputeState, ...] = ()
     ruled_outcome: Outcome | None = None
     penalties: tuple[int, ...] = ()
+    # The committed seeds (domain/randomness.py): the server's commitment, each seat's commitment
+    # and revealed seed (hex; None: none), the server's seed once disclosed at the end.
+    seed_commitment: str | None = None
+    seat_commitments: tuple[str | None, ...] = ()
+    seat_seeds: tuple[str | None, ...] = ()
+    server_seed: str | None = None
 
     @property
     def decider(self) -> Decider:
@@ -76,6 +82,9 @@ def created(event: GameCreated) -> Table:
         seats=(None,) * options.players,
         occupancies=(None,) * options.players,
         players=(None,) * options.players,
+        seed_commitment=event.seed_commitment,
+        seat_commitments=(None,) * options.players,
+        seat_seeds=(None,) * options.players,
         state=decider.initial_state(options),
         version=1,
     )
@@ -89,9 +98,15 @@ def evolve(table: Table | None, event: Any) -> Table:
     version = table.version + 1
     match event:
         case SeatJoined(seat=seat, name=name, occupancy=occupancy, player=player):
-            return _seated(table, seat, name, occupancy, player, version)
+            joined = _seated(table, seat, name, occupancy, player, version)
+            return _seat_seed(joined, seat, event.seed_commitment, None)
         case SeatLeft(seat=seat):
-            return _seated(table, seat, None, None, None, version)
+            return _seat_seed(_seated(table, seat, None, None, None, version), seat, None, None)
+        case SeedRevealed(seat=seat, seed=seed):
+            revealed = _seat_seed(table, seat, table.seat_commitments[seat], seed)
+            return msgspec.structs.replace(revealed, version=version)
+        case SeedDisclosed(seed=seed):
+            return msgspec.structs.replace(table, server_seed=seed, version=version)
         case GameStarted(started_at=started_at):
             return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
         case GameCreated():
@@ -173,6 +188,15 @@ def _seated(
         players=tuple(players),
         version=version,
     )
+
+
+def _seat_seed(table: Table, seat: int, commitment: str | None, seed: str | None) -> Table:
+    """``table`` with ``seat``'s committed and revealed seed (logs older than seeds: none)."""
+    seats = len(table.seats)
+    commitments = list(table.seat_commitments or (None,) * seats)
+    seeds = list(table.seat_seeds or (None,) * seats)
+    commitments[seat], seeds[seat] = commitment, seed
+    return msgspec.structs.replace(table, seat_commitments=tuple(commitments), seat_seeds=tuple(seeds))
 
 
 def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:

@@ -3,7 +3,10 @@
 ``verify`` checks
 - the hash chain of the events (``projections/export/format.py`` says what is hashed);
 - every shuffle commitment against its reveal, and the reveal against the replayed state;
-- a full replay through today's rules (and upcasters) reaching the header's outcome;
+- every recorded command re-executed through today's rules, the events it produced required
+  exactly (projections/export/reexecute.py; a log without commands: replayed), reaching every
+  fact of the header;
+- the disclosed server seed against its commitment;
 - the access records' own chain and that each record could be true of this log: its range
   within the events logged by its time, its reason one of the list, a read before the end with a
   reason, a dispute it names raised before it.
@@ -12,7 +15,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -20,31 +22,19 @@ import msgspec
 
 from domain import access as reasons
 from domain import commitment
-from projections import table as tables
+from projections.export.findings import Finding, Replayed
 from projections.export.format import (
     GENESIS_HASH,
     AccessLine,
     ExportError,
     ExportFile,
     access_digest,
-    canonical,
     event_digest,
     read,
 )
-from projections.replay import plain
-from projections.table import Table
+from projections.export.reexecute import reexecute, replay
 
-
-class Finding(msgspec.Struct, frozen=True):
-    check: str  # chain | shuffles | replay | format | access
-    seq: int  # an access finding: the record's n; a format finding: the file's line number
-    reason: str
-
-    def where(self) -> str:
-        return f"{_PLACES.get(self.check, 'seq')} {self.seq}"
-
-
-_PLACES = {"access": "access record", "format": "line"}
+__all__ = ["Finding", "Replayed", "VerifyReport", "replay", "verify", "verify_lines"]
 
 
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,6 +49,12 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     findings: list[Finding]
     access: int = 0
     access_ok: bool = True
+    # The level of the rules' check (docs/export-format.md): "re-executed" or "replayed".
+    level: str = "replayed"
+    executed: int = 0  # commands re-executed
+    awaiting: int = 0  # of them, applied as facts until the server seed is disclosed
+    seeds_ok: bool = True
+    seed_disclosed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -66,11 +62,17 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def first_bad_seq(self) -> int | None:
-        return min((f.seq for f in self.findings if f.check not in _PLACES), default=None)
+        return min((f.seq for f in self.findings if f.check not in ("access", "format")), default=None)
 
     @property
     def first_bad_line(self) -> int | None:
         return min((f.seq for f in self.findings if f.check == "format"), default=None)
+
+    def level_text(self) -> str:
+        if self.level != "re-executed":
+            return "replayed (no recorded commands)"
+        waiting = f", {self.awaiting} replayed awaiting the server seed" if self.awaiting else ""
+        return f"re-executed ({self.executed} commands{waiting})"
 
     @property
     def first_bad_access(self) -> int | None:
@@ -83,6 +85,8 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
             f"shuffles:    {'ok' if self.shuffles_ok else 'FAILED'}",
             f"replay:      {'ok' if self.replay_ok else 'FAILED'}"
             + (f" (winners {self.winners})" if self.replay_ok and self.winners is not None else ""),
+            f"level:       {self.level_text()}",
+            f"seeds:       {'FAILED' if not self.seeds_ok else 'ok' if self.seed_disclosed else 'not disclosed yet'}",
             f"access:      {'ok' if self.access_ok else 'FAILED'} ({self.access} records)",
         ]
         for finding in sorted(self.findings, key=lambda f: (f.check == "access", f.seq))[:5]:
@@ -90,9 +94,9 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
         failed = [
             f"first bad {what} {at}"
             for what, at in (
-                ("line", self.first_bad_line),
                 ("seq", self.first_bad_seq),
                 ("access record", self.first_bad_access),
+                ("line", self.first_bad_line),
             )
             if at is not None
         ]
@@ -131,48 +135,27 @@ def check_chain(export: ExportFile) -> Finding | None:
     return None
 
 
-@dataclass
-class Replayed:
-    table: Table | None
-    orders: dict[int, list[Any]]  # seq -> the hidden order right after a committing event
-    commitments: dict[int, tuple[str, str | None]]  # seq -> (commitment, salt) of the event
-    finding: Finding | None
-
-
-def replay(export: ExportFile) -> Replayed:
-    """Fold the file's events through today's rules; note every committed hidden order."""
-    table: Table | None = None
-    orders: dict[int, list[Any]] = {}
-    commitments: dict[int, tuple[str, str | None]] = {}
-    for event in export.events:
-        try:
-            table, decoded = tables.step(table, event.type, canonical(event.data), event.schema_version)
-        except Exception as exc:  # any failure of old data against today's code is the finding
-            finding = Finding("replay", event.seq, f"does not replay: {exc}")
-            return Replayed(table, orders, commitments, finding)
-        committed = getattr(decoded, "commitment", None)
-        hidden_order = table.decider.hidden_order
-        if committed and hidden_order is not None:
-            orders[event.seq] = plain(list(hidden_order(table.state)))
-            commitments[event.seq] = (committed, getattr(decoded, "salt", None))
-    return Replayed(table, orders, commitments, None)
-
-
 def check_outcome(export: ExportFile, replayed: Replayed) -> Finding | None:
     header = export.header
     table = replayed.table
     last = len(export.events)
     if table is None:
         return Finding("replay", 1, "the file holds no events")
-    if table.kind != header.kind or table.raw_options != header.options:
-        return Finding("replay", 1, "the header's kind or options differ from lobby.created")
+    created = (table.kind, table.raw_options, table.public, table.spectator_delay, table.rules_version)
+    said = (header.kind, header.options, header.public, header.spectator_delay, header.rules_version)
+    for name, found, claimed in zip(
+        ("kind", "options", "public", "spectator_delay", "rules_version"), created, said, strict=True
+    ):
+        if found != claimed:
+            return Finding("replay", 1, f"the header's {name} differs from lobby.created")
     winners = list(table.outcome.winners) if table.outcome else None
-    if table.status != header.status or winners != header.winners:
+    scores = list(table.outcome.scores) if table.outcome and table.outcome.scores else None
+    if table.status != header.status or winners != header.winners or scores != header.scores:
         return Finding(
             "replay",
             max(last, header.events),  # where the header's outcome was reached
-            f"replay ends {table.status} with winners {winners}; the header says"
-            f" {header.status} with winners {header.winners}",
+            f"replay ends {table.status} with winners {winners} and scores {scores}; the header says"
+            f" {header.status} with winners {header.winners} and scores {header.scores}",
         )
     return None
 
@@ -249,8 +232,9 @@ def _implausible(
 def verify(export: ExportFile) -> VerifyReport:
     """Every check of a parsed export; see the module docstring."""
     chain = check_chain(export)
-    replayed = replay(export)
+    replayed = reexecute(export)
     rules = replayed.finding or check_outcome(export, replayed)
+    seeds = min(replayed.seeds, key=lambda f: f.seq, default=None)
     shuffles = check_shuffles(export, replayed)
     access = check_access(export, replayed) if rules is None else None
     table = replayed.table
@@ -263,9 +247,14 @@ def verify(export: ExportFile) -> VerifyReport:
         shuffles_ok=shuffles is None,
         replay_ok=rules is None,
         winners=list(table.outcome.winners) if table and table.outcome else None,
-        findings=[f for f in (chain, shuffles, rules, access) if f is not None],
+        findings=[f for f in (chain, shuffles, rules, seeds, access) if f is not None],
         access=len(export.access),
         access_ok=access is None,
+        level="re-executed" if replayed.recorded else "replayed",
+        executed=replayed.executed,
+        awaiting=replayed.awaiting,
+        seeds_ok=seeds is None,
+        seed_disclosed=table is not None and table.server_seed is not None,
     )
 
 

@@ -23,10 +23,11 @@ from typing import Any, get_args
 
 import msgspec
 
-from domain import registry
+from domain import randomness, registry
 from domain.decider import Context, Decider
 from domain.errors import RuleViolation
 from domain.table import decider as composed
+from domain.table import seeds
 from domain.table.commands import (
     ActOnDeadline,
     CreateGame,
@@ -39,6 +40,7 @@ from domain.table.commands import (
 from domain.table.events import SeatJoined
 from domain.table.rules import check_holder
 from domain.viewers import Seat, Viewer
+from projections import commands
 from projections import table as tables
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.envelopes import EventOut, envelopes
@@ -226,19 +228,21 @@ class GameService:
             self._locks[game_id] = lock
         return lock
 
-    def rng(self, table: Table, game_id: uuid.UUID) -> random.Random:
-        """The system RNG, or for a seeded game one derived from the seed and the version."""
-        seed = getattr(table.options, "seed", None)
-        if seed is None:
-            return random.SystemRandom()
-        return random.Random(f"{seed}:{table.version}")
+    async def _context(self, table: Table, game_id: uuid.UUID) -> Context:
+        """What ``decide`` may use at ``table``: the draws of its committed seeds (a game older
+        than seeds: the system's), the clock, the rules version (domain/table/seeds.py)."""
+        seed = await self.store.seeds.of(game_id) if table.seed_commitment is not None else None
+        # A game imported while running has a commitment but not its seed here: the system's.
+        known = seed is not None or table.seed_commitment is None
+        rng = (seeds.draws(table, game_id, seed) if known else None) or random.SystemRandom()
+        return seeds.context(table, rng, self.clock(), seed)
 
-    def _context(self, table: Table | None, game_id: uuid.UUID) -> Context:
-        """What ``decide`` may use: the RNG, the clock, the game's rules version (the table's
-        decide sets the acting seat)."""
-        if table is None:
-            return Context(random.SystemRandom(), self.clock(), None)
-        return Context(self.rng(table, game_id), self.clock(), None, rules_version=table.rules_version)
+    async def _created(self, game_id: uuid.UUID, command: CreateGame) -> Context:
+        """A create's context: the server's new seed committed (none for a seeded game)."""
+        committed = None
+        if command.options.get("seed") is None:
+            committed = randomness.server_commitment(await self.store.seeds.new(game_id))
+        return Context(randomness.Draws(None, 0), self.clock(), None, seed_commitment=committed)
 
     # -- the one loop ------------------------------------------------------------------------
 
@@ -267,8 +271,10 @@ class GameService:
         """
         if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
             rules = composed.for_kind(command.kind)
-            events = list(rules.decide(None, command, self._context(None, game_id)))
-            return await self._append(game_id, None, events, command_id, fingerprint, actor)
+            ctx = await self._created(game_id, command)
+            events = list(rules.decide(None, command, ctx))
+            recorded = commands.record(command, ctx.now, len(events))
+            return await self._append(game_id, None, events, command_id, fingerprint, actor, recorded)
         async with self._lock(game_id):
             table = await self.load(game_id, cached_ok=True)
             rules = composed.for_kind(table.kind)
@@ -287,8 +293,9 @@ class GameService:
                         f"Expected version {expected_version}, the game is at {seen}.",
                         current_version=seen,
                     )
+                ctx = await self._context(table, game_id)
                 try:
-                    events = list(rules.decide(table, command, self._context(table, game_id)))
+                    events = list(rules.decide(table, command, ctx))
                 except RuleViolation:
                     if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
                         return earlier
@@ -302,8 +309,9 @@ class GameService:
                 if not events:  # nothing to do now: a retry still gets what its first run did
                     earlier = await self._earlier(game_id, command_id, fingerprint)
                     return earlier or Executed(table=table, events=[], stored=[])
+                recorded = commands.record(command, ctx.now, len(events))
                 try:
-                    return await self._append(game_id, table, events, command_id, fingerprint, actor)
+                    return await self._append(game_id, table, events, command_id, fingerprint, actor, recorded)
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
                 except InvalidExpectedSeq as exc:
@@ -349,8 +357,10 @@ class GameService:
         command_id: str | None,
         fingerprint: str | None,
         actor: str,
+        recorded: dict[str, Any],
     ) -> Executed:
-        """Append with the expected seq, remember, notify; a used ``command_id`` appends nothing."""
+        """Append with the expected seq, remember, notify; a used ``command_id`` appends nothing.
+        ``recorded``: the command as the log keeps it (projections/commands.py)."""
         new_table = table
         for event in events:
             new_table = tables.evolve(new_table, event)
@@ -363,6 +373,7 @@ class GameService:
             actor=actor,
             fingerprint=fingerprint,
             due_at=composed.for_kind(new_table.kind).deadline(new_table),
+            command=recorded,
         )
         if result.duplicate:
             if result.fingerprint != fingerprint:

@@ -44,6 +44,7 @@ BY_GAME = (
     "lobby_games",
     "disputes",
     "access_records",
+    "game_seeds",
 )  # the first one anchors the group
 BY_PLAYER = ("players", "player_games")
 BY_CALLER = ("caller_keys",)

@@ -44,6 +44,7 @@ import msgspec
 
 from service.store.batching import CONFLICT, Append, AppendBatcher
 from service.store.pool import Pool
+from service.store.seeds import SeedStore
 
 GENESIS_HASH = bytes(32)
 
@@ -231,6 +232,7 @@ class EventStore:
         ``playlog_append`` to its game's node, which a batch cannot be), appends go through it."""
         self.db = db
         self._batcher = batcher
+        self.seeds = SeedStore(db)  # the games' secret seeds (migration 0017)
 
     async def append(
         self,
@@ -243,18 +245,22 @@ class EventStore:
         correlation_id: str | None = None,
         fingerprint: str | None = None,
         due_at: float | None = None,
+        command: dict[str, Any] | None = None,
     ) -> AppendResult:
         """Append ``events`` after ``expected_seq``, atomically; see the module docstring.
 
         ``due_at`` (epoch seconds) is when the game next needs the scheduler, or None.
+        ``command``: the command that produced the events, recorded in the metadata every event
+        of the append carries (projections/commands.py).
         """
         if expected_seq < 0:
             raise InvalidExpectedSeq(f"Expected seq must be 0 or more, not {expected_seq}.")
         if not events:
             raise ValueError("Nothing to append.")
-        metadata = _encoder.encode(
-            {"command_id": command_id, "actor": actor, "correlation_id": correlation_id}
-        ).decode()
+        fields: dict[str, Any] = {"command_id": command_id, "actor": actor, "correlation_id": correlation_id}
+        if command is not None:
+            fields["command"] = command
+        metadata = _encoder.encode(fields).decode()
         bodies = [e.data.decode() for e in events]
         if self._batcher is not None:
             rows = await self._batcher.append(

@@ -8,6 +8,7 @@ import gzip
 import random
 import uuid
 from pathlib import Path
+from typing import Any
 
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
@@ -26,7 +27,7 @@ GOLDEN = Path(__file__).parents[1] / "golden" / "games"
 GOLDEN_FINISHED = ["ek-2022-combos-2p-1", "ek-classic-combos-4p-1", "ek-2022-combos-3p-1", "arc-base-3p-1"]
 GOLDEN_RUNNING = ["ek-classic-pairs-5p-1", "ek-2022-pairs-4p-2", "arc-full-4p-2", "arc-base-6p-1"]
 RUNNING_AT = 30  # a running game's export: the first events of a played one
-GAMES = {
+GAMES: dict[str, dict[str, Any]] = {
     "exploding_kittens": {"players": 3, "reaction_window": 0, "seed": 35},
     "a_risk_cat": {"players": 3, "mode": "full", "seed": 35},
 }

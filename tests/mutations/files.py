@@ -59,7 +59,8 @@ class Base:
 
     @property
     def header(self) -> dict[str, Any]:
-        return json.loads(self.raw[0])
+        header: dict[str, Any] = json.loads(self.raw[0])
+        return header
 
     @property
     def events(self) -> int:

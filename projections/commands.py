@@ -1,0 +1,50 @@
+"""A command as the log records it (docs/export-format.md, "Recorded commands").
+
+Every append carries, in its metadata, the table command exactly as ``decide`` received it, the
+clock it saw and how many events it produced: ``record`` writes that, ``decode`` reads the
+command back (the game's own command inside ``table.play`` by the game's command union).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import msgspec
+
+from domain import registry
+from domain.disputes import commands as _disputes  # noqa: F401  (registers the dispute commands)
+from domain.table.commands import Play, TableCommand
+
+
+def record(command: TableCommand, now: float, events: int) -> dict[str, Any]:
+    """The ``command`` member of an append's metadata."""
+    return {"body": msgspec.to_builtins(command), "now": now, "events": events}
+
+
+def _tagged(base: type) -> list[type]:
+    found = []
+    for sub in base.__subclasses__():
+        if isinstance(sub.__struct_config__.tag, str):
+            found.append(sub)
+        found.extend(_tagged(sub))
+    return found
+
+
+@cache
+def _decoder() -> msgspec.json.Decoder[Any]:
+    types = _tagged(TableCommand)
+    union: Any = types[0]
+    for more in types[1:]:
+        union = union | more
+    return msgspec.json.Decoder(union)
+
+
+def decode(kind: str, body: str | bytes) -> TableCommand:
+    """A recorded command's JSON body back as the ``TableCommand`` it was (raises
+    ``msgspec.ValidationError`` for a body that is no command of ``kind``)."""
+    command: TableCommand = _decoder().decode(body)
+    if isinstance(command, Play):
+        game = msgspec.convert(command.command, registry.get(kind).command_type)
+        command = msgspec.structs.replace(command, command=game)
+    return command
