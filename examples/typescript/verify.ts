@@ -14,7 +14,7 @@ type JsonObject = { [key: string]: Json };
 
 /** A finding: what failed, where (a seq, an access record's n or a line number), and why. */
 interface Finding {
-  check: "format" | "chain" | "shuffles" | "access";
+  check: "format" | "chain" | "shuffles" | "commands" | "seeds" | "header" | "access";
   at: number;
   reason: string;
 }
@@ -22,6 +22,10 @@ interface Finding {
 class Malformed extends Error {}
 
 const GENESIS = "0".repeat(64);
+const SEED = /^[0-9a-f]{64}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SERVER_SEED = Buffer.from("playlog/server-seed/v1\0");
+const SEAT_SEED = Buffer.from("playlog/seat-seed/v1\0");
 const HEX = /^[0-9a-f]{64}$/;
 const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
 const REASONS = new Set(["dispute", "cheating_report", "incident", "legal_request", "player_request", "after_end"]);
@@ -189,6 +193,7 @@ function readHeader(record: JsonObject, line: number): JsonObject {
     throw new FormatError(line, `line ${line}: unknown format_version ${isLosslessNumber(version) ? version.value : String(version)}`);
   }
   for (const name of ["game_id", "kind", "last_hash", "status"]) string(record, name);
+  if (!UUID.test(record.game_id as string)) throw new Malformed("game_id is not a lower-case UUID");
   for (const name of ["events", "rules_version"]) integer(record, name);
   for (const name of ["options", "schema_versions"]) {
     const value = field(record, name);
@@ -398,6 +403,94 @@ function checkAccess(file: ExportFile): Finding | undefined {
   return undefined;
 }
 
+/** A number's value as text: plain notation, no trailing zeros after the point. */
+function numeric(literal: string): string {
+  const plain = plainNumber(literal);
+  return plain.includes(".") ? plain.replace(/0+$/, "").replace(/\.$/, "") : plain;
+}
+
+function sameValue(a: Json | undefined, b: Json | undefined): boolean {
+  if (isLosslessNumber(a) || isLosslessNumber(b)) {
+    return isLosslessNumber(a) && isLosslessNumber(b) && numeric(a.value) === numeric(b.value);
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  }
+  if (a !== null && b !== null && typeof a === "object" && typeof b === "object") {
+    const [x, y] = [a as JsonObject, b as JsonObject];
+    const keys = Object.keys(x);
+    return keys.length === Object.keys(y).length && keys.every((k) => k in y && sameValue(x[k], y[k]));
+  }
+  return a === b;
+}
+
+/** The header's facts that lobby.created states (the outcome needs the rules). */
+function checkHeader(file: ExportFile): Finding | undefined {
+  const first = file.events[0];
+  const created = (first?.type === "lobby.created" ? first.data : {}) as JsonObject;
+  const facts: [string, Json | undefined][] = [
+    ["kind", created.kind],
+    ["options", created.options],
+    ["public", created.public],
+    ["spectator_delay", created.spectator_delay],
+    ["rules_version", created.rules_version ?? new LosslessNumber("1")], // games before it was recorded: 1
+  ];
+  for (const [name, value] of facts) {
+    if (!sameValue(file.header[name], value)) return { check: "header", at: 1, reason: `the header's ${name} differs from lobby.created` };
+  }
+  return undefined;
+}
+
+/** The seeds: the disclosed server seed, and each seat's revealed seed, against their
+ * commitments (docs/export-format.md, "Randomness"). */
+function checkSeeds(file: ExportFile): Finding | undefined {
+  const committed = new Map<number, Json>(); // seat -> its seed commitment, as joined
+  let server: Json = null;
+  for (const event of file.events) {
+    const data = (event.data ?? {}) as JsonObject;
+    const seed = typeof data.seed === "string" && SEED.test(data.seed) ? Buffer.from(data.seed, "hex") : undefined;
+    if (event.type === "lobby.created") server = data.seed_commitment ?? null;
+    else if (event.type === "lobby.joined" && isLosslessNumber(data.seat)) committed.set(Number(data.seat.value), data.seed_commitment ?? null);
+    else if (event.type === "lobby.seed_disclosed") {
+      if (seed === undefined || typeof server !== "string" || sha256(SERVER_SEED, seed) !== server) {
+        return { check: "seeds", at: event.seq, reason: "the disclosed server seed does not match its commitment" };
+      }
+    } else if (event.type === "lobby.seed_revealed") {
+      const seat = isLosslessNumber(data.seat) ? committed.get(Number(data.seat.value)) : undefined;
+      if (seed === undefined || typeof seat !== "string" || sha256(SEAT_SEED, seed) !== seat) {
+        return { check: "seeds", at: event.seq, reason: "the revealed seat seed does not match its commitment" };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** In a game with recorded commands, the events come in groups: each opened by an event whose
+ * metadata holds a `command`, made of `command.events` events with that same metadata. */
+function checkCommands(file: ExportFile): Finding | undefined {
+  const recorded = (event: EventLine) => ((event.metadata ?? {}) as JsonObject).command;
+  const first = file.events[0];
+  if (first === undefined || recorded(first) === undefined) return undefined; // recorded before commands were
+  let left = 0;
+  let metadata = "";
+  for (const event of file.events) {
+    if (left > 0) {
+      if (canonical(event.metadata) !== metadata) return { check: "commands", at: event.seq, reason: "an event outside its command's group" };
+      left -= 1;
+      continue;
+    }
+    const command = recorded(event) as JsonObject | undefined;
+    const count = command && typeof command === "object" ? command.events : undefined;
+    if (!isLosslessNumber(count) || !/^[1-9][0-9]*$/.test(count.value)) {
+      return { check: "commands", at: event.seq, reason: "an event no recorded command produced" };
+    }
+    left = Number(count.value) - 1;
+    metadata = canonical(event.metadata);
+  }
+  const last = file.events[file.events.length - 1];
+  return left > 0 && last ? { check: "commands", at: last.seq + 1, reason: "a command's group is cut short" } : undefined;
+}
+
 /** Compares two non-negative decimal literals (epoch seconds) exactly. */
 function compareDecimal(a: string, b: string): number {
   const [aWhole = "", aFraction = ""] = plainNumber(a).split(".");
@@ -410,7 +503,15 @@ function compareDecimal(a: string, b: string): number {
 
 // -- the report -------------------------------------------------------------------------------
 
-const PLACES: Record<Finding["check"], string> = { format: "line", chain: "seq", shuffles: "seq", access: "access record" };
+const PLACES: Record<Finding["check"], string> = {
+  format: "line",
+  chain: "seq",
+  shuffles: "seq",
+  commands: "seq",
+  seeds: "seq",
+  header: "seq",
+  access: "access record",
+};
 
 function report(text: Buffer): string[] {
   let file: ExportFile;
@@ -422,7 +523,7 @@ function report(text: Buffer): string[] {
       "game ? (?): 0 events, 0 shuffles",
       "hash chain:  FAILED",
       "shuffles:    FAILED",
-      "replay:      not checked",
+      "replay:      not checked (the rules are not on the page)",
       "access:      ok (0 records)",
       `  line ${error.line} (format): ${error.message}`,
       `FAILED: first bad line ${error.line}`,
@@ -430,21 +531,26 @@ function report(text: Buffer): string[] {
   }
   const chain = checkChain(file);
   const shuffles = checkShuffles(file);
+  const commands = checkCommands(file);
+  const seeds = checkSeeds(file);
+  const header = checkHeader(file);
   const access = chain ? undefined : checkAccess(file); // records about a log that holds
-  const findings = [chain, shuffles, access].filter((f): f is Finding => f !== undefined);
+  const findings = [chain, shuffles, commands, seeds, header, access].filter((f): f is Finding => f !== undefined);
   const firstSeq = Math.min(...findings.filter((f) => f.check !== "access").map((f) => f.at));
   const failed = [
     ...(Number.isFinite(firstSeq) ? [`first bad seq ${firstSeq}`] : []),
     ...(access ? [`first bad access record ${access.at}`] : []),
   ];
-  const header = file.header;
+  const disclosed = file.events.some((e) => e.type === "lobby.seed_disclosed");
   return [
-    `game ${String(header.game_id)} (${String(header.kind)}): ${file.events.length} events, ${file.shuffles.length} shuffles`,
+    `game ${String(file.header.game_id)} (${String(file.header.kind)}): ${file.events.length} events, ${file.shuffles.length} shuffles`,
     `hash chain:  ${chain ? "FAILED" : "ok"}`,
     `shuffles:    ${shuffles ? "FAILED" : "ok"}`,
-    "replay:      not checked",
+    `replay:      not checked (the rules are not on the page)${commands ? "; commands FAILED" : ""}`,
+    `seeds:       ${seeds ? "FAILED" : disclosed ? "ok" : "not disclosed yet"}`,
+    `header:      ${header ? "FAILED" : "ok"} (the outcome not checked)`,
     `access:      ${access ? "FAILED" : "ok"} (${file.access.length} records)`,
-    ...findings.map((f) => `  ${PLACES[f.check]} ${f.at} (${f.check}): ${f.reason}`),
+    ...findings.sort((a, b) => Number(a.check === "access") - Number(b.check === "access") || a.at - b.at).map((f) => `  ${PLACES[f.check]} ${f.at} (${f.check}): ${f.reason}`),
     failed.length ? `FAILED: ${failed.join(", ")}` : "OK",
   ];
 }

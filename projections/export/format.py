@@ -210,6 +210,7 @@ def schema_versions(kind: str) -> dict[str, int]:
 
 _HEX = re.compile(r"[0-9a-f]{64}")
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 class _Malformed(ValueError):
@@ -249,6 +250,8 @@ def _header(record: dict[str, Any], number: int) -> ExportFile:
         raise ExportError(f"line {number} is not a playlog export header", number)
     if record.get("format_version") != FORMAT_VERSION:
         raise ExportError(f"line {number}: unknown format_version {record.get('format_version')}", number)
+    if not isinstance(record.get("game_id"), str) or not _UUID.fullmatch(record["game_id"]):
+        raise ExportError(f"line {number}: malformed header: game_id is not a lower-case UUID", number)
     try:
         return ExportFile(msgspec.convert(_floats(record), Header))
     except msgspec.ValidationError as exc:

@@ -149,7 +149,9 @@ def _group(
     return group, None, command
 
 
-def _context(table: Table | None, game_id: uuid.UUID, first: EventRecord, server_seed: bytes | None) -> Context:
+def _context(
+    table: Table | None, game_id: uuid.UUID, first: EventRecord, server_seed: bytes | None
+) -> Context:
     now = float(first.metadata["command"]["now"])
     if table is None:
         # The create: the commitment is the server's free choice, checked when the seed is disclosed.
@@ -168,7 +170,11 @@ def _decide(
     try:
         produced = list(composed.for_kind(table.kind if table else kind).decide(table, command, ctx))
     except SeedUnavailable:
-        if table is not None and table.seed_commitment is None and getattr(table.options, "seed", None) is None:
+        if (
+            table is not None
+            and table.seed_commitment is None
+            and getattr(table.options, "seed", None) is None
+        ):
             return None, Finding("replay", first.seq, "a draw in a game without a committed seed")
         return None, None
     except RuleViolation as exc:

@@ -88,7 +88,10 @@ async def bases(
 
 
 def tampered(base: Base, seed: int) -> list[Mutant]:
-    return structural(base, seed) + forgeries(base, seed)
+    """Blind damage to any export; forgeries only where commands were recorded (an older game is
+    replayed, its events taken as facts: nothing offline can tell a rewritten move there)."""
+    forged = forgeries(base, seed) if base.recorded else []
+    return [base.widened(m) for m in structural(base, seed) + forged]
 
 
 def mutants(bases: list[Base]) -> list[Mutant]:

@@ -9,7 +9,7 @@ the rules can refuse (``playlog verify``, not one working from docs/export-forma
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -65,3 +65,30 @@ class Base:
     @property
     def events(self) -> int:
         return len(self.of("event"))
+
+    @cached_property
+    def openers(self) -> dict[int, int]:
+        """Each seq -> the seq that opens its recorded command's group (itself in a game recorded
+        before commands were): re-execution judges a group whole, so it may name its opener."""
+        out: dict[int, int] = {}
+        opener, left = 0, 0
+        for line in self.of("event"):
+            seq, metadata = line.record["seq"], line.record["metadata"]
+            command = metadata.get("command") if isinstance(metadata, dict) else None
+            if left == 0:
+                opener, left = seq, int(command["events"]) if self.recorded and command else 1
+            out[seq] = opener
+            left -= 1
+        return out
+
+    @cached_property
+    def recorded(self) -> bool:
+        """Whether the game recorded its commands (so re-execution can judge its moves)."""
+        events = self.of("event")
+        return bool(events) and "command" in events[0].record["metadata"]
+
+    def widened(self, mutant: Mutant) -> Mutant:
+        """``mutant`` with the opener of every seq it may be named by also allowed."""
+        seqs = [int(w.removeprefix("seq ")) for w in mutant.where if w.startswith("seq ")]
+        openers = {f"seq {self.openers[s]}" for s in seqs if s in self.openers}
+        return replace(mutant, where=mutant.where | openers)

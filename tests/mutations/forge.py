@@ -200,8 +200,14 @@ def changed_options(base: Base, rng: random.Random) -> Mutant | None:
     created = forged.events[0]
     options = deepcopy(created["data"]["options"])
     switch = {"edition": {"2022": "classic", "classic": "2022"}, "mode": {"base": "full", "full": "base"}}
-    name = rng.choice(["players", *(k for k in switch if k in options)])
-    options[name] = options[name] + 1 if name == "players" else switch[name][options[name]]
+    # The editions deal the same deck but for 3 players (RULES 1.2): elsewhere, nothing to catch.
+    names = [k for k in switch if k in options and (k != "edition" or options["players"] == 3)]
+    name = rng.choice(["players", *names])
+    most = 5 if forged.kind == "exploding_kittens" else 8
+    if name == "players":
+        options[name] += 1 if options[name] < most else -1
+    else:
+        options[name] = switch[name][options[name]]
     created["data"]["options"] = options
     forged.set_command(created, lambda body: body.update(options=options))
     forged.header["options"] = json.loads(json.dumps(options, default=float))
@@ -262,7 +268,7 @@ FORGERIES: list[Callable[[Base, random.Random], Mutant | None]] = [
 ]
 
 
-def forgeries(base: Base, seed: int, each: int = 2) -> list[Mutant]:
+def forgeries(base: Base, seed: int, each: int = 3) -> list[Mutant]:
     rng = random.Random(seed)
     made = (forge(base, rng) for forge in FORGERIES for _ in range(each))
     return [m for m in made if m is not None]

@@ -62,7 +62,7 @@ def header_flip(base: Base, rng: random.Random) -> Mutant:
     raw[at] = rng.choice([c for c in alphabet if c != raw[at]])
     end_of_chain = f"seq {base.events + 1}"
     where = {
-        "game_id": {"seq 1"},
+        "game_id": {"seq 1", "line 1"},  # "line 1": no longer a UUID
         "events": {end_of_chain, "line 1"},  # "line 1": a leading zero is not JSON
         "last_hash": {end_of_chain},
         "kind": {"seq 1"},
