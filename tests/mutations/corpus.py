@@ -14,6 +14,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from projections.export import format as export_format
+from projections.export.verify import VerifyReport, verify_lines
 from service.store import portable
 from service.tools.bot import play_game
 from service.tools.client import PlaylogClient
@@ -34,6 +35,7 @@ GAMES: dict[str, dict[str, Any]] = {
 
 _made: list[Base] = []
 _mutants: dict[tuple[str, ...], list[Mutant]] = {}
+_reports: dict[int, VerifyReport] = {}  # by the id of a mutant of ``_mutants``
 
 
 def golden(name: str) -> Base:
@@ -53,7 +55,8 @@ async def bases(
 ) -> list[Base]:
     """The corpus's real exports (made once per session): golden games, whole or running (imported
     here and exported up to ``RUNNING_AT``); games played here of each kind, finished and exported
-    twice by a moderator (so with two access records), and running; a game with a ruled dispute."""
+    twice by a moderator (so with two access records), and running; one with its server seed
+    committed and disclosed; a game with a ruled dispute."""
     if _made:
         return _made
     import asyncpg
@@ -76,6 +79,11 @@ async def bases(
             await _moderator_export(http, moderator, report.game_id)
             _made.append(Base(f"{kind}-finished", await _moderator_export(http, moderator, report.game_id)))
             _made.append(await running(kind, report.game_id))
+        # A game without ``seed``: its server seed committed at the start, disclosed at the end.
+        unseeded = await play_game(api, "exploding_kittens", {"players": 2, "reaction_window": 0})
+        _made.append(
+            Base("exploding_kittens-unseeded", await _moderator_export(http, moderator, unseeded.game_id))
+        )
         disputed = await finished_game(api)
         dispute = await raise_dispute(http, disputed, seat=0)
         await claim(http, dispute["dispute_id"], moderator)
@@ -100,3 +108,10 @@ def mutants(bases: list[Base]) -> list[Mutant]:
     if key not in _mutants:
         _mutants[key] = [m for seed, base in enumerate(bases) for m in tampered(base, seed)]
     return _mutants[key]
+
+
+def verified(mutant: Mutant) -> VerifyReport:
+    """``playlog verify``'s report on ``mutant`` (made once: two tests read it)."""
+    if id(mutant) not in _reports:
+        _reports[id(mutant)] = verify_lines(mutant.lines)
+    return _reports[id(mutant)]

@@ -10,6 +10,7 @@ import json
 import random
 from collections.abc import Callable
 from copy import deepcopy
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -256,6 +257,21 @@ def changed_ruling(base: Base, rng: random.Random) -> Mutant | None:
     return forged.mutant("changed ruling", f"seq {event['seq']}", event["seq"])
 
 
+def server_seed_changed(base: Base, rng: random.Random) -> Mutant | None:
+    """Another server seed disclosed than the one committed (the server changed its mind): its
+    commitment fails, and the draws re-executed with it differ from the deal on."""
+    forged = Forged(base)
+    disclosed = forged.of("lobby.seed_disclosed")
+    deals = forged.of(DEALS[forged.kind])
+    if not disclosed or not deals:
+        return None
+    event = disclosed[0]
+    event["data"]["seed"] = f"{rng.getrandbits(256):064x}"
+    deal = int(deals[0]["seq"])
+    mutant = forged.mutant("server seed changed", f"seq {event['seq']}", event["seq"], deal)
+    return replace(mutant, rules=False)  # the seeds are on the page
+
+
 FORGERIES: list[Callable[[Base, random.Random], Mutant | None]] = [
     seat_not_on_turn,
     kitten_played,
@@ -265,6 +281,7 @@ FORGERIES: list[Callable[[Base, random.Random], Mutant | None]] = [
     changed_options,
     invented_win,
     changed_ruling,
+    server_seed_changed,
 ]
 
 
