@@ -343,7 +343,11 @@ function sameJson(a: Json | undefined, b: Json | undefined): boolean {
 
 function checkShuffles(file: ExportFile): Finding | undefined {
   const findings: Finding[] = [];
-  const revealed = new Map(file.shuffles.map((s) => [s.seq, s]));
+  const revealed = new Map<number, ShuffleLine>();
+  for (const shuffle of file.shuffles) {
+    if (revealed.has(shuffle.seq)) findings.push({ check: "shuffles", at: shuffle.seq, reason: "a second reveal of one commitment" });
+    else revealed.set(shuffle.seq, shuffle);
+  }
   const committing = new Map<number, EventLine>();
   for (const event of file.events) {
     const data = event.data as JsonObject | null;

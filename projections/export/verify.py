@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
 
 import msgspec
 
@@ -28,6 +27,7 @@ from projections.export.format import (
     AccessLine,
     ExportError,
     ExportFile,
+    ShuffleRecord,
     access_digest,
     event_digest,
     read,
@@ -162,7 +162,10 @@ def check_outcome(export: ExportFile, replayed: Replayed) -> Finding | None:
 
 def check_shuffles(export: ExportFile, replayed: Replayed) -> Finding | None:
     findings: list[Finding] = []
-    revealed = {s.seq: s for s in export.shuffles}
+    revealed: dict[int, ShuffleRecord] = {}
+    for line in export.shuffles:
+        if revealed.setdefault(line.seq, line) is not line:
+            findings.append(Finding("shuffles", line.seq, "a second reveal of one commitment"))
     types = {event.seq: event.type for event in export.events}
     for seq, (committed, salt) in replayed.commitments.items():
         shuffle = revealed.get(seq)

@@ -124,11 +124,13 @@ def truncate(base: Base, rng: random.Random) -> Mutant:
 
 
 def duplicate(base: Base, rng: random.Random) -> Mutant:
-    """A line repeated right after itself: an event, an access record, or the header."""
-    line = rng.choice([line for line in base.lines if line.kind in ("header", "event", "access")])
+    """A line repeated right after itself: an event, a reveal, an access record, or the header."""
+    line = rng.choice(base.lines)
     lines = [*base.raw[: line.number], line.raw, *base.raw[line.number :]]
     if line.kind == "header":
         where = {"line 2"}
+    elif line.kind == "shuffle":
+        where = {f"seq {line.record['seq']}"}
     elif line.kind == "access":
         where = {f"access record {line.record['n'] + 1}"}
     else:  # the chain names the copy's place; a replay may stumble on the copy itself first
