@@ -87,13 +87,16 @@ def replay(export: ExportFile) -> Replayed:
     return Replayed(fold.table, fold.orders, fold.commitments, None)
 
 
-def reexecute(export: ExportFile) -> Replayed:
-    """Re-run every recorded command; a log without them is replayed (``replay``)."""
+def reexecute(export: ExportFile, server_seed: bytes | None = None) -> Replayed:
+    """Re-run every recorded command; a log without them is replayed (``replay``).
+    ``server_seed``: the game's seed as the server holds it (a moderator's or the operator's
+    check of a running game); otherwise the one the log discloses, if any."""
     if not recorded(export):
         return replay(export)
     game_id = uuid.UUID(export.header.game_id)
     disclosed = _disclosed(export)
-    server_seed = disclosed[1] if disclosed else None
+    if server_seed is None and disclosed is not None:
+        server_seed = disclosed[1]
     fold = _Fold()
     result = Replayed(None, fold.orders, fold.commitments, None, recorded=True)
     events, at = export.events, 0
@@ -120,6 +123,9 @@ def reexecute(export: ExportFile) -> Replayed:
         at += len(group)
     result.table = fold.table
     result.seeds = _seed_findings(fold.table, disclosed, result.finding)
+    committed = fold.table.seed_commitment if fold.table is not None else None
+    if server_seed is not None and committed is not None and randomness.server_commitment(server_seed) != committed:
+        result.seeds.append(Finding("seeds", 1, "the server's seed does not match its commitment"))
     return result
 
 
@@ -198,6 +204,37 @@ def _decide(
         if not same:
             return produced, Finding("replay", event.seq, "event differs from what the rules produce")
     return produced, None
+
+
+def rerun(export: ExportFile, server_seed: bytes | None = None) -> Table | None:
+    """The game as today's rules would have played its recorded commands: each one decided on
+    the table the rules' own events made (a command they refuse is skipped), for "would the
+    outcome change" (``playlog verify --all``). None: a log without recorded commands."""
+    if not recorded(export):
+        return None
+    game_id = uuid.UUID(export.header.game_id)
+    if server_seed is None and (disclosed := _disclosed(export)) is not None:
+        server_seed = disclosed[1]
+    table: Table | None = None
+    events, at = export.events, 0
+    while at < len(events):
+        first = events[at]
+        record = first.metadata.get("command") if isinstance(first.metadata, dict) else None
+        if not isinstance(record, dict) or not isinstance(record.get("events"), int) or record["events"] < 1:
+            break
+        at += record["events"]
+        kind = table.kind if table is not None else export.header.kind
+        try:
+            command = commands.decode(kind, canonical(record.get("body")))
+            ctx = _context(table, game_id, first, server_seed)
+            produced = composed.for_kind(kind).decide(table, command, ctx)
+        except (RuleViolation, msgspec.ValidationError):
+            continue
+        except SeedUnavailable:
+            break
+        for event in produced:
+            table = tables.evolve(table, event)
+    return table
 
 
 def _seed_findings(

@@ -54,6 +54,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     executed: int = 0  # commands re-executed
     awaiting: int = 0  # of them, applied as facts until the server seed is disclosed
     seeds_ok: bool = True
+    seed_committed: bool = False  # lobby.created commits a server seed (not a seeded or older game)
     seed_disclosed: bool = False
 
     @property
@@ -67,6 +68,13 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def first_bad_line(self) -> int | None:
         return min((f.seq for f in self.findings if f.check == "format"), default=None)
+
+    def seeds_text(self) -> str:
+        if not self.seeds_ok:
+            return "FAILED"
+        if not self.seed_committed:
+            return "none committed (a seeded game, or one recorded before seeds)"
+        return "ok" if self.seed_disclosed else "not disclosed yet"
 
     def level_text(self) -> str:
         if self.level != "re-executed":
@@ -86,7 +94,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
             f"replay:      {'ok' if self.replay_ok else 'FAILED'}"
             + (f" (winners {self.winners})" if self.replay_ok and self.winners is not None else ""),
             f"level:       {self.level_text()}",
-            f"seeds:       {'FAILED' if not self.seeds_ok else 'ok' if self.seed_disclosed else 'not disclosed yet'}",
+            f"seeds:       {self.seeds_text()}",
             f"access:      {'ok' if self.access_ok else 'FAILED'} ({self.access} records)",
         ]
         for finding in sorted(self.findings, key=lambda f: (f.check == "access", f.seq))[:5]:
@@ -232,10 +240,11 @@ def _implausible(
     return None
 
 
-def verify(export: ExportFile) -> VerifyReport:
-    """Every check of a parsed export; see the module docstring."""
+def verify(export: ExportFile, server_seed: bytes | None = None) -> VerifyReport:
+    """Every check of a parsed export; see the module docstring. ``server_seed``: the game's
+    seed as the server holds it, to re-execute a running game whole (the audit, ``--all``)."""
     chain = check_chain(export)
-    replayed = reexecute(export)
+    replayed = reexecute(export, server_seed)
     rules = replayed.finding or check_outcome(export, replayed)
     seeds = min(replayed.seeds, key=lambda f: f.seq, default=None)
     shuffles = check_shuffles(export, replayed)
@@ -257,6 +266,7 @@ def verify(export: ExportFile) -> VerifyReport:
         executed=replayed.executed,
         awaiting=replayed.awaiting,
         seeds_ok=seeds is None,
+        seed_committed=table is not None and table.seed_commitment is not None,
         seed_disclosed=table is not None and table.server_seed is not None,
     )
 

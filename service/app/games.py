@@ -34,6 +34,7 @@ from domain.table.commands import (
     JoinSeat,
     LeaveSeat,
     Play,
+    RevealSeed,
     StartGame,
     TableCommand,
 )
@@ -426,6 +427,7 @@ class GameService:
         player: str | None = None,
         key: str | None = None,
         body: bytes = b"",
+        seed_commitment: str | None = None,
     ) -> tuple[int, Lobbied]:
         """Take the first free seat for ``name`` (and ``player``, unless a guest); the table after
         holds the new occupancy id, which the seat token carries. With ``key``: the seat the
@@ -435,7 +437,7 @@ class GameService:
             await self.load(game_id, cached_ok=True)  # a key sent for no game binds to none
             await self.bind_key(caller, key, game_id)
         keys = keyed(key, caller, "joinGame", (game_id,), body)
-        command = JoinSeat(name=name, occupancy=uuid.uuid4().hex, player=player)
+        command = JoinSeat(name=name, occupancy=uuid.uuid4().hex, player=player, seed_commitment=seed_commitment)
         done = await self.execute(game_id, command, "lobby", **_ids(keys))
         answer, joined = await self._answered(game_id, done)
         assert isinstance(joined, SeatJoined)
@@ -471,6 +473,11 @@ class GameService:
     async def leave(self, game_id: uuid.UUID, seat: int, *, holder: str | None = None) -> Table:
         """Leave the lobby before the start; once the game runs, concede through its rules."""
         return (await self.execute(game_id, LeaveSeat(seat=seat, holder=holder), f"seat:{seat}")).table
+
+    async def reveal_seed(self, game_id: uuid.UUID, seat: int, seed: str, *, holder: str | None) -> Table:
+        """The seat's committed seed revealed (domain/table/rules.py says when it may be)."""
+        command = RevealSeed(seat=seat, seed=seed, holder=holder)
+        return (await self.execute(game_id, command, f"seat:{seat}")).table
 
     async def act_on_deadline(self, game_id: uuid.UUID) -> bool:
         """Send the game's deadline command if its deadline has passed; True if appended."""

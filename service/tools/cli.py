@@ -477,9 +477,20 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
 
 
 @main.command("verify")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def verify_file(file: Path) -> None:
-    """Check an exported game with no server and no database: hash chain, shuffles, replay."""
+@click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--all", "every_game", is_flag=True, help="Re-execute every game of the database instead.")
+@click.option("--verbose", "-v", is_flag=True, help="With --all: a line for every game, not only divergent ones.")
+def verify_file(file: Path | None, every_game: bool, verbose: bool) -> None:
+    """Check an exported game with no server and no database (chain, shuffles, re-execution,
+    seeds), or with --all every game of the database under the running code."""
+    if every_game:
+        from service.tools.verify_all import verify_all
+
+        url = resolve_database(Settings.from_env())
+        found = on_connection(url, lambda conn: verify_all(conn, every=verbose))
+        sys.exit(0 if all(v.ok for v in found) else 1)
+    if file is None:
+        raise click.UsageError("Give FILE, or --all.")
     from projections.export import verify as export_verify
     from service.store import portable
 

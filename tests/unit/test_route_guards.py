@@ -22,6 +22,7 @@ WHO_MAY_CALL = {
     "joinGame": ["player_or_guest"],
     "startGame": ["host"],
     "leaveGame": ["seat_actor"],
+    "revealSeed": ["seat_actor"],
     "sendCommand": ["seat_actor"],
     "getSeatView": ["seat_holder"],
     "getSeatEvents": ["seat_holder"],

@@ -29,6 +29,7 @@ from service.app.audit import ChainReport
 from service.app.auth import Principal
 from service.app.errors import ServiceError
 from service.app.games import GameService
+from service.app.reexecution import Verified, verified
 from service.http.api import guards
 from service.http.api.deps import (
     SeatHolder,
@@ -100,15 +101,15 @@ class AuditController(Controller):
     @get(
         "/verify",
         operation_id="verifyChain",
-        summary="Recompute the game's hash chain",
+        summary="Recompute the game's hash chain and re-execute every recorded command",
         responses=problems(*READ),
     )
     async def verify(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
-    ) -> ChainReport:
-        report = await audits.verify(games, game_id)
-        await access_of(state).face_up(game_id, principal, "verifyChain", ask, (1, report.events))
-        return report
+    ) -> Verified:
+        chain = await audits.verify(games, game_id)
+        await access_of(state).face_up(game_id, principal, "verifyChain", ask, (1, chain.events))
+        return await verified(games, game_id, chain, moderator=audits.moderates(principal))
 
     @get(
         "/",

@@ -76,6 +76,20 @@ class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             )
         ),
     ] = None
+    seed_commitment: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "hex(SHA-256(\"playlog/seat-seed/v1\" 0x00 seed)) of a 32-byte seed this seat"
+                " contributes to the game's randomness, revealed once every seat is taken"
+                " (revealSeed; docs/export-format.md). 64 lower-case hex digits, or null."
+            )
+        ),
+    ] = None
+
+
+class SeedReveal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    seed: Annotated[str, msgspec.Meta(description="The 32-byte seed committed at the join, as 64 lower-case hex digits.")]
 
 
 class SeatOut(msgspec.Struct, frozen=True):
@@ -202,7 +216,7 @@ class LobbyController(Controller):
             BEARER,
             {
                 409: ["game_already_started", "game_full", "version_conflict", "game_under_incident"],
-                422: ["invalid_name"],
+                422: ["invalid_name", "invalid_seed_commitment"],
             },
             KEYED,
             RATE_LIMITED,
@@ -230,6 +244,7 @@ class LobbyController(Controller):
             player=str(player_id) if player_id else None,
             key=idempotency_key,
             body=msgspec.json.encode(data),
+            seed_commitment=data.seed_commitment,
         )
         occupancy = joined.table.occupancies[seat] or ""
         settings: Settings = state.settings
@@ -264,7 +279,15 @@ class LobbyController(Controller):
             SEAT,
             BEARER,
             UNKNOWN_GAME,
-            {409: ["game_already_started", "cannot_leave", "version_conflict", "game_under_incident"]},
+            {
+                409: [
+                    "game_already_started",
+                    "cannot_leave",
+                    "seeds_revealed",
+                    "version_conflict",
+                    "game_under_incident",
+                ]
+            },
             RULES,
             UNAVAILABLE,
         ),
@@ -277,3 +300,35 @@ class LobbyController(Controller):
         self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
     ) -> GameSummary:
         return summary(game_id, await games.leave(game_id, seat, holder=holder.principal.occupancy))
+
+    @post(
+        "/{game_id:uuid}/seats/{seat:int}/seed",
+        operation_id="revealSeed",
+        responses=problems(
+            SEAT,
+            JSON_BODY,
+            BEARER,
+            UNKNOWN_GAME,
+            {
+                409: [
+                    "game_already_started",
+                    "seats_not_filled",
+                    "seed_already_revealed",
+                    "no_seed_commitment",
+                    "version_conflict",
+                    "game_under_incident",
+                ],
+                422: ["seed_mismatch"],
+            },
+            UNAVAILABLE,
+        ),
+        summary="Reveal the seed this seat committed to when joining (every seat taken, before the start)",
+        guards=[guards.seat_actor],
+        dependencies={"holder": Provide(provide_seat_holder, sync_to_thread=False)},
+        status_code=200,
+    )
+    async def reveal_seed(
+        self, game_id: uuid.UUID, seat: SeatNumber, data: SeedReveal, games: GameService, holder: SeatHolder
+    ) -> GameSummary:
+        table = await games.reveal_seed(game_id, seat, data.seed, holder=holder.principal.occupancy)
+        return summary(game_id, table)
