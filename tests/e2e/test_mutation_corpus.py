@@ -104,6 +104,7 @@ async def test_the_corpus_holds_over_a_thousand_files_of_every_class_from_both_s
         "forged: invented win",
         "forged: changed ruling",
         "forged: server seed changed",
+        "forged: seat seed changed",
     }, kinds
     assert corpus.tampered(bases[0], 0) == [
         m for m in made if m.name.startswith(f"{bases[0].name}:")

@@ -13,6 +13,7 @@ from typing import Any
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from domain import randomness
 from projections.export import format as export_format
 from projections.export.verify import VerifyReport, verify_lines
 from service.store import portable
@@ -50,13 +51,38 @@ async def _moderator_export(
     return response.content.splitlines(keepends=True)
 
 
+async def _seat_seeds(api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]) -> Base:
+    """A 2-seat game whose seats each committed a seed on joining and revealed it, ended by a
+    seat leaving (so the server seed is disclosed)."""
+    created = await api.create_game(
+        "exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=0
+    )
+    seeds = [random.Random(n).randbytes(32) for n in range(2)]
+    tokens = []
+    for n, seed in enumerate(seeds):
+        body = {"name": f"seed-{n}", "seed_commitment": randomness.seat_commitment(seed)}
+        joined = await http.post(f"/games/{created.game_id}/seats", json=body)
+        assert joined.status_code == 201, joined.text
+        tokens.append(joined.json()["token"])
+    for n, seed in enumerate(seeds):
+        headers = {"Authorization": f"Bearer {tokens[n]}"}
+        revealed = await http.post(
+            f"/games/{created.game_id}/seats/{n}/seed", json={"seed": seed.hex()}, headers=headers
+        )
+        assert revealed.status_code == 200, revealed.text
+    await api.start(created.game_id, created.host_token)
+    await api.leave(created.game_id, 0, tokens[0])
+    return Base("seat-seeds", await _moderator_export(http, moderator, created.game_id))
+
+
 async def bases(
     api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str], database_url: str
 ) -> list[Base]:
     """The corpus's real exports (made once per session): golden games, whole or running (imported
     here and exported up to ``RUNNING_AT``); games played here of each kind, finished and exported
     twice by a moderator (so with two access records), and running; one with its server seed
-    committed and disclosed; a game with a ruled dispute."""
+    committed and disclosed; one whose seats committed and revealed seeds; a game with a ruled
+    dispute."""
     if _made:
         return _made
     import asyncpg
@@ -84,6 +110,7 @@ async def bases(
         _made.append(
             Base("exploding_kittens-unseeded", await _moderator_export(http, moderator, unseeded.game_id))
         )
+        _made.append(await _seat_seeds(api, http, moderator))
         disputed = await finished_game(api)
         dispute = await raise_dispute(http, disputed, seat=0)
         await claim(http, dispute["dispute_id"], moderator)

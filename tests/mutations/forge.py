@@ -258,8 +258,9 @@ def changed_ruling(base: Base, rng: random.Random) -> Mutant | None:
 
 
 def server_seed_changed(base: Base, rng: random.Random) -> Mutant | None:
-    """Another server seed disclosed than the one committed (the server changed its mind): its
-    commitment fails, and the draws re-executed with it differ from the deal on."""
+    """Another server seed disclosed than the one committed (the server changed its mind): named
+    at the commitment (lobby.created), at the disclosure, or where the draws re-executed with it
+    first differ (the deal)."""
     forged = Forged(base)
     disclosed = forged.of("lobby.seed_disclosed")
     deals = forged.of(DEALS[forged.kind])
@@ -268,7 +269,22 @@ def server_seed_changed(base: Base, rng: random.Random) -> Mutant | None:
     event = disclosed[0]
     event["data"]["seed"] = f"{rng.getrandbits(256):064x}"
     deal = int(deals[0]["seq"])
-    mutant = forged.mutant("server seed changed", f"seq {event['seq']}", event["seq"], deal)
+    mutant = forged.mutant("server seed changed", f"seq {event['seq']}", 1, event["seq"], deal)
+    return replace(mutant, rules=False)  # the seeds are on the page
+
+
+def seat_seed_changed(base: Base, rng: random.Random) -> Mutant | None:
+    """A seat's revealed seed replaced (in the event and its command): it no longer matches the
+    commitment the seat made on joining."""
+    forged = Forged(base)
+    reveals = forged.of("lobby.seed_revealed")
+    if not reveals:
+        return None
+    event = rng.choice(reveals)
+    seed = f"{rng.getrandbits(256):064x}"
+    forged.set_command(event, lambda body: body.update(seed=seed))
+    event["data"]["seed"] = seed
+    mutant = forged.mutant("seat seed changed", f"seq {event['seq']}", event["seq"])
     return replace(mutant, rules=False)  # the seeds are on the page
 
 
@@ -282,6 +298,7 @@ FORGERIES: list[Callable[[Base, random.Random], Mutant | None]] = [
     invented_win,
     changed_ruling,
     server_seed_changed,
+    seat_seed_changed,
 ]
 
 
