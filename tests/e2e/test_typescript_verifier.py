@@ -3,7 +3,10 @@ alone) agrees with ``playlog verify`` on every file of the mutation corpus it ca
 chain, the commitments, the seeds, the structure; not the rules, which are not on the page.
 
 Agreement: both refuse or both accept; a chain or format finding names the same place in both;
-and where ``playlog verify`` finds nothing the rules decide, both name the same first place.
+and where ``playlog verify`` finds nothing only the rules can (a move; that the game ended
+without disclosing its server seed), both name the same first seq (or
+line), and an access record verify.ts refuses is the one ``playlog verify`` refuses (whose checks
+of the records go further: the game's end, its disputes).
 """
 
 from __future__ import annotations
@@ -45,9 +48,19 @@ def _disagreement(mutant: Mutant, python: export_verify.VerifyReport, typescript
         if found.get(check) != found_ts.get(check):
             ours_at, theirs_at = found.get(check), found_ts.get(check)
             return f"{mutant.name}: {check} at {ours_at} in playlog verify, {theirs_at} in verify.ts"
-    if "replay" not in found and ours[-1] != theirs[-1]:
+    if "replay" in found or found.get("seeds") != found_ts.get("seeds"):
+        return None  # the rules found something (a move, the game's end): not on the page
+    if _first(ours) != _first(theirs):
         return f"{mutant.name}: {ours[-1]!r} against {theirs[-1]!r}"
+    access, access_ts = found.get("access"), found_ts.get("access")
+    if access_ts is not None and access_ts != access:  # the page's own checks of the records
+        return f"{mutant.name}: access at {access} in playlog verify, {access_ts} in verify.ts"
     return None
+
+
+def _first(report: list[str]) -> str:
+    """The first bad seq or line of a report's last line (its access records aside)."""
+    return report[-1].split(", first bad access record")[0]
 
 
 def _run(node: str, script: Path, files: list[Path]) -> dict[str, list[str]]:
