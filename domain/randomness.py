@@ -14,7 +14,7 @@ import hashlib
 import hmac
 import random
 import uuid
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -70,10 +70,11 @@ class Draws:
     """The stream of the command decided at ``version``, read front to back by each draw.
 
     ``key`` None: the server seed is not known (a running game verified offline); any draw
-    raises ``SeedUnavailable``.
+    raises ``SeedUnavailable``. A callable key is derived at the first draw only: most commands
+    draw nothing, and the command path need not pay for the HMAC.
     """
 
-    def __init__(self, key: bytes | None, version: int) -> None:
+    def __init__(self, key: bytes | Callable[[], bytes] | None, version: int) -> None:
         self._key = key
         self._prefix = _DRAWS + version.to_bytes(8, "big")
         self._block = 0
@@ -82,6 +83,8 @@ class Draws:
     def _take(self, count: int) -> bytes:
         if self._key is None:
             raise SeedUnavailable("the server seed is not disclosed yet")
+        if callable(self._key):
+            self._key = self._key()
         while len(self._buffer) < count:
             block = hmac.digest(self._key, self._prefix + self._block.to_bytes(8, "big"), "sha256")
             self._buffer += block

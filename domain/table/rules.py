@@ -85,7 +85,11 @@ def join(table: Table, command: JoinSeat) -> list[Any]:
         )
     return [
         SeatJoined(
-            seat=free[0], name=name, occupancy=command.occupancy, player=command.player, seed_commitment=committed
+            seat=free[0],
+            name=name,
+            occupancy=command.occupancy,
+            player=command.player,
+            seed_commitment=committed,
         )
     ]
 

@@ -32,7 +32,7 @@ def draws(table: Table, game_id: uuid.UUID, server_seed: bytes | None) -> Random
         return None
     if server_seed is None:
         return Draws(None, table.version)
-    return Draws(randomness.key(server_seed, game_id, seat_seeds(table)), table.version)
+    return Draws(lambda: randomness.key(server_seed, game_id, seat_seeds(table)), table.version)
 
 
 def context(table: Table, rng: Randomness, now: float, server_seed: bytes | None) -> Context:

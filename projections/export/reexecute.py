@@ -124,7 +124,11 @@ def reexecute(export: ExportFile, server_seed: bytes | None = None) -> Replayed:
     result.table = fold.table
     result.seeds = _seed_findings(fold.table, disclosed, result.finding)
     committed = fold.table.seed_commitment if fold.table is not None else None
-    if server_seed is not None and committed is not None and randomness.server_commitment(server_seed) != committed:
+    if (
+        server_seed is not None
+        and committed is not None
+        and randomness.server_commitment(server_seed) != committed
+    ):
         result.seeds.append(Finding("seeds", 1, "the server's seed does not match its commitment"))
     return result
 

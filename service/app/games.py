@@ -312,7 +312,9 @@ class GameService:
                     return earlier or Executed(table=table, events=[], stored=[])
                 recorded = commands.record(command, ctx.now, len(events))
                 try:
-                    return await self._append(game_id, table, events, command_id, fingerprint, actor, recorded)
+                    return await self._append(
+                        game_id, table, events, command_id, fingerprint, actor, recorded
+                    )
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
                 except InvalidExpectedSeq as exc:
@@ -437,7 +439,9 @@ class GameService:
             await self.load(game_id, cached_ok=True)  # a key sent for no game binds to none
             await self.bind_key(caller, key, game_id)
         keys = keyed(key, caller, "joinGame", (game_id,), body)
-        command = JoinSeat(name=name, occupancy=uuid.uuid4().hex, player=player, seed_commitment=seed_commitment)
+        command = JoinSeat(
+            name=name, occupancy=uuid.uuid4().hex, player=player, seed_commitment=seed_commitment
+        )
         done = await self.execute(game_id, command, "lobby", **_ids(keys))
         answer, joined = await self._answered(game_id, done)
         assert isinstance(joined, SeatJoined)

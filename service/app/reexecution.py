@@ -35,7 +35,9 @@ class Verified(ChainReport, frozen=True, kw_only=True):
     server_seed: str | None = None
 
 
-async def verified(games: GameService, game_id: uuid.UUID, chain: ChainReport, *, moderator: bool) -> Verified:
+async def verified(
+    games: GameService, game_id: uuid.UUID, chain: ChainReport, *, moderator: bool
+) -> Verified:
     lines = [
         line async for line in portable.export_lines(games.store.db, game_id, now=time.time(), access=False)
     ]

@@ -39,9 +39,8 @@ class Reverified(msgspec.Struct, frozen=True, kw_only=True):
         if self.ok:
             return f"{self.game_id} {self.kind}: ok ({self.level})"
         change = {True: "changes", False: "unchanged", None: "unknown"}[self.outcome_changes]
-        return (
-            f"{self.game_id} {self.kind}: diverges at seq {self.first_bad_seq} ({self.reason}); outcome {change}"
-        )
+        where = f"diverges at seq {self.first_bad_seq} ({self.reason})"
+        return f"{self.game_id} {self.kind}: {where}; outcome {change}"
 
 
 async def game_ids(db: Any) -> list[uuid.UUID]:
@@ -58,7 +57,11 @@ async def reverify(db: Any, game_id: uuid.UUID) -> Reverified:
     if report.level == "re-executed" and not report.ok:
         again = rerun(export, seed)
         was = (export.header.status, export.header.winners)
-        now = (again.status, list(again.outcome.winners) if again and again.outcome else None) if again else None
+        now = (
+            (again.status, list(again.outcome.winners) if again and again.outcome else None)
+            if again
+            else None
+        )
         changes = now != was
     return Reverified(
         game_id=str(game_id),
@@ -71,7 +74,9 @@ async def reverify(db: Any, game_id: uuid.UUID) -> Reverified:
     )
 
 
-async def reverify_all(db: Any, progress: Callable[[int, int], None] | None = None) -> AsyncIterator[Reverified]:
+async def reverify_all(
+    db: Any, progress: Callable[[int, int], None] | None = None
+) -> AsyncIterator[Reverified]:
     """Each stored game's verdict, in game id order; ``progress(done, total)`` after each."""
     ids = await game_ids(db)
     for done, game_id in enumerate(ids, start=1):

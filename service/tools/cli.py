@@ -479,7 +479,9 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
 @main.command("verify")
 @click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--all", "every_game", is_flag=True, help="Re-execute every game of the database instead.")
-@click.option("--verbose", "-v", is_flag=True, help="With --all: a line for every game, not only divergent ones.")
+@click.option(
+    "--verbose", "-v", is_flag=True, help="With --all: a line for every game, not only divergent ones."
+)
 def verify_file(file: Path | None, every_game: bool, verbose: bool) -> None:
     """Check an exported game with no server and no database (chain, shuffles, re-execution,
     seeds), or with --all every game of the database under the running code."""

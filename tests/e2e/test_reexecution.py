@@ -44,12 +44,16 @@ async def _exported(
 
 
 @pytest.fixture
-async def kittens(api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]) -> list[str]:
+async def kittens(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> list[str]:
     return await _exported(api, http, moderator, "exploding_kittens", {"players": 3, "reaction_window": 0})
 
 
 @pytest.fixture
-async def risk_cat(api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]) -> list[str]:
+async def risk_cat(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> list[str]:
     return await _exported(api, http, moderator, "a_risk_cat", {"players": 3, "mode": "full"})
 
 
@@ -81,10 +85,14 @@ def _is_play(event: dict[str, Any], command: str) -> bool:
 
 
 def _occupancy(forged: Forged, seat: int) -> str:
-    return str(forged.first(lambda e: e["type"] == "lobby.joined" and e["data"]["seat"] == seat)["data"]["occupancy"])
+    return str(
+        forged.first(lambda e: e["type"] == "lobby.joined" and e["data"]["seat"] == seat)["data"]["occupancy"]
+    )
 
 
-async def test_an_honest_game_is_re_executed_command_by_command(kittens: list[str], risk_cat: list[str]) -> None:
+async def test_an_honest_game_is_re_executed_command_by_command(
+    kittens: list[str], risk_cat: list[str]
+) -> None:
     for lines in (kittens, risk_cat):
         report = export_verify.verify_lines(lines)
         assert report.ok, report.lines()
@@ -193,7 +201,7 @@ async def test_a_win_appended_to_a_running_game_is_refused(kittens: list[str]) -
     win["metadata"]["command"]["events"] = 1
     win["metadata"]["command"]["body"]["seat"] = won["data"].get("seat", 0)
     forged.insert_after(cut, [win])
-    forged.header.update(status="finished", winners=won["data"]["winners"] if "winners" in won["data"] else None)
+    forged.header.update(status="finished", winners=won["data"].get("winners"))
     _refused(forged.lines(), cut + 1)
 
 
@@ -234,7 +242,9 @@ async def test_a_server_seed_changed_after_its_commitment_is_caught(kittens: lis
 async def test_the_audit_re_executes_a_running_game_with_the_servers_seed(
     api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
 ) -> None:
-    created = await api.create_game("exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=0)
+    created = await api.create_game(
+        "exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=0
+    )
     seats = [await api.join(created.game_id, f"p{n}") for n in range(2)]
     await api.start(created.game_id, created.host_token)
     view = await api.view(created.game_id, 0, seats[0].token)
@@ -247,7 +257,11 @@ async def test_the_audit_re_executes_a_running_game_with_the_servers_seed(
     assert response.status_code == 200, response.text
     report = response.json()
     assert report["ok"] and report["level"] == "re-executed" and report["commands"] == 5
-    log = (await http.get(f"/games/{created.game_id}/audit/log", params={"reason": "incident"}, headers=moderator)).json()
+    log = (
+        await http.get(
+            f"/games/{created.game_id}/audit/log", params={"reason": "incident"}, headers=moderator
+        )
+    ).json()
     committed = log[0]["data"]["seed_commitment"]
     assert randomness.server_commitment(bytes.fromhex(report["server_seed"])) == committed
 
@@ -255,7 +269,9 @@ async def test_the_audit_re_executes_a_running_game_with_the_servers_seed(
 async def test_seats_commit_and_reveal_their_seeds_over_http_and_the_deal_re_executes(
     api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
 ) -> None:
-    created = await api.create_game("exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=0)
+    created = await api.create_game(
+        "exploding_kittens", {"players": 2, "reaction_window": 0}, spectator_delay=0
+    )
     mine = [secrets.token_bytes(32) for _ in range(2)]
     tokens = []
     for n, seed in enumerate(mine):
@@ -269,14 +285,22 @@ async def test_seats_commit_and_reveal_their_seeds_over_http_and_the_deal_re_exe
     wrong = await http.post(path, json={"seed": mine[1].hex()}, headers=tokens[0])
     assert (wrong.status_code, wrong.json()["code"]) == (422, "seed_mismatch")
     for n, seed in enumerate(mine):
-        revealed = await http.post(f"/games/{created.game_id}/seats/{n}/seed", json={"seed": seed.hex()}, headers=tokens[n])
+        revealed = await http.post(
+            f"/games/{created.game_id}/seats/{n}/seed", json={"seed": seed.hex()}, headers=tokens[n]
+        )
         assert revealed.status_code == 200, revealed.text
     left = await http.delete(f"/games/{created.game_id}/seats/1", headers=tokens[1])
     assert (left.status_code, left.json()["code"]) == (409, "seeds_revealed")
     await api.start(created.game_id, created.host_token)
     report = (
-        await http.get(f"/games/{created.game_id}/audit/verify", params={"reason": "incident"}, headers=moderator)
+        await http.get(
+            f"/games/{created.game_id}/audit/verify", params={"reason": "incident"}, headers=moderator
+        )
     ).json()
     assert report["ok"] and report["level"] == "re-executed", report
-    log = (await http.get(f"/games/{created.game_id}/audit/log", params={"reason": "incident"}, headers=moderator)).json()
+    log = (
+        await http.get(
+            f"/games/{created.game_id}/audit/log", params={"reason": "incident"}, headers=moderator
+        )
+    ).json()
     assert [e["data"]["seed"] for e in log if e["type"] == "lobby.seed_revealed"] == [s.hex() for s in mine]

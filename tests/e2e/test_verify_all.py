@@ -64,7 +64,9 @@ async def _first_combo(database_url: str, game_id: uuid.UUID) -> int | None:
 async def _verdicts(database_url: str) -> dict[str, tuple[bool, int | None, bool | None, str]]:
     conn = await asyncpg.connect(database_url)
     try:
-        return {v.game_id: (v.ok, v.first_bad_seq, v.outcome_changes, v.level) async for v in reverify_all(conn)}
+        return {
+            v.game_id: (v.ok, v.first_bad_seq, v.outcome_changes, v.level) async for v in reverify_all(conn)
+        }
     finally:
         await conn.close()
 
@@ -106,4 +108,7 @@ async def test_a_deliberate_rule_change_is_reported_for_exactly_the_games_it_aff
     result = await asyncio.to_thread(CliRunner().invoke, main, ["verify", "--all"])
     assert result.exit_code == 1
     for game, seq in affected.items():
-        assert f"{game} exploding_kittens: diverges at seq {seq} (Combos are no longer allowed.)" in result.output
+        assert (
+            f"{game} exploding_kittens: diverges at seq {seq} (Combos are no longer allowed.)"
+            in result.output
+        )

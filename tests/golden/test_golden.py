@@ -46,6 +46,8 @@ def test_a_recorded_game_replays_to_the_same_states_views_and_outcome(name: str)
     export = load_export(name)
     report = export_verify.verify(export)
     assert report.ok, report.lines()
+    # Recorded before commands were: checked at the replay level, and said so.
+    assert report.level == "replayed" and "level:       replayed (no recorded commands)" in report.lines()
     expected = load_expected(name)
     actual = msgspec.json.decode(msgspec.json.encode(expectations(export)))
     digests = expected["digests"]

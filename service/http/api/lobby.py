@@ -80,7 +80,7 @@ class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         str | None,
         msgspec.Meta(
             description=(
-                "hex(SHA-256(\"playlog/seat-seed/v1\" 0x00 seed)) of a 32-byte seed this seat"
+                'hex(SHA-256("playlog/seat-seed/v1" 0x00 seed)) of a 32-byte seed this seat'
                 " contributes to the game's randomness, revealed once every seat is taken"
                 " (revealSeed; docs/export-format.md). 64 lower-case hex digits, or null."
             )
@@ -89,7 +89,9 @@ class JoinSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class SeedReveal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    seed: Annotated[str, msgspec.Meta(description="The 32-byte seed committed at the join, as 64 lower-case hex digits.")]
+    seed: Annotated[
+        str, msgspec.Meta(description="The 32-byte seed committed at the join, as 64 lower-case hex digits.")
+    ]
 
 
 class SeatOut(msgspec.Struct, frozen=True):

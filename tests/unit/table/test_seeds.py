@@ -65,11 +65,16 @@ def test_the_stream_is_hmac_of_the_key_the_version_and_the_block() -> None:
     key = randomness.key(SERVER, GAME, [None, BOB_SEED])
     message = b"playlog/key/v1\x00" + GAME.bytes + b"\x00" + b"\x01" + BOB_SEED
     assert key == hmac.digest(SERVER, message, "sha256")
-    block = hmac.digest(key, b"playlog/draws/v1\x00" + (7).to_bytes(8, "big") + (0).to_bytes(8, "big"), "sha256")
+    block = hmac.digest(
+        key, b"playlog/draws/v1\x00" + (7).to_bytes(8, "big") + (0).to_bytes(8, "big"), "sha256"
+    )
     draws = Draws(key, 7)
     assert draws.getrandbits(128) == int.from_bytes(block[:16], "big")
     assert draws.getrandbits(12) == int.from_bytes(block[16:18], "big") >> 4
-    assert randomness.server_commitment(SERVER) == hashlib.sha256(b"playlog/server-seed/v1\x00" + SERVER).hexdigest()
+    assert (
+        randomness.server_commitment(SERVER)
+        == hashlib.sha256(b"playlog/server-seed/v1\x00" + SERVER).hexdigest()
+    )
 
 
 def test_below_is_uniform_by_rejection_and_a_shuffle_is_fisher_yates() -> None:
@@ -87,14 +92,18 @@ def test_a_generator_without_the_server_seed_refuses_to_draw() -> None:
 
 
 def test_a_seats_contributed_seed_changes_the_deal() -> None:
-    without = deal(created(), joined(0, ALICE_SEED), joined(1, None), SeedRevealed(seat=0, seed=ALICE_SEED.hex()))
+    without = deal(
+        created(), joined(0, ALICE_SEED), joined(1, None), SeedRevealed(seat=0, seed=ALICE_SEED.hex())
+    )
     other = bytes([9]) * 32
     changed = deal(created(), joined(0, other), joined(1, None), SeedRevealed(seat=0, seed=other.hex()))
     unrevealed = deal(created(), joined(0, ALICE_SEED), joined(1, None))
     assert without.hands != changed.hands or without.commitment != changed.commitment
     assert without.commitment != unrevealed.commitment
     # The same seeds give the same deal: a verifier re-derives it.
-    again = deal(created(), joined(0, ALICE_SEED), joined(1, None), SeedRevealed(seat=0, seed=ALICE_SEED.hex()))
+    again = deal(
+        created(), joined(0, ALICE_SEED), joined(1, None), SeedRevealed(seat=0, seed=ALICE_SEED.hex())
+    )
     assert again == without
 
 
@@ -110,11 +119,15 @@ def test_a_seat_reveals_its_seed_only_once_every_seat_is_taken_and_only_the_comm
     with pytest.raises(TableRefusal) as none:
         decide(full, RevealSeed(seat=1, seed=BOB_SEED.hex()))
     assert none.value.code == "no_seed_commitment"
-    assert decide(full, RevealSeed(seat=0, seed=ALICE_SEED.hex())) == [SeedRevealed(seat=0, seed=ALICE_SEED.hex())]
+    assert decide(full, RevealSeed(seat=0, seed=ALICE_SEED.hex())) == [
+        SeedRevealed(seat=0, seed=ALICE_SEED.hex())
+    ]
 
 
 def test_nobody_leaves_the_lobby_once_a_seed_is_revealed() -> None:
-    revealed = given(created(), joined(0, ALICE_SEED), joined(1, None), SeedRevealed(seat=0, seed=ALICE_SEED.hex()))
+    revealed = given(
+        created(), joined(0, ALICE_SEED), joined(1, None), SeedRevealed(seat=0, seed=ALICE_SEED.hex())
+    )
     with pytest.raises(TableRefusal) as caught:
         decide(revealed, LeaveSeat(seat=1))
     assert caught.value.code == "seeds_revealed"
