@@ -88,7 +88,13 @@ class Base:
         return bool(events) and "command" in events[0].record["metadata"]
 
     def widened(self, mutant: Mutant) -> Mutant:
-        """``mutant`` with the opener of every seq it may be named by also allowed."""
+        """``mutant`` with the opener of every seq it may be named by also allowed, and, where
+        the server seed's disclosure is damaged, the end it follows (a game that ended without
+        disclosing its seed is named where it ended)."""
         seqs = [int(w.removeprefix("seq ")) for w in mutant.where if w.startswith("seq ")]
         openers = {f"seq {self.openers[s]}" for s in seqs if s in self.openers}
-        return replace(mutant, where=mutant.where | openers)
+        disclosed = [
+            line.record["seq"] for line in self.of("event") if line.record["type"] == "lobby.seed_disclosed"
+        ]
+        ends = {f"seq {s - 1}" for s in seqs if s in disclosed}
+        return replace(mutant, where=mutant.where | openers | ends)
