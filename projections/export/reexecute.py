@@ -92,9 +92,15 @@ def reexecute(export: ExportFile, server_seed: bytes | None = None) -> Replayed:
     ``server_seed``: the game's seed as the server holds it (a moderator's or the operator's
     check of a running game); otherwise the one the log discloses, if any."""
     if not recorded(export):
-        return replay(export)
+        replayed = replay(export)
+        if replayed.finding is None and replayed.table is not None and replayed.table.seed_commitment:
+            # Seeds came with recorded commands: stripping them would downgrade the check.
+            reason = "a game with a committed server seed records its commands; this log has none"
+            replayed.finding = Finding("replay", 1, reason)
+        return replayed
     game_id = uuid.UUID(export.header.game_id)
     disclosed = _disclosed(export)
+    held = server_seed  # the server's own, when the caller holds it
     if server_seed is None and disclosed is not None:
         server_seed = disclosed[1]
     fold = _Fold()
@@ -124,11 +130,7 @@ def reexecute(export: ExportFile, server_seed: bytes | None = None) -> Replayed:
     result.table = fold.table
     result.seeds = _seed_findings(fold.table, disclosed, result.finding)
     committed = fold.table.seed_commitment if fold.table is not None else None
-    if (
-        server_seed is not None
-        and committed is not None
-        and randomness.server_commitment(server_seed) != committed
-    ):
+    if held is not None and committed is not None and randomness.server_commitment(held) != committed:
         result.seeds.append(Finding("seeds", 1, "the server's seed does not match its commitment"))
     return result
 
@@ -194,7 +196,8 @@ def _decide(
     for index in range(max(len(produced), len(group))):
         if index >= len(group):
             tag = tables.event_tag(produced[index])
-            return produced, Finding("replay", group[-1].seq, f"the rules produce a further {tag} here")
+            # Named where it is missing: the seq after the group's last.
+            return produced, Finding("replay", group[-1].seq + 1, f"the rules produce a further {tag} here")
         event = group[index]
         if index >= len(produced):
             return produced, Finding("replay", event.seq, "an event the rules do not produce here")
