@@ -20,9 +20,11 @@ record's hash is ``sha256(prev_hash || canonical text of the record)``, what
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -40,12 +42,11 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class ExportError(Exception):
-    """A file that cannot be read as an export, or a game that cannot be imported."""
+    """``line``: the file's line it names (1-based), when it is about one line."""
 
-    def __init__(self, message: str, seq: int | None = None, line: int = 1) -> None:
+    def __init__(self, message: str, line: int | None = None) -> None:
         super().__init__(message)
-        self.seq = seq
-        self.line = line  # the 1-based line of the file that cannot be read
+        self.line = line
 
 
 # -- the canonical text ----------------------------------------------------------------------
@@ -82,9 +83,16 @@ def canonical(value: Any) -> str:
     raise TypeError(f"Not a JSON value: {type(value).__name__}")
 
 
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a key is repeated")
+    return out
+
+
 def parse(text: str | bytes) -> Any:
-    """JSON with every fractional number kept exactly as written."""
-    return json.loads(text, parse_float=Decimal)
+    """JSON with every fractional number kept exactly as written; a repeated key is refused."""
+    return json.loads(text, parse_float=Decimal, object_pairs_hook=_unique)
 
 
 def event_digest(
@@ -224,110 +232,184 @@ def schema_versions(kind: str) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
-def _hex(value: Any, what: str, seq: int | None) -> bytes:
+_HEX = re.compile(r"[0-9a-f]{64}")
+_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+class _Malformed(ValueError):
+    """A field of a line that does not have the documented type."""
+
+
+def _hex(value: Any, what: str) -> bytes:
+    if not isinstance(value, str) or not _HEX.fullmatch(value):
+        raise _Malformed(f"{what} is not 64 lower-case hex digits")
+    return bytes.fromhex(value)
+
+
+def _integer(value: Any, what: str) -> int:
+    if type(value) is not int:
+        raise _Malformed(f"{what} is not an integer")
+    return value
+
+
+def _string(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise _Malformed(f"{what} is not a string")
+    return value
+
+
+def _optional(value: Any, what: str) -> str | None:
+    return None if value is None else _string(value, what)
+
+
+def _decimal(value: Any, what: str) -> Decimal:
+    if not isinstance(value, str) or not _DECIMAL.fullmatch(value):
+        raise _Malformed(f"{what} is not a decimal number in a string")
+    return Decimal(value)
+
+
+def _header(record: dict[str, Any], number: int) -> ExportFile:
+    if record.get("record") != "header" or record.get("format") != FORMAT:
+        raise ExportError(f"line {number} is not a playlog export header", number)
+    if record.get("format_version") != FORMAT_VERSION:
+        raise ExportError(f"line {number}: unknown format_version {record.get('format_version')}", number)
+    if not isinstance(record.get("game_id"), str) or not _UUID.fullmatch(record["game_id"]):
+        raise ExportError(f"line {number}: malformed header: game_id is not a lower-case UUID", number)
     try:
-        raw = bytes.fromhex(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} is not hex") from None
-    if len(raw) != 32:
-        raise ValueError(f"{what} is not 32 bytes")
-    return raw
+        return ExportFile(msgspec.convert(_floats(record), Header))
+    except msgspec.ValidationError as exc:
+        raise ExportError(f"line {number}: malformed header: {exc}", number) from None
+
+
+def _event(record: dict[str, Any]) -> EventRecord:
+    return EventRecord(
+        seq=_integer(record["seq"], "seq"),
+        type=_string(record["type"], "type"),
+        schema_version=_integer(record["schema_version"], "schema_version"),
+        recorded_at=_decimal(record["recorded_at"], "recorded_at"),
+        prev_hash=_hex(record["prev_hash"], "prev_hash"),
+        hash=_hex(record["hash"], "hash"),
+        data=record["data"],
+        metadata=record["metadata"],
+    )
+
+
+def _shuffle(record: dict[str, Any]) -> ShuffleRecord:
+    order = record["order"]
+    if not isinstance(order, list):
+        raise _Malformed("order is not an array")
+    return ShuffleRecord(
+        seq=_integer(record["seq"], "seq"),
+        type=_string(record["type"], "type"),
+        commitment=_string(record["commitment"], "commitment"),
+        salt=_string(record["salt"], "salt"),
+        order=order,
+    )
+
+
+def _access_line(record: dict[str, Any]) -> AccessLine:
+    return AccessLine(
+        n=_integer(record["n"], "n"),
+        at=_decimal(record["at"], "at"),
+        moderator=_string(record["moderator"], "moderator"),
+        operation=_string(record["operation"], "operation"),
+        seq_from=_integer(record["seq_from"], "seq_from"),
+        seq_to=_integer(record["seq_to"], "seq_to"),
+        reason=_string(record["reason"], "reason"),
+        dispute_id=_optional(record["dispute_id"], "dispute_id"),
+        note=_optional(record["note"], "note"),
+        prev_hash=_hex(record["prev_hash"], "prev_hash"),
+        hash=_hex(record["hash"], "hash"),
+    )
+
+
+def _receipt_keys(record: dict[str, Any]) -> dict[str, str]:
+    keys = record["keys"]
+    if not isinstance(keys, dict):
+        raise _Malformed("keys is not an object")
+    return {_string(k, "a key id"): _string(v, "a key") for k, v in keys.items()}
+
+
+def _proof(record: dict[str, Any]) -> ProofRecord:
+    hashes = record["proof"]
+    if not isinstance(hashes, list):
+        raise _Malformed("proof is not an array")
+    try:
+        proof = [base64.b64decode(_string(h, "a proof hash"), validate=True) for h in hashes]
+    except binascii.Error:
+        raise _Malformed("a proof hash is not base64") from None
+    return ProofRecord(
+        index=_integer(record["index"], "index"),
+        seq=_integer(record["seq"], "seq"),
+        head=_hex(record["head"], "head"),
+        proof=proof,
+    )
+
+
+def _checkpoint(record: dict[str, Any]) -> CheckpointRecord:
+    keys = record["log_keys"]
+    if not isinstance(keys, list):
+        raise _Malformed("log_keys is not an array")
+    return CheckpointRecord(
+        note=_string(record["note"], "note"), log_keys=[_string(k, "a log key") for k in keys]
+    )
+
+
+_Line = EventRecord | ShuffleRecord | AccessLine | ProofRecord | CheckpointRecord | dict[str, str]
+_READERS: dict[str, Callable[[dict[str, Any]], _Line]] = {
+    "event": _event,
+    "shuffle": _shuffle,
+    "access": _access_line,
+    "receipt_keys": _receipt_keys,
+    "proof": _proof,
+    "checkpoint": _checkpoint,
+}
 
 
 def read(lines: Iterable[str | bytes]) -> ExportFile:
-    """Parse an export; a malformed line raises ``ExportError`` naming it (or its seq)."""
+    """Parse an export; a malformed line raises ``ExportError`` naming its line number.
+
+    Lines are split at ``\n`` only; a line holding only whitespace is skipped (it still counts).
+    """
     export: ExportFile | None = None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             record = parse(line)
-        except ValueError:
-            raise ExportError(f"line {number} is not JSON", line=number) from None
-        kind = record.get("record") if isinstance(record, dict) else None
-        if number == 1:
-            if kind != "header" or record.get("format") != FORMAT:
-                raise ExportError("line 1 is not a playlog export header")
-            if record.get("format_version") != FORMAT_VERSION:
-                raise ExportError(f"line 1: unknown format_version {record.get('format_version')}")
-            try:
-                export = ExportFile(msgspec.convert(_floats(record), Header))
-            except msgspec.ValidationError as exc:
-                raise ExportError(f"line 1: malformed header: {exc}") from None
+        except ValueError:  # UnicodeDecodeError included
+            raise ExportError(f"line {number} is not JSON", number) from None
+        if not isinstance(record, dict):
+            raise ExportError(f"line {number} is not a JSON object", number)
+        if export is None:
+            export = _header(record, number)
             continue
-        assert export is not None
-        seq = record.get("seq") if isinstance(record, dict) else None
+        kind = record.get("record")
+        reader = _READERS.get(kind) if isinstance(kind, str) else None
+        if reader is None:
+            raise ExportError(f"line {number}: unknown record {kind!r}", number)
         try:
-            if kind == "event":
-                export.events.append(
-                    EventRecord(
-                        seq=int(record["seq"]),
-                        type=str(record["type"]),
-                        schema_version=int(record["schema_version"]),
-                        recorded_at=Decimal(record["recorded_at"]),
-                        prev_hash=_hex(record["prev_hash"], "prev_hash", seq),
-                        hash=_hex(record["hash"], "hash", seq),
-                        data=record["data"],
-                        metadata=record["metadata"],
-                    )
-                )
-            elif kind == "shuffle":
-                export.shuffles.append(
-                    ShuffleRecord(
-                        seq=int(record["seq"]),
-                        type=str(record["type"]),
-                        commitment=str(record["commitment"]),
-                        salt=str(record["salt"]),
-                        order=list(record["order"]),
-                    )
-                )
-            elif kind == "access":
-                export.access.append(_access_line(record))
-            elif kind == "receipt_keys":
-                export.receipt_keys = {str(k): str(v) for k, v in record["keys"].items()}
-            elif kind == "proof":
-                export.proofs.append(
-                    ProofRecord(
-                        index=int(record["index"]),
-                        seq=int(record["seq"]),
-                        head=_hex(record["head"], "head", seq),
-                        proof=[base64.b64decode(p, validate=True) for p in record["proof"]],
-                    )
-                )
-            elif kind == "checkpoint":
-                keys = [str(k) for k in record["log_keys"]]
-                export.checkpoint = CheckpointRecord(note=str(record["note"]), log_keys=keys)
-            else:
-                raise ExportError(f"line {number}: unknown record {kind!r}", line=number)
-        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
-            bad = seq if isinstance(seq, int) else None
-            raise ExportError(
-                f"line {number} (seq {seq}): malformed {kind} record: {exc}", bad, number
-            ) from None
+            parsed = reader(record)
+        except KeyError as exc:
+            raise ExportError(f"line {number}: malformed {kind} record: no {exc}", number) from None
+        except _Malformed as exc:
+            raise ExportError(f"line {number}: malformed {kind} record: {exc}", number) from None
+        if isinstance(parsed, EventRecord):
+            export.events.append(parsed)
+        elif isinstance(parsed, ShuffleRecord):
+            export.shuffles.append(parsed)
+        elif isinstance(parsed, AccessLine):
+            export.access.append(parsed)
+        elif isinstance(parsed, ProofRecord):
+            export.proofs.append(parsed)
+        elif isinstance(parsed, CheckpointRecord):
+            export.checkpoint = parsed
+        else:
+            export.receipt_keys = parsed
     if export is None:
-        raise ExportError("the file is empty")
+        raise ExportError("the file is empty", 1)
     return export
-
-
-def _optional(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _access_line(record: dict[str, Any]) -> AccessLine:
-    n = record["n"]
-    return AccessLine(
-        n=int(n),
-        at=Decimal(record["at"]),
-        moderator=str(record["moderator"]),
-        operation=str(record["operation"]),
-        seq_from=int(record["seq_from"]),
-        seq_to=int(record["seq_to"]),
-        reason=str(record["reason"]),
-        dispute_id=_optional(record["dispute_id"]),
-        note=_optional(record["note"]),
-        prev_hash=_hex(record["prev_hash"], f"access {n} prev_hash", None),
-        hash=_hex(record["hash"], f"access {n} hash", None),
-    )
 
 
 def _floats(value: Any) -> Any:

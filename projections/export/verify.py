@@ -31,6 +31,7 @@ from projections.export.format import (
     AccessLine,
     ExportError,
     ExportFile,
+    ShuffleRecord,
     access_digest,
     event_digest,
     read,
@@ -193,13 +194,17 @@ def check_outcome(export: ExportFile, replayed: Replayed) -> Finding | None:
 
 def check_shuffles(export: ExportFile, replayed: Replayed) -> Finding | None:
     findings: list[Finding] = []
-    revealed = {s.seq: s for s in export.shuffles}
+    revealed: dict[int, ShuffleRecord] = {}
+    for line in export.shuffles:
+        if revealed.setdefault(line.seq, line) is not line:
+            findings.append(Finding("shuffles", line.seq, "a second reveal of one commitment"))
+    types = {event.seq: event.type for event in export.events}
     for seq, (committed, salt) in replayed.commitments.items():
         shuffle = revealed.get(seq)
         if shuffle is None:
             findings.append(Finding("shuffles", seq, "a commitment without its reveal"))
-        elif shuffle.commitment != committed or shuffle.salt != salt:
-            reason = "the reveal's commitment or salt differs from the event's"
+        elif shuffle.type != types[seq] or shuffle.commitment != committed or shuffle.salt != salt:
+            reason = "the reveal's type, commitment or salt differs from the event's"
             findings.append(Finding("shuffles", seq, reason))
         elif not commitment.verify(shuffle.order, shuffle.salt, shuffle.commitment):
             findings.append(Finding("shuffles", seq, "the revealed order does not match its commitment"))
@@ -340,6 +345,6 @@ def verify_lines(
             shuffles_ok=False,
             replay_ok=False,
             winners=None,
-            findings=[Finding("format", exc.line, str(exc))],
+            findings=[Finding("format", exc.line or 1, str(exc))],
         )
     return verify(export, trust=trust, receipts=receipts)

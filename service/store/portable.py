@@ -32,14 +32,11 @@ from projections.replay import plain
 from projections.table import Table
 
 
-def open_lines(path: Path) -> Iterator[str]:
-    """The lines of an export file (``.gz``: gzip-compressed)."""
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            yield from fh
-    else:
-        with path.open(encoding="utf-8") as fh:
-            yield from fh
+def open_lines(path: Path) -> Iterator[bytes]:
+    """The lines of an export file (``.gz``: gzip-compressed), split at ``\\n`` only and
+    decoded by the reader (so a line that is not UTF-8 is named by its number)."""
+    with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as fh:
+        yield from fh
 
 
 _EXPORT_QUERY = (

@@ -1,0 +1,204 @@
+// Reading an export's lines as docs/export-format.md ("Reading a line, exactly") says: anything
+// malformed is a FormatError naming its line.
+import { isLosslessNumber, parse } from "lossless-json";
+import type { Json, JsonObject } from "./canonical.js";
+
+class Malformed extends Error {}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HEX = /^[0-9a-f]{64}$/;
+const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
+
+export interface EventLine {
+  line: number;
+  seq: number;
+  type: string;
+  schemaVersion: number;
+  recordedAt: string;
+  prevHash: string;
+  hash: string;
+  data: Json;
+  metadata: Json;
+}
+
+export interface ShuffleLine {
+  seq: number;
+  type: string;
+  commitment: string;
+  salt: string;
+  order: Json[];
+}
+
+interface AccessLine {
+  fields: JsonObject;
+  n: number;
+  at: string;
+  reason: string;
+  seqFrom: number;
+  seqTo: number;
+  prevHash: string;
+  hash: string;
+}
+
+export interface ExportFile {
+  header: JsonObject;
+  events: EventLine[];
+  shuffles: ShuffleLine[];
+  access: AccessLine[];
+}
+
+function field(record: JsonObject, name: string): Json {
+  if (!(name in record)) throw new Malformed(`no '${name}'`);
+  return record[name] ?? null;
+}
+
+function integer(record: JsonObject, name: string): number {
+  const value = field(record, name);
+  if (!isLosslessNumber(value) || !/^-?[0-9]+$/.test(value.value)) throw new Malformed(`${name} is not an integer`);
+  return Number(value.value);
+}
+
+function string(record: JsonObject, name: string): string {
+  const value = field(record, name);
+  if (typeof value !== "string") throw new Malformed(`${name} is not a string`);
+  return value;
+}
+
+function optionalString(record: JsonObject, name: string): void {
+  const value = field(record, name);
+  if (value !== null && typeof value !== "string") throw new Malformed(`${name} is not a string`);
+}
+
+function hex(record: JsonObject, name: string): string {
+  const value = field(record, name);
+  if (typeof value !== "string" || !HEX.test(value)) throw new Malformed(`${name} is not 64 lower-case hex digits`);
+  return value;
+}
+
+function decimal(record: JsonObject, name: string): string {
+  const value = field(record, name);
+  if (typeof value !== "string" || !DECIMAL.test(value)) throw new Malformed(`${name} is not a decimal number in a string`);
+  return value;
+}
+
+function readHeader(record: JsonObject, line: number): JsonObject {
+  if (record.record !== "header" || record.format !== "playlog-export") {
+    throw new FormatError(line, `line ${line} is not a playlog export header`);
+  }
+  const version = record.format_version;
+  if (!isLosslessNumber(version) || version.value !== "1") {
+    throw new FormatError(line, `line ${line}: unknown format_version ${isLosslessNumber(version) ? version.value : String(version)}`);
+  }
+  for (const name of ["game_id", "kind", "last_hash", "status"]) string(record, name);
+  if (!UUID.test(record.game_id as string)) throw new Malformed("game_id is not a lower-case UUID");
+  for (const name of ["events", "rules_version"]) integer(record, name);
+  for (const name of ["options", "schema_versions"]) {
+    const value = field(record, name);
+    if (value === null || typeof value !== "object" || Array.isArray(value) || isLosslessNumber(value)) {
+      throw new Malformed(`${name} is not an object`);
+    }
+  }
+  if (typeof field(record, "public") !== "boolean") throw new Malformed("public is not a boolean");
+  for (const name of ["spectator_delay", "exported_at"]) {
+    if (!isLosslessNumber(field(record, name))) throw new Malformed(`${name} is not a number`);
+  }
+  for (const name of ["winners", "scores"]) {
+    const value = field(record, name);
+    if (value !== null && !Array.isArray(value)) throw new Malformed(`${name} is not an array`);
+  }
+  return record;
+}
+
+/** A format finding thrown while reading: the line it names. */
+export class FormatError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function read(text: Buffer): ExportFile {
+  const lines = text.toString("latin1").split("\n"); // bytes; each line decoded on its own
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let file: ExportFile | undefined;
+  for (const [index, raw] of lines.entries()) {
+    const line = index + 1;
+    if (/^[ \t\r\n\v\f]*$/.test(raw)) continue;
+    let record: Json;
+    try {
+      record = parse(decoder.decode(Buffer.from(raw, "latin1"))) as Json;
+    } catch {
+      throw new FormatError(line, `line ${line} is not JSON`);
+    }
+    if (record === null || typeof record !== "object" || Array.isArray(record) || isLosslessNumber(record)) {
+      throw new FormatError(line, `line ${line} is not a JSON object`);
+    }
+    const object = record as JsonObject;
+    if (file === undefined) {
+      try {
+        file = { header: readHeader(object, line), events: [], shuffles: [], access: [] };
+      } catch (error) {
+        if (error instanceof Malformed) throw new FormatError(line, `line ${line}: malformed header: ${error.message}`);
+        throw error;
+      }
+      continue;
+    }
+    const kind = object.record;
+    try {
+      if (kind === "event") file.events.push(readEvent(object, line));
+      else if (kind === "shuffle") file.shuffles.push(readShuffle(object));
+      else if (kind === "access") file.access.push(readAccess(object));
+      // The proofs (docs/export-format.md, "Proofs"): checked by `playlog verify --trust`, not here.
+      else if (kind === "receipt_keys" || kind === "proof" || kind === "checkpoint") continue;
+      else throw new FormatError(line, `line ${line}: unknown record ${JSON.stringify(kind ?? null)}`);
+    } catch (error) {
+      if (error instanceof Malformed) throw new FormatError(line, `line ${line}: malformed ${String(kind)} record: ${error.message}`);
+      throw error;
+    }
+  }
+  if (file === undefined) throw new FormatError(1, "the file is empty");
+  return file;
+}
+
+function readEvent(record: JsonObject, line: number): EventLine {
+  return {
+    line,
+    seq: integer(record, "seq"),
+    type: string(record, "type"),
+    schemaVersion: integer(record, "schema_version"),
+    recordedAt: decimal(record, "recorded_at"),
+    prevHash: hex(record, "prev_hash"),
+    hash: hex(record, "hash"),
+    data: field(record, "data"),
+    metadata: field(record, "metadata"),
+  };
+}
+
+function readShuffle(record: JsonObject): ShuffleLine {
+  const order = field(record, "order");
+  if (!Array.isArray(order)) throw new Malformed("order is not an array");
+  return {
+    seq: integer(record, "seq"),
+    type: string(record, "type"),
+    commitment: string(record, "commitment"),
+    salt: string(record, "salt"),
+    order,
+  };
+}
+
+function readAccess(record: JsonObject): AccessLine {
+  for (const name of ["moderator", "operation"]) string(record, name);
+  for (const name of ["dispute_id", "note"]) optionalString(record, name);
+  return {
+    fields: record,
+    n: integer(record, "n"),
+    at: decimal(record, "at"),
+    reason: string(record, "reason"),
+    seqFrom: integer(record, "seq_from"),
+    seqTo: integer(record, "seq_to"),
+    prevHash: hex(record, "prev_hash"),
+    hash: hex(record, "hash"),
+  };
+}
