@@ -2,7 +2,8 @@
 
 The document's export answer is ``application/x-ndjson`` with each line an ``ExportLine`` (named
 by ``x-playlog-item-schema``): a union on ``record`` of ``ExportHeader``, ``ExportEvent``,
-``ExportShuffle`` and ``ExportAccess``. The generator reads the body as bytes (its configuration
+``ExportShuffle``, ``ExportAccess`` and, last, the proofs (``ExportReceiptKeys``, ``ExportProof``,
+``ExportCheckpoint``). The generator reads the body as bytes (its configuration
 names the media type, which it does not know); this reads each line into its model. It prints one
 line per record (``record`` and, for an event, its seq and type):
 
@@ -20,14 +21,33 @@ from collections.abc import Iterator
 from drops import dropping, retried
 from playlog_client import AuthenticatedClient
 from playlog_client.api.audit import export_game
-from playlog_client.models import ExportAccess, ExportEvent, ExportHeader, ExportShuffle
+from playlog_client.models import (
+    ExportAccess,
+    ExportCheckpoint,
+    ExportEvent,
+    ExportHeader,
+    ExportProof,
+    ExportReceiptKeys,
+    ExportShuffle,
+)
 
-ExportLine = ExportHeader | ExportEvent | ExportShuffle | ExportAccess
+ExportLine = (
+    ExportHeader
+    | ExportEvent
+    | ExportShuffle
+    | ExportAccess
+    | ExportReceiptKeys
+    | ExportProof
+    | ExportCheckpoint
+)
 RECORDS: dict[str, type[ExportLine]] = {
     "header": ExportHeader,
     "event": ExportEvent,
     "shuffle": ExportShuffle,
     "access": ExportAccess,
+    "receipt_keys": ExportReceiptKeys,
+    "proof": ExportProof,
+    "checkpoint": ExportCheckpoint,
 }
 
 
@@ -54,8 +74,12 @@ def main(argv: list[str] | None = None) -> None:
             print("header", line.events, line.status.value, flush=True)
         elif isinstance(line, ExportEvent):
             print("event", line.seq, line.type_, flush=True)
-        else:
-            print(line.record.value, line.seq if isinstance(line, ExportShuffle) else line.n, flush=True)
+        elif isinstance(line, ExportShuffle | ExportProof):
+            print(line.record.value, line.seq, flush=True)
+        elif isinstance(line, ExportAccess):
+            print(line.record.value, line.n, flush=True)
+        else:  # the proofs' keys and checkpoint (docs/export-format.md, "Proofs")
+            print(line.record.value, "-", flush=True)
 
 
 if __name__ == "__main__":

@@ -31,5 +31,7 @@ for (const text of data.split("\n").filter((line) => line !== "")) {
   if (line.record === "header") console.log("header", line.events, line.status);
   else if (line.record === "event") console.log("event", line.seq, line.type);
   else if (line.record === "shuffle") console.log("shuffle", line.seq);
-  else console.log("access", line.n);
+  else if (line.record === "access") console.log("access", line.n);
+  else if (line.record === "proof") console.log("proof", line.seq);
+  else console.log(line.record, "-"); // the proofs' keys and checkpoint
 }

@@ -72,9 +72,10 @@ async def sequence(database_url: str, settings: Settings) -> int | None:
 
 
 async def rewrite_from(database_url: str, game_id: uuid.UUID, seq: int) -> None:
-    """Change the game from ``seq`` on (a mark in its metadata, which the rules never read) and
+    """Change the game from ``seq`` on (a mark in every event's metadata, which the rules never
+    read, the same on each event of a command so that its group still holds together) and
     recompute every hash after it, the append-only trigger disabled: the file still agrees with
-    itself and replays."""
+    itself and re-executes."""
     conn = await asyncpg.connect(database_url)
     try:
         async with conn.transaction():
@@ -84,9 +85,7 @@ async def rewrite_from(database_url: str, game_id: uuid.UUID, seq: int) -> None:
             )
             prev = bytes(rows[0]["prev_hash"])
             for row in rows:
-                metadata = row["metadata"]
-                if row["seq"] == seq:
-                    metadata = metadata[:-1] + ', "rewritten": true}'
+                metadata = row["metadata"][:-1] + ', "rewritten": true}'
                 digest = await conn.fetchval(
                     "SELECT playlog_event_digest($1, $2, $3, $4, $5, $6, $7::jsonb, $8)",
                     prev,
