@@ -71,11 +71,11 @@ async def sequence(database_url: str, settings: Settings) -> int | None:
         await conn.close()
 
 
-async def rewrite_from(database_url: str, game_id: uuid.UUID, seq: int) -> None:
+async def rewrite_from(database_url: str, game_id: uuid.UUID, seq: int) -> bytes:
     """Change the game from ``seq`` on (a mark in every event's metadata, which the rules never
     read, the same on each event of a command so that its group still holds together) and
     recompute every hash after it, the append-only trigger disabled: the file still agrees with
-    itself and re-executes."""
+    itself and re-executes. Returns the new head."""
     conn = await asyncpg.connect(database_url)
     try:
         async with conn.transaction():
@@ -109,6 +109,7 @@ async def rewrite_from(database_url: str, game_id: uuid.UUID, seq: int) -> None:
                 prev = digest
             await conn.execute("UPDATE streams SET last_hash = $2 WHERE game_id = $1", game_id, prev)
             await conn.execute("ALTER TABLE events ENABLE TRIGGER events_append_only")
+        return prev
     finally:
         await conn.close()
 

@@ -29,6 +29,7 @@ from service.tools.client import PlaylogClient
 from service.transparency.log import append_round, tile_path
 from service.transparency.witness import Refused, Witness
 from tests.conftest import live_server
+from tests.e2e.test_dishonest_operator import rewrite_from
 from tests.unit.test_merkle import rebuild_from_path
 
 WITNESS = Signer.generate("witness.test/w1", COSIGNATURE_V1)
@@ -165,40 +166,10 @@ async def rewrite(database_url: str, game_id: uuid.UUID) -> bytes:
     recompute every hash after it, the append-only trigger disabled. Returns the new head."""
     conn = await asyncpg.connect(database_url)
     try:
-        async with conn.transaction():
-            await conn.execute("ALTER TABLE events DISABLE TRIGGER events_append_only")
-            rows = await conn.fetch("SELECT * FROM events WHERE game_id = $1 ORDER BY seq", game_id)
-            prev = bytes(rows[0]["prev_hash"])
-            for row in rows:
-                metadata = row["metadata"]
-                if row["seq"] == rows[-1]["seq"]:
-                    metadata = metadata[:-1] + ', "rewritten": true}'
-                digest = await conn.fetchval(
-                    "SELECT playlog_event_digest($1, $2, $3, $4, $5, $6, $7::jsonb, $8)",
-                    prev,
-                    game_id,
-                    row["seq"],
-                    row["type"],
-                    row["schema_version"],
-                    row["data"],
-                    metadata,
-                    row["recorded_at"],
-                )
-                await conn.execute(
-                    "UPDATE events SET metadata = $3::jsonb, prev_hash = $4, hash = $5"
-                    " WHERE game_id = $1 AND seq = $2",
-                    game_id,
-                    row["seq"],
-                    metadata,
-                    prev,
-                    digest,
-                )
-                prev = digest
-            await conn.execute("UPDATE streams SET last_hash = $2 WHERE game_id = $1", game_id, prev)
-            await conn.execute("ALTER TABLE events ENABLE TRIGGER events_append_only")
-        return prev
+        last: int = await conn.fetchval("SELECT max(seq) FROM events WHERE game_id = $1", game_id)
     finally:
         await conn.close()
+    return await rewrite_from(database_url, game_id, last)
 
 
 async def test_a_rewritten_game_fails_the_old_cosigned_checkpoint(
