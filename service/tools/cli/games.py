@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import sys
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from projections.export.extend import Later
+    from projections.export.format import ExportFile
 
 from service.config import Settings
 from service.tools.cli.common import friendly, main, on_connection, resolve_database
@@ -70,12 +76,24 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A seat's receipts (JSON): check the file holds every receipted append as receipted",
 )
+@click.option(
+    "--extend",
+    "log_url",
+    metavar="URL",
+    help="With --trust: fetch the log's cosigned checkpoint now and a consistency proof from the file's",
+)
 def verify_file(
-    file: Path | None, every_game: bool, verbose: bool, trust: Path | None, receipts: Path | None
+    file: Path | None,
+    every_game: bool,
+    verbose: bool,
+    trust: Path | None,
+    receipts: Path | None,
+    log_url: str | None,
 ) -> None:
     """Check an exported game with no server and no database (chain, shuffles, re-execution,
-    seeds; with --trust its proofs, a cosigned checkpoint; with --receipts a seat's receipts),
-    or with --all every game of the database under the running code."""
+    seeds; with --trust its proofs, a cosigned checkpoint; with --receipts a seat's receipts;
+    with --extend URL that the log at URL still extends the file's checkpoint), or with --all
+    every game of the database under the running code."""
     if every_game:
         from service.tools.verify_all import verify_all
 
@@ -84,6 +102,7 @@ def verify_file(
         sys.exit(0 if all(v.ok for v in found) else 1)
     if file is None:
         raise click.UsageError("Give FILE, or --all.")
+    from projections.export import format as export_format
     from projections.export import verify as export_verify
     from projections.export.proofs import Trust
     from projections.export.receipted import read_receipts
@@ -96,10 +115,54 @@ def verify_file(
     except (NoteError, ValueError) as exc:
         click.echo(f"playlog: {exc}", err=True)
         sys.exit(2)
-    report = export_verify.verify_lines(portable.open_lines(file), trust=trusted, receipts=kept)
+    if log_url is not None and trusted is None:
+        raise click.UsageError("--extend needs --trust: the keys the log's checkpoint now must bear")
+    lines = list(portable.open_lines(file))
+    try:
+        export = export_format.read(lines)
+    except export_format.ExportError:
+        export = None  # the report names the line
+    if export is None or trusted is None or log_url is None:
+        report = export_verify.verify_lines(lines, trust=trusted, receipts=kept)
+    else:
+        later = _later(log_url.rstrip("/"), export, cosigned=bool(trusted.witness_keys))
+        report = export_verify.verify(export, trust=trusted, receipts=kept, later=later)
     for line in report.lines():
         click.echo(line)
+    if any(f.check == "extend" for f in report.findings) and export is not None and export.checkpoint:
+        click.echo(f"the file's checkpoint:\n{export.checkpoint.note}", err=True)
+        click.echo(f"the log's checkpoint now ({log_url}):\n{later.checkpoint}", err=True)
     sys.exit(0 if report.ok else 1)
+
+
+def _later(url: str, export: ExportFile, *, cosigned: bool) -> Later:
+    """The log's checkpoint now (the newest a witness cosigned, when witnesses are trusted) and a
+    consistency proof to it from the file's checkpoint; exit 2 if the log cannot be asked."""
+    import httpx
+
+    from projections.export.extend import Later, file_checkpoint
+    from projections.notes import Checkpoint, Note, NoteError
+
+    old = file_checkpoint(export)
+    try:
+        with httpx.Client(timeout=10.0) as client:
+            answer = client.get(f"{url}/log/checkpoint", params={"cosigned": "true"} if cosigned else {})
+            if answer.status_code == 404:  # none (cosigned): the check names it
+                return Later("", [])
+            answer.raise_for_status()
+            proof: list[bytes] = []
+            try:
+                size = Checkpoint.parse_body(Note.parse(answer.text).body).size
+            except NoteError:
+                size = 0  # the check names it
+            if old is not None and old.size < size:
+                asked = client.get(f"{url}/log/consistency", params={"from": old.size, "to": size})
+                asked.raise_for_status()
+                proof = [base64.b64decode(h) for h in asked.json()["proof"]]
+    except (httpx.HTTPError, ValueError, KeyError) as exc:
+        click.echo(f"playlog: cannot ask the log at {url}: {exc}", err=True)
+        sys.exit(2)
+    return Later(answer.text, proof)
 
 
 @main.command("import")
