@@ -5,6 +5,11 @@ repeated. Ids are the viewer's own event numbers (projections/numbering), so an 
 may not see is skipped without a gap, and keep-alives follow the last message the viewer got,
 not the log's activity. The spectator stream holds every event back until
 ``recorded_at + spectator_delay``, whatever id the client claims.
+
+A seat's stream, given the service's receipt signer, follows each batch of events it writes with
+a ``receipt`` message (no ``id``: resuming is unchanged): the signed receipt of the seat's events
+in that batch, in its own numbering (docs/receipts.md). One signature per batch written, not
+per event.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from typing import Any
 
 import msgspec
 
-from domain.viewers import Viewer
-from projections.envelopes import envelope
+from domain.viewers import Seat, Viewer
+from projections.envelopes import EventOut, envelope
 from projections.numbering import sees
+from projections.receipts import ReceiptSigner
 from projections.spectator import release_at
 from service.streams.feeds import Feed, FeedHub, Item
 
@@ -46,13 +52,51 @@ def _message(feed: Feed, item: Item, number: int, viewer: Viewer) -> bytes | Non
     cached = feed.messages.get(key, _UNSEEN)
     if cached is not _UNSEEN:
         return cached  # type: ignore[return-value]
-    decider = feed.table.decider if feed.table is not None else None
-    out = envelope(decider, number, item.recorded_at, item.event, viewer)
+    out = _shown(feed, item, number, viewer)
     message = None
     if out is not None:
         message = _encoded(out.seq, out.type, _encoder.encode(out))
     feed.messages[key] = message
     return message
+
+
+def _shown(feed: Feed, item: Item, number: int, viewer: Viewer) -> EventOut | None:
+    decider = feed.table.decider if feed.table is not None else None
+    return envelope(decider, number, item.recorded_at, item.event, viewer)
+
+
+class _Receipts:
+    """The seat's events written since the last receipt: its numbers ``before + 1..last``, and
+    the log's hash at ``last`` (the head the receipt commits to)."""
+
+    def __init__(self, signer: ReceiptSigner, feed: Feed, seat: Seat) -> None:
+        self.signer, self.feed, self.seat = signer, feed, seat
+        self.before: int | None = None
+        self.last = 0
+        self.head = b""
+        self.shown: list[tuple[int, Item]] = []
+
+    def saw(self, item: Item, number: int, sent: bool) -> None:
+        if self.before is None:
+            self.before = number - 1
+        self.last, self.head = number, item.hash
+        if sent:
+            self.shown.append((number, item))
+
+    def message(self) -> bytes:
+        """The ``receipt`` message of what was written since the last (b"" if nothing was)."""
+        if self.before is None or not self.shown:
+            return b""
+        events = []
+        for number, item in self.shown:
+            out = _shown(self.feed, item, number, self.seat)
+            assert out is not None  # it was sent
+            events.append((out.seq, out.type, out.data))
+        text = self.signer.sign(
+            self.feed.game_id, self.seat.index, (self.before, self.last), events, self.head
+        )
+        self.before, self.shown = None, []
+        return b"event: receipt\r\ndata: %s\r\n\r\n" % _encoder.encode({"receipt": text})
 
 
 async def _until(hub: FeedHub, feed: Feed, due: float) -> None:
@@ -75,13 +119,15 @@ async def event_stream(
     delay: float = 0.0,
     ends: Callable[[int, Any], bool] | None = None,
     needs: int = 0,
+    receipts: ReceiptSigner | None = None,
 ) -> AsyncGenerator[bytes, None]:
     """Events after ``viewer``'s number ``after``, each released ``delay`` s after it was recorded,
     as encoded SSE messages; the stream ends before the first event for which ``ends(seq, event)``
     holds. ``needs``: a seq the caller knows the log holds (read from the primary), which the
-    feed must reach."""
+    feed must reach. ``receipts``: a seat's stream signs a receipt of each batch it writes."""
     feed = await hub.join(game_id, needs=needs)
     items = feed.items  # extended in place
+    receipting = _Receipts(receipts, feed, viewer) if receipts and isinstance(viewer, Seat) else None
     try:
         cursor = 0  # the log seq read up to
         number = 0  # how many of those events the viewer may see
@@ -106,18 +152,20 @@ async def event_stream(
                 due = release_at(item.recorded_at, delay)
                 if due > now:
                     if batch:
-                        yield b"".join(batch)
+                        yield b"".join(batch) + (receipting.message() if receipting else b"")
                         batch = []
                     await _until(hub, feed, due)
                     now = time.time()
                     if due > now:  # the process shuts down before this event is due
                         break
                 message = _message(feed, item, number, viewer)
+                if receipting is not None:
+                    receipting.saw(item, number, message is not None)
                 if message is not None:
                     quiet_since = now
                     batch.append(message)
             if batch:
-                yield b"".join(batch)
+                yield b"".join(batch) + (receipting.message() if receipting else b"")
             if ended:
                 return
             # Over, once it has sent what its caller knows the log holds: a dispute's events come
