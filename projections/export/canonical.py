@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from decimal import Decimal
+from json.encoder import encode_basestring
 from typing import Any
 
 GENESIS_HASH = bytes(32)
@@ -21,27 +22,54 @@ def _number(value: Decimal) -> str:
     return format(value, "f")
 
 
+def _key_order(key: str) -> tuple[int, str]:
+    # By UTF-8 length, then bytewise (for valid strings the same as by code point).
+    return (len(key.encode()), key)
+
+
 def canonical(value: Any) -> str:
-    """``value`` (parsed with ``parse_float=Decimal``) as jsonb's text output prints it."""
+    """``value`` (parsed with ``parse_float=Decimal``, or plain Python values with floats) as
+    jsonb's text output prints it. The common types are tested first, by exact type: receipts
+    hash a seat's events with it on the command path."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(value)  # json.dumps(value, ensure_ascii=False), without the wrapper
+    if kind is dict:
+        return (
+            "{"
+            + ", ".join(
+                f"{encode_basestring(k)}: {canonical(value[k])}" for k in sorted(value, key=_key_order)
+            )
+            + "}"
+        )
+    if kind is int:
+        return str(value)
+    if kind is list or kind is tuple:
+        return "[" + ", ".join([canonical(v) for v in value]) + "]"
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, int):
-        return str(value)
+    if kind is float:
+        if value == 0:
+            return "0.0"  # -0.0 too
+        text = repr(value)  # the shortest digits that read back as the same double
+        return text if "e" not in text and "n" not in text else _number(Decimal(text))
     if isinstance(value, Decimal):
         return _number(value)
+    # Subclasses (an enum's value, say) as their base type.
+    if isinstance(value, str):
+        return encode_basestring(value)
+    if isinstance(value, int):
+        return str(int(value))
     if isinstance(value, float):
-        return _number(Decimal(repr(value)))
+        return canonical(float(value))
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(canonical(v) for v in value) + "]"
+        return canonical(list(value))
     if isinstance(value, dict):
-        keys = sorted(value, key=lambda k: (len(k.encode()), k.encode()))
-        return "{" + ", ".join(f"{canonical(k)}: {canonical(value[k])}" for k in keys) + "}"
+        return canonical(dict(value))
     raise TypeError(f"Not a JSON value: {type(value).__name__}")
 
 
