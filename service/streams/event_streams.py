@@ -37,6 +37,7 @@ SHUTDOWN_COMMENT = "server shutting down: reconnect with Last-Event-ID"
 SHUTDOWN = f": {SHUTDOWN_COMMENT}\r\n\r\n".encode()
 KEEPALIVE = b": keep-alive\r\n\r\n"
 _encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(EventOut)
 _UNSEEN = object()
 
 
@@ -52,7 +53,8 @@ def _message(feed: Feed, item: Item, number: int, viewer: Viewer) -> bytes | Non
     cached = feed.messages.get(key, _UNSEEN)
     if cached is not _UNSEEN:
         return cached  # type: ignore[return-value]
-    out = _shown(feed, item, number, viewer)
+    decider = feed.table.decider if feed.table is not None else None
+    out = envelope(decider, number, item.recorded_at, item.event, viewer)
     message = None
     if out is not None:
         message = _encoded(out.seq, out.type, _encoder.encode(out))
@@ -60,42 +62,34 @@ def _message(feed: Feed, item: Item, number: int, viewer: Viewer) -> bytes | Non
     return message
 
 
-def _shown(feed: Feed, item: Item, number: int, viewer: Viewer) -> EventOut | None:
-    decider = feed.table.decider if feed.table is not None else None
-    return envelope(decider, number, item.recorded_at, item.event, viewer)
-
-
 class _Receipts:
-    """The seat's events written since the last receipt: its numbers ``before + 1..last``, and
-    the log's hash at ``last`` (the head the receipt commits to)."""
+    """The seat's events written since the last receipt: its numbers ``before + 1..last``, the
+    messages sent of them, and the log's hash at ``last`` (the head the receipt commits to)."""
 
-    def __init__(self, signer: ReceiptSigner, feed: Feed, seat: Seat) -> None:
-        self.signer, self.feed, self.seat = signer, feed, seat
+    def __init__(self, signer: ReceiptSigner, game_id: uuid.UUID, seat: Seat) -> None:
+        self.signer, self.game_id, self.seat = signer, game_id, seat
         self.before: int | None = None
         self.last = 0
         self.head = b""
-        self.shown: list[tuple[int, Item]] = []
+        self.sent: list[bytes] = []
 
-    def saw(self, item: Item, number: int, sent: bool) -> None:
+    def saw(self, item: Item, number: int, message: bytes | None) -> None:
         if self.before is None:
             self.before = number - 1
         self.last, self.head = number, item.hash
-        if sent:
-            self.shown.append((number, item))
+        if message is not None:
+            self.sent.append(message)
 
     def message(self) -> bytes:
         """The ``receipt`` message of what was written since the last (b"" if nothing was)."""
-        if self.before is None or not self.shown:
+        if self.before is None or not self.sent:
             return b""
-        events = []
-        for number, item in self.shown:
-            out = _shown(self.feed, item, number, self.seat)
-            assert out is not None  # it was sent
-            events.append((out.seq, out.type, out.data))
-        text = self.signer.sign(
-            self.feed.game_id, self.seat.index, (self.before, self.last), events, self.head
-        )
-        self.before, self.shown = None, []
+        # The digest covers the events exactly as sent: each message's data read back.
+        shown = [_decoder.decode(m[m.index(b"data: ") + 6 : -4]) for m in self.sent]
+        events = [(e.seq, e.type, e.data) for e in shown]
+        versions = (self.before, self.last)
+        text = self.signer.sign(self.game_id, self.seat.index, versions, events, self.head)
+        self.before, self.sent = None, []
         return b"event: receipt\r\ndata: %s\r\n\r\n" % _encoder.encode({"receipt": text})
 
 
@@ -127,7 +121,7 @@ async def event_stream(
     feed must reach. ``receipts``: a seat's stream signs a receipt of each batch it writes."""
     feed = await hub.join(game_id, needs=needs)
     items = feed.items  # extended in place
-    receipting = _Receipts(receipts, feed, viewer) if receipts and isinstance(viewer, Seat) else None
+    receipting = _Receipts(receipts, game_id, viewer) if receipts and isinstance(viewer, Seat) else None
     try:
         cursor = 0  # the log seq read up to
         number = 0  # how many of those events the viewer may see
@@ -160,7 +154,7 @@ async def event_stream(
                         break
                 message = _message(feed, item, number, viewer)
                 if receipting is not None:
-                    receipting.saw(item, number, message is not None)
+                    receipting.saw(item, number, message)
                 if message is not None:
                     quiet_since = now
                     batch.append(message)
