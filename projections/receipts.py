@@ -2,7 +2,7 @@
 
 A receipt is a C2SP signed note whose body is::
 
-    playlog/receipt/v1
+    playlog/receipt/v2
     game <game id>
     seat <seat>
     versions <before> <after>
@@ -12,8 +12,11 @@ A receipt is a C2SP signed note whose body is::
     key <Idempotency-Key>             (when the command was sent with one)
 
 Everything in it is in the seat's own numbering (RULES 3): no seq, no count of hidden events.
-``events`` hashes ``[[number, type, data], ...]`` as compact JSON with sorted keys (msgspec's
-``order="sorted"``), the events exactly as the seat was given them. ``head`` is
+``events`` hashes ``[[number, type, data], ...]``, the events exactly as the seat was given
+them, in the canonical text of docs/export-format.md (jsonb's: keys by byte length then bytes,
+numbers in plain notation with their own digits) so that any language reproduces it byte for
+byte. A ``playlog/receipt/v1`` receipt (signed before) hashed msgspec's compact JSON with sorted
+keys instead, whose float text other languages do not write alike; it still verifies. ``head`` is
 ``HMAC-SHA256(game key, head hash)``: the seat cannot test a guess of the hidden events against
 it, because the game key is the service's secret until an export reveals it (``receipt_keys``).
 The game key is ``HMAC-SHA256(secret, "playlog/receipt-head/v1" || game id)``, the secret
@@ -37,9 +40,11 @@ from typing import Any
 
 import msgspec
 
+from projections.export.canonical import canonical
 from projections.notes import DASH, ED25519, Note, NoteError, Signer, Verifier
 
-RECEIPT_V1 = "playlog/receipt/v1"
+RECEIPT = "playlog/receipt/v"  # + the version: 2 signed now, 1 still verified
+VERSIONS = (1, 2)
 _SECRET_LABEL = b"playlog/receipt-secret/v1"
 _GAME_LABEL = b"playlog/receipt-head/v1"
 _sorted = msgspec.json.Encoder(order="sorted")
@@ -49,9 +54,13 @@ class ReceiptError(ValueError):
     """A receipt that is malformed or whose signature does not verify."""
 
 
-def events_digest(events: Iterable[tuple[int, str, Any]]) -> bytes:
-    """The digest of ``(number, type, data)`` triples as the seat was given them."""
-    return hashlib.sha256(_sorted.encode([[n, t, d] for n, t, d in events])).digest()
+def events_digest(events: Iterable[tuple[int, str, Any]], version: int = 2) -> bytes:
+    """The digest of ``(number, type, data)`` triples as the seat was given them: SHA-256 of their
+    canonical text (``version`` 1: of msgspec's sorted compact JSON)."""
+    triples = [[n, t, d] for n, t, d in events]
+    if version == 1:
+        return hashlib.sha256(_sorted.encode(triples)).digest()
+    return hashlib.sha256(canonical(msgspec.to_builtins(triples)).encode()).digest()
 
 
 def head_commitment(game_key: bytes, head: bytes) -> bytes:
@@ -68,11 +77,12 @@ class Receipt:
     head: bytes
     fingerprint: str | None = None  # a command's request fingerprint (service/app/idempotency.py)
     key: str | None = None  # its Idempotency-Key
+    version: int = 2  # of the note's first line: how ``events`` was hashed
 
     @property
     def body(self) -> str:
         lines = [
-            RECEIPT_V1,
+            f"{RECEIPT}{self.version}",
             f"game {self.game_id}",
             f"seat {self.seat}",
             f"versions {self.before} {self.after}",
@@ -88,7 +98,8 @@ class Receipt:
     @classmethod
     def parse_body(cls, body: str) -> Receipt:
         lines = body.split("\n")
-        if lines[0] != RECEIPT_V1 or lines[-1] != "" or not 7 <= len(lines) <= 9:
+        versions = {f"{RECEIPT}{v}": v for v in VERSIONS}
+        if lines[0] not in versions or lines[-1] != "" or not 7 <= len(lines) <= 9:
             raise ReceiptError("not a playlog receipt")
         fields = dict(line.partition(" ")[::2] for line in lines[1:-1])
         needed = {"game", "seat", "versions", "events", "head"}
@@ -105,6 +116,7 @@ class Receipt:
                 head=_digest(fields["head"]),
                 fingerprint=fields.get("command"),
                 key=fields.get("key"),
+                version=versions[lines[0]],
             )
         except ValueError as exc:
             raise ReceiptError(f"a malformed receipt: {exc}") from None
@@ -218,7 +230,7 @@ def contradiction(
         return "the receipt names another game or seat"
     if receipt.after != version or (events and not receipt.before < events[0][0]):
         return f"the receipt's versions {receipt.before}..{receipt.after} are not the answer's"
-    if receipt.events != events_digest(events):
+    if receipt.events != events_digest(events, receipt.version):
         return "the receipt's events are not the answer's"
     if (receipt.fingerprint, receipt.key) != (fingerprint, key):
         return "the receipt names another command"

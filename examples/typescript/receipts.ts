@@ -1,8 +1,9 @@
 // A small verifier of playlog's signed receipts (docs/receipts.md), with node's own crypto:
 // a receipt is a C2SP signed note by the log's Ed25519 key (GET /log/keys). It checks the
 // signature and that the receipt is this answer's: its game, seat and version. (The digest of
-// the events is checked by the Python client and `playlog verify --receipts`: it needs the
-// events' JSON written exactly as the server wrote it.)
+// the events, the canonical text of docs/receipts.md, needs the answer's numbers as written:
+// export/receipts.ts's `eventsDigest` computes it from JSON read with lossless-json, not
+// JSON.parse, which this bot's client uses.)
 import { createHash, createPublicKey, verify, type KeyObject } from "node:crypto";
 
 export interface Receipt {
@@ -55,7 +56,7 @@ export function verifyReceipt(text: string, keys: LogKey[]): Receipt {
     });
   if (!signed) throw new Error("the receipt bears no signature of the log's keys");
   const lines = body.slice(0, -1).split("\n");
-  if (lines[0] !== "playlog/receipt/v1") throw new Error("not a playlog receipt");
+  if (lines[0] !== "playlog/receipt/v2" && lines[0] !== "playlog/receipt/v1") throw new Error("not a playlog receipt");
   const fields = new Map(lines.slice(1).map((line) => [line.split(" ", 1)[0], line.slice(line.indexOf(" ") + 1)]));
   const [before, after] = (fields.get("versions") ?? "").split(" ").map(Number);
   const receipt: Receipt = {

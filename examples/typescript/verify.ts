@@ -1,14 +1,25 @@
 // An independent verifier of a playlog export, written from docs/export-format.md alone: the
 // reading rules, the events' hash chain, the shuffle commitments against their reveals, the
 // recorded commands' grouping, the seeds, the header's facts and the access records' chain
-// (export/: canonical.ts, read.ts, checks.ts). It does not run the rules (`playlog verify` does).
-// It prints a report in the shape of `playlog verify`'s and exits 1 on a finding.
+// (export/: canonical.ts, read.ts, checks.ts). With `--trust KEYS` it checks the file's inclusion
+// proofs against its checkpoint, signed by a trusted log key and cosigned by every trusted witness
+// (export/proofs.ts, merkle.ts, notes.ts); with `--receipts FILE` a seat's receipts against the
+// file (export/receipts.ts). It does not run the rules (`playlog verify` does). It prints a report
+// in the shape of `playlog verify`'s and exits 1 on a finding.
 //
-//   npm ci && npm run check && node build/verify.js FILE[.gz]
+//   npm ci && npm run check && node build/verify.js [--trust KEYS] [--receipts FILE] FILE[.gz] ...
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { checkAccess, checkChain, checkCommands, checkHeader, checkSeeds, checkShuffles, type Finding } from "./export/checks.js";
+import { parseKey, parseKeys, type VerifierKey } from "./export/notes.js";
+import { checkProofs } from "./export/proofs.js";
+import { checkReceipts, type Kept, readReceipts } from "./export/receipts.js";
 import { type ExportFile, FormatError, read } from "./export/read.js";
+
+interface Options {
+  trust?: VerifierKey[];
+  receipts?: Kept[];
+}
 
 const PLACES: Record<Finding["check"], string> = {
   format: "line",
@@ -18,9 +29,40 @@ const PLACES: Record<Finding["check"], string> = {
   seeds: "seq",
   header: "seq",
   access: "access record",
+  log: "seq",
+  receipts: "receipt",
 };
 
-function report(text: Buffer): string[] {
+const NOT_SEQS = new Set(["access", "receipts"]);
+
+function where(f: Finding): string {
+  return f.check === "log" && f.at === 0 ? "checkpoint" : `${PLACES[f.check]} ${f.at}`;
+}
+
+/** The log and receipts lines, and their findings, for the options given. */
+function trustLines(file: ExportFile, options: Options): [string[], Finding[]] {
+  const lines: string[] = [];
+  const findings: Finding[] = [];
+  if (options.trust !== undefined) {
+    const proven = checkProofs(file, options.trust);
+    const cosigned = proven.witnesses.length ? `, cosigned by ${proven.witnesses.join(", ")}` : "";
+    lines.push(`log:         ${proven.failure ? "FAILED" : "ok"} (heads at seqs [${proven.seqs.join(", ")}] under the checkpoint of size ${proven.size}${cosigned})`);
+    if (proven.failure) findings.push({ check: "log", ...proven.failure });
+  }
+  if (options.receipts !== undefined) {
+    const trusted = options.trust !== undefined;
+    const keys = options.trust ?? (file.checkpoint?.logKeys ?? []).map(parseKey);
+    const whose = trusted ? "the trusted keys" : "the file's own keys (give --trust to pin them)";
+    const receipted = checkReceipts(file, options.receipts, keys);
+    const others = receipted.otherGames ? `, ${receipted.otherGames} of other games` : "";
+    const digests = `; events digests checked for ${receipted.digests} (against the events kept with them)`;
+    lines.push(`receipts:    ${receipted.failure ? "FAILED" : "ok"} (${receipted.checked} of this game checked against ${whose}${others}${digests})`);
+    if (receipted.failure) findings.push({ check: "receipts", ...receipted.failure });
+  }
+  return [lines, findings];
+}
+
+function report(text: Buffer, options: Options = {}): string[] {
   let file: ExportFile;
   try {
     file = read(text);
@@ -42,11 +84,15 @@ function report(text: Buffer): string[] {
   const seeds = checkSeeds(file);
   const header = checkHeader(file);
   const access = chain ? undefined : checkAccess(file); // records about a log that holds
-  const findings = [chain, shuffles, commands, seeds, header, access].filter((f): f is Finding => f !== undefined);
-  const firstSeq = Math.min(...findings.filter((f) => f.check !== "access").map((f) => f.at));
+  const [extraLines, extra] = trustLines(file, options);
+  const findings = [chain, shuffles, commands, seeds, header, access, ...extra].filter((f): f is Finding => f !== undefined);
+  const firstSeq = Math.min(...findings.filter((f) => !NOT_SEQS.has(f.check) && f.at > 0).map((f) => f.at));
+  const receipt = extra.find((f) => f.check === "receipts");
   const failed = [
     ...(Number.isFinite(firstSeq) ? [`first bad seq ${firstSeq}`] : []),
     ...(access ? [`first bad access record ${access.at}`] : []),
+    ...(receipt ? [`first bad receipt ${receipt.at}`] : []),
+    ...(!Number.isFinite(firstSeq) && extra.some((f) => f.check === "log") ? ["the checkpoint"] : []),
   ];
   const disclosed = file.events.some((e) => e.type === "lobby.seed_disclosed");
   const created = file.events[0]?.data as { seed_commitment?: unknown } | null | undefined;
@@ -59,20 +105,31 @@ function report(text: Buffer): string[] {
     `seeds:       ${seeds ? "FAILED" : disclosed ? "ok" : committed ? "not disclosed yet" : "none committed"}`,
     `header:      ${header ? "FAILED" : "ok"} (the outcome not checked)`,
     `access:      ${access ? "FAILED" : "ok"} (${file.access.length} records)`,
-    ...findings.sort((a, b) => Number(a.check === "access") - Number(b.check === "access") || a.at - b.at).map((f) => `  ${PLACES[f.check]} ${f.at} (${f.check}): ${f.reason}`),
+    ...extraLines,
+    ...findings.sort((a, b) => Number(NOT_SEQS.has(a.check)) - Number(NOT_SEQS.has(b.check)) || a.at - b.at).map((f) => `  ${where(f)} (${f.check}): ${f.reason}`),
     failed.length ? `FAILED: ${failed.join(", ")}` : "OK",
   ];
 }
 
-function main(paths: string[]): number {
+function main(args: string[]): number {
+  const options: Options = {};
+  const paths: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (arg === "--trust" || arg === "--receipts") {
+      const value = readFileSync(args[++i] ?? "", "utf8");
+      if (arg === "--trust") options.trust = parseKeys(value);
+      else options.receipts = readReceipts(value);
+    } else paths.push(arg);
+  }
   if (paths.length === 0) {
-    console.error("usage: node build/verify.js FILE[.gz] ...");
+    console.error("usage: node build/verify.js [--trust KEYS] [--receipts FILE] FILE[.gz] ...");
     return 2;
   }
   let status = 0;
   for (const path of paths) {
     const raw = readFileSync(path);
-    const lines = report(path.endsWith(".gz") ? gunzipSync(raw) : raw);
+    const lines = report(path.endsWith(".gz") ? gunzipSync(raw) : raw, options);
     if (paths.length > 1) console.log(`== ${path}`);
     console.log(lines.join("\n"));
     if (lines[lines.length - 1] !== "OK") status = 1;

@@ -11,7 +11,7 @@ from projections.table import Table
 
 
 class Finding(msgspec.Struct, frozen=True):
-    check: str  # chain | shuffles | replay | seeds | format | access | log | receipts
+    check: str  # chain | shuffles | replay | seeds | format | access | log | receipts | extend
     # an access finding: the record's n; a format finding: the line number; a receipt's: its
     # place among the seat's receipts; a log finding: 0 for the checkpoint itself
     seq: int
@@ -24,6 +24,8 @@ class Finding(msgspec.Struct, frozen=True):
             return f"receipt {self.seq}"
         if self.check == "log" and self.seq == 0:
             return "checkpoint"
+        if self.check == "extend":
+            return "the log now"
         return f"line {self.seq}" if self.check == "format" else f"seq {self.seq}"
 
 

@@ -11,8 +11,9 @@ signed checkpoint the proofs are against (docs/receipts.md, docs/transparency-lo
 
 Each event's hash is ``sha256(prev_hash || canonical text)``, the canonical text being what
 ``playlog_event_digest`` (migrations/versions/0001) hashes: jsonb's text form of
-``{game_id, seq, type, schema_version, data, metadata, recorded_at}``, which ``canonical``
-reproduces (keys by byte length then bytes, ``", "`` and ``": "``, numbers as written). An access
+``{game_id, seq, type, schema_version, data, metadata, recorded_at}``, which
+``projections/export/canonical.py`` reproduces (keys by byte length then bytes, ``", "`` and
+``": "``, numbers as written). An access
 record's hash is ``sha256(prev_hash || canonical text of the record)``, what
 ``playlog_access_digest`` hashes (migrations/versions/0015).
 """
@@ -22,7 +23,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -35,9 +35,14 @@ import msgspec
 from domain import registry
 from projections import table as tables
 
+# The canonical text and the event digest are part of the format; they live in canonical.py.
+from projections.export.canonical import GENESIS_HASH as GENESIS_HASH
+from projections.export.canonical import canonical as canonical
+from projections.export.canonical import event_digest as event_digest
+from projections.export.canonical import parse as parse
+
 FORMAT = "playlog-export"
 FORMAT_VERSION = 1
-GENESIS_HASH = bytes(32)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -49,73 +54,7 @@ class ExportError(Exception):
         self.line = line
 
 
-# -- the canonical text ----------------------------------------------------------------------
-
-
-def _number(value: Decimal) -> str:
-    """A number as PostgreSQL's numeric prints it: plain notation, the literal's own scale."""
-    if value.is_zero():
-        value = abs(value)
-    return format(value, "f")
-
-
-def canonical(value: Any) -> str:
-    """``value`` (parsed with ``parse_float=Decimal``) as jsonb's text output prints it."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, Decimal):
-        return _number(value)
-    if isinstance(value, float):
-        return _number(Decimal(repr(value)))
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(canonical(v) for v in value) + "]"
-    if isinstance(value, dict):
-        keys = sorted(value, key=lambda k: (len(k.encode()), k.encode()))
-        return "{" + ", ".join(f"{canonical(k)}: {canonical(value[k])}" for k in keys) + "}"
-    raise TypeError(f"Not a JSON value: {type(value).__name__}")
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise ValueError("a key is repeated")
-    return out
-
-
-def parse(text: str | bytes) -> Any:
-    """JSON with every fractional number kept exactly as written; a repeated key is refused."""
-    return json.loads(text, parse_float=Decimal, object_pairs_hook=_unique)
-
-
-def event_digest(
-    prev_hash: bytes,
-    game_id: str,
-    seq: int,
-    event_type: str,
-    schema_version: int,
-    data: Any,
-    metadata: Any,
-    recorded_at: Decimal,
-) -> bytes:
-    """What ``playlog_event_digest`` computes, from parsed values."""
-    body = {
-        "game_id": game_id,
-        "seq": seq,
-        "type": event_type,
-        "schema_version": schema_version,
-        "data": data,
-        "metadata": metadata,
-        "recorded_at": recorded_at,
-    }
-    return hashlib.sha256(prev_hash + canonical(body).encode()).digest()
+# -- the access records' digest --------------------------------------------------------
 
 
 def access_digest(prev_hash: bytes, game_id: str, record: AccessLine) -> bytes:

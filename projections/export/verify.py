@@ -13,7 +13,9 @@
 - given the keys a verifier trusts, the file's proofs: its heads under a cosigned checkpoint
   (projections/export/proofs.py);
 - given a seat's receipts, that the file holds every receipted append as receipted
-  (projections/export/receipted.py).
+  (projections/export/receipted.py);
+- given the log's checkpoint now and a consistency proof to it, that the log still extends the
+  file's checkpoint (projections/export/extend.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import msgspec
 
 from domain import access as reasons
 from domain import commitment
+from projections.export.extend import Later, check_extension
 from projections.export.findings import Finding, Replayed
 from projections.export.format import (
     GENESIS_HASH,
@@ -44,7 +47,7 @@ from projections.notes import Verifier
 __all__ = ["Finding", "Replayed", "VerifyReport", "replay", "verify", "verify_lines"]
 
 # Findings that name something else than a seq of the log.
-_NOT_SEQS = ("access", "format", "receipts")
+_NOT_SEQS = ("access", "format", "receipts", "extend")
 
 
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,6 +71,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     seed_disclosed: bool = False
     log: str | None = None  # with trusted keys: what the proofs showed
     receipts: str | None = None  # with a seat's receipts: how many were checked
+    extended: str | None = None  # with the log's checkpoint now: what extended to what
 
     @property
     def ok(self) -> bool:
@@ -118,6 +122,8 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
             out.append(f"log:         {'FAILED' if 'log' in failing else 'ok'} ({self.log})")
         if self.receipts is not None:
             out.append(f"receipts:    {'FAILED' if 'receipts' in failing else 'ok'} ({self.receipts})")
+        if self.extended is not None:
+            out.append(f"extended:    {'FAILED' if 'extend' in failing else 'ok'} ({self.extended})")
         for finding in sorted(self.findings, key=lambda f: (f.check in _NOT_SEQS, f.seq))[:5]:
             out.append(f"  {finding.where()} ({finding.check}): {finding.reason}")
         failed = [
@@ -132,6 +138,8 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
         ]
         if "log" in failing and self.first_bad_seq is None:
             failed.append("the checkpoint")
+        if "extend" in failing:
+            failed.append("the log now")
         out.append("OK" if self.ok else "FAILED: " + ", ".join(failed))
         return out
 
@@ -270,6 +278,7 @@ def verify(
     *,
     trust: Trust | None = None,
     receipts: Sequence[str] | None = None,
+    later: Later | None = None,
 ) -> VerifyReport:
     """Every check of a parsed export; see the module docstring. ``server_seed``: the game's
     seed as the server holds it, to re-execute a running game whole (the audit, ``--all``).
@@ -283,7 +292,7 @@ def verify(
     access = check_access(export, replayed) if rules is None else None
     table = replayed.table
     extra: list[Finding] = []
-    log_summary = receipts_summary = None
+    log_summary = receipts_summary = extended = None
     if trust is not None:
         proven = check_proofs(export, trust)
         cosigned = f", cosigned by {', '.join(proven.witnesses)}" if proven.witnesses else ""
@@ -298,6 +307,11 @@ def verify(
         )
         if receipted.failure:
             extra.append(Finding("receipts", *receipted.failure))
+    if trust is not None and later is not None:
+        extension = check_extension(export, trust, later)
+        extended = extension.summary
+        if extension.failure:
+            extra.append(Finding("extend", 0, extension.failure))
     return VerifyReport(
         game_id=export.header.game_id,
         kind=export.header.kind,
@@ -318,6 +332,7 @@ def verify(
         seed_disclosed=table is not None and table.server_seed is not None,
         log=log_summary,
         receipts=receipts_summary,
+        extended=extended,
     )
 
 

@@ -82,7 +82,8 @@ DESCRIPTIONS: dict[str, str] = {
     "streamSeatEvents": (
         "The seat's events as they happen, as Server-Sent Events, each numbered for this seat;"
         " resume after a drop with `Last-Event-ID` (or `after`). The stream ends when the seat"
-        " changes hands."
+        " changes hands. After each batch of events, a `receipt` message without an `id` carries"
+        ' the service\'s signed receipt of them (`{"receipt": note}`, docs/receipts.md).'
     ),
     "seatTranscript": (
         "The finished game in words as this seat saw it: its own cards face up, the others' hidden."

@@ -5,6 +5,11 @@ repeated. Ids are the viewer's own event numbers (projections/numbering), so an 
 may not see is skipped without a gap, and keep-alives follow the last message the viewer got,
 not the log's activity. The spectator stream holds every event back until
 ``recorded_at + spectator_delay``, whatever id the client claims.
+
+A seat's stream, given the service's receipt signer, follows each batch of events it writes with
+a ``receipt`` message (no ``id``: resuming is unchanged): the signed receipt of the seat's events
+in that batch, in its own numbering (docs/receipts.md). One signature per batch written, not
+per event.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from typing import Any
 
 import msgspec
 
-from domain.viewers import Viewer
-from projections.envelopes import envelope
+from domain.viewers import Seat, Viewer
+from projections.envelopes import EventOut, envelope
 from projections.numbering import sees
+from projections.receipts import ReceiptSigner
 from projections.spectator import release_at
 from service.streams.feeds import Feed, FeedHub, Item
 
@@ -31,6 +37,7 @@ SHUTDOWN_COMMENT = "server shutting down: reconnect with Last-Event-ID"
 SHUTDOWN = f": {SHUTDOWN_COMMENT}\r\n\r\n".encode()
 KEEPALIVE = b": keep-alive\r\n\r\n"
 _encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(EventOut)
 _UNSEEN = object()
 
 
@@ -55,6 +62,37 @@ def _message(feed: Feed, item: Item, number: int, viewer: Viewer) -> bytes | Non
     return message
 
 
+class _Receipts:
+    """The seat's events written since the last receipt: its numbers ``before + 1..last``, the
+    messages sent of them, and the log's hash at ``last`` (the head the receipt commits to)."""
+
+    def __init__(self, signer: ReceiptSigner, game_id: uuid.UUID, seat: Seat) -> None:
+        self.signer, self.game_id, self.seat = signer, game_id, seat
+        self.before: int | None = None
+        self.last = 0
+        self.head = b""
+        self.sent: list[bytes] = []
+
+    def saw(self, item: Item, number: int, message: bytes | None) -> None:
+        if self.before is None:
+            self.before = number - 1
+        self.last, self.head = number, item.hash
+        if message is not None:
+            self.sent.append(message)
+
+    def message(self) -> bytes:
+        """The ``receipt`` message of what was written since the last (b"" if nothing was)."""
+        if self.before is None or not self.sent:
+            return b""
+        # The digest covers the events exactly as sent: each message's data read back.
+        shown = [_decoder.decode(m[m.index(b"data: ") + 6 : -4]) for m in self.sent]
+        events = [(e.seq, e.type, e.data) for e in shown]
+        versions = (self.before, self.last)
+        text = self.signer.sign(self.game_id, self.seat.index, versions, events, self.head)
+        self.before, self.sent = None, []
+        return b"event: receipt\r\ndata: %s\r\n\r\n" % _encoder.encode({"receipt": text})
+
+
 async def _until(hub: FeedHub, feed: Feed, due: float) -> None:
     """Until ``due`` (time.time()) or the process drains."""
     while due > time.time() and not hub.draining:
@@ -75,13 +113,15 @@ async def event_stream(
     delay: float = 0.0,
     ends: Callable[[int, Any], bool] | None = None,
     needs: int = 0,
+    receipts: ReceiptSigner | None = None,
 ) -> AsyncGenerator[bytes, None]:
     """Events after ``viewer``'s number ``after``, each released ``delay`` s after it was recorded,
     as encoded SSE messages; the stream ends before the first event for which ``ends(seq, event)``
     holds. ``needs``: a seq the caller knows the log holds (read from the primary), which the
-    feed must reach."""
+    feed must reach. ``receipts``: a seat's stream signs a receipt of each batch it writes."""
     feed = await hub.join(game_id, needs=needs)
     items = feed.items  # extended in place
+    receipting = _Receipts(receipts, game_id, viewer) if receipts and isinstance(viewer, Seat) else None
     try:
         cursor = 0  # the log seq read up to
         number = 0  # how many of those events the viewer may see
@@ -106,18 +146,20 @@ async def event_stream(
                 due = release_at(item.recorded_at, delay)
                 if due > now:
                     if batch:
-                        yield b"".join(batch)
+                        yield b"".join(batch) + (receipting.message() if receipting else b"")
                         batch = []
                     await _until(hub, feed, due)
                     now = time.time()
                     if due > now:  # the process shuts down before this event is due
                         break
                 message = _message(feed, item, number, viewer)
+                if receipting is not None:
+                    receipting.saw(item, number, message)
                 if message is not None:
                     quiet_since = now
                     batch.append(message)
             if batch:
-                yield b"".join(batch)
+                yield b"".join(batch) + (receipting.message() if receipting else b"")
             if ended:
                 return
             # Over, once it has sent what its caller knows the log holds: a dispute's events come

@@ -30,16 +30,23 @@ LINGER_SECONDS = 5.0
 
 
 class Item:
-    __slots__ = ("event", "private", "recorded_at", "seq", "type")
+    __slots__ = ("event", "hash", "private", "recorded_at", "seq", "type")
 
     def __init__(
-        self, seq: int, recorded_at: float, type_: str, event: Any, private: int | None = None
+        self,
+        seq: int,
+        recorded_at: float,
+        type_: str,
+        event: Any,
+        private: int | None = None,
+        hash_: bytes = b"",
     ) -> None:
         self.seq = seq
         self.recorded_at = recorded_at
         self.type = type_
         self.event = event
         self.private = private  # the one seat that may know this event exists (None: everyone)
+        self.hash = hash_  # the log's hash of it: a seat stream's receipts commit to it
 
 
 class Feed:
@@ -101,7 +108,7 @@ class FeedHub:
         for s in stored:
             table, event = tables.step(table, s.type, s.data, s.schema_version)
             private = private_seat(table.decider, event)  # the kind never changes: after == before
-            items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event, private))
+            items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event, private, s.hash))
         assert table is not None
         feed.extend(items, table)
         self.tables.offer(feed.game_id, table)

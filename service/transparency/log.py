@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,8 @@ log = get_logger("playlog.transparency")
 SEQUENCER_LOCK = 0x706C_6179_0003  # next to the projector's advisory locks
 TILE_HEIGHT = 8
 TILE_WIDTH = 1 << TILE_HEIGHT
+# Full tiles never change: the newest this many (8 KB each) are kept in memory, read once.
+FULL_TILES_KEPT = 1024
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,7 @@ class TransparencyLog:
         self.pool = pool
         self.identity = identity
         self.witnesses = {w.id: w for w in witnesses}
+        self._full_tiles: OrderedDict[tuple[int, int], bytes] = OrderedDict()
 
     async def size(self) -> int:
         return int(await self.pool.fetchval("SELECT coalesce(max(size), 0) FROM log_checkpoints"))
@@ -167,11 +171,13 @@ class TransparencyLog:
     async def checkpoint(self, *, cosigned: bool = False) -> str | None:
         """The newest checkpoint (``cosigned``: the newest one a witness cosigned) with the
         cosignatures collected for it, or None if there is none."""
-        query = (
-            "SELECT max(size) FROM log_cosignatures" if cosigned else "SELECT max(size) FROM log_checkpoints"
+        newest = "log_cosignatures" if cosigned else "log_checkpoints"
+        row = await self.pool.fetchrow(  # one query: the read path's most frequent request
+            "SELECT c.note, coalesce(string_agg(s.line, '' ORDER BY s.witness), '') AS lines"
+            " FROM log_checkpoints c LEFT JOIN log_cosignatures s ON s.size = c.size"
+            f" WHERE c.size = (SELECT max(size) FROM {newest}) GROUP BY c.note"
         )
-        size = await self.pool.fetchval(query)
-        return None if size is None else await self.cosigned(int(size))
+        return None if row is None else str(row["note"]) + str(row["lines"])
 
     async def cosigned(self, size: int) -> str:
         """The checkpoint of ``size`` as the log signed it, then the cosignatures it collected."""
@@ -186,6 +192,9 @@ class TransparencyLog:
     async def tile(self, level: int, index: int, width: int) -> bytes:
         """``width`` hashes of the tile at ``level``, ``index`` (C2SP tlog-tiles): the perfect
         subtrees of height ``8 * level`` from ``index * 256``."""
+        if width == TILE_WIDTH and (kept := self._full_tiles.get((level, index))) is not None:
+            self._full_tiles.move_to_end((level, index))
+            return kept
         height = TILE_HEIGHT * level
         first = index * TILE_WIDTH
         if (first + width) << height > await self.size():
@@ -196,7 +205,12 @@ class TransparencyLog:
             first,
             first + width,
         )
-        return b"".join(bytes(r["hash"]) for r in rows)
+        body = b"".join(bytes(r["hash"]) for r in rows)
+        if width == TILE_WIDTH:
+            self._full_tiles[(level, index)] = body
+            if len(self._full_tiles) > FULL_TILES_KEPT:
+                self._full_tiles.popitem(last=False)
+        return body
 
     async def consistency(self, old: int, new: int) -> list[bytes]:
         if not 1 <= old <= new or new > await self.size():

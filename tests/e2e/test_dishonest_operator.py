@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 
 import asyncpg
+import httpx
 import pytest
 from click.testing import CliRunner
 from litestar import Litestar
@@ -33,6 +34,7 @@ from service.tools.cli import main
 from service.tools.client import PlaylogClient
 from service.transparency.log import append_round
 from service.transparency.witness import Refused, Witness
+from tests.conftest import live_server
 from tests.e2e.conftest import started_game
 
 WITNESS = Signer.generate("witness.test/w1", COSIGNATURE_V1)
@@ -327,3 +329,76 @@ async def test_a_dropped_acknowledged_command_is_proven_by_its_receipt(
     assert [(f.check, f.seq) for f in report.findings] == [("receipts", len(api.receipts))]
     assert "receipted events are missing" in report.findings[0].reason
     assert f"key {last.key}" in report.findings[0].reason
+
+
+async def test_trust_is_extended_to_the_log_now_and_a_log_that_does_not_extend_is_named(
+    settings: Settings, database_url: str, tmp_path: Path
+) -> None:
+    """``playlog verify --trust KEYS --extend URL``: the log's cosigned checkpoint now and a
+    consistency proof from the file's; then the operator retells the log without the game's heads."""
+    async with (
+        live_server(settings) as url,
+        PlaylogClient(url) as api,
+        httpx.AsyncClient(base_url=url) as http,
+    ):
+        game = await started_game(api, seed=11, reaction_window=0)
+        await api.leave(game.id, 0, game.seats[0].token)
+        await started_game(api, seed=12)
+        assert await sequence(database_url, settings) is not None
+        witness = Witness(url, WITNESS, tmp_path / "witness")
+        assert await witness.round(http) == "cosigned"
+        moderator = {
+            "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='m'), 60)}"
+        }
+        export = tmp_path / "game.jsonl"
+        export.write_text((await http.get(f"/games/{game.id}/export", headers=moderator)).text)
+        keys = tmp_path / "trusted.keys"
+        await trusted(http, keys)  # type: ignore[arg-type]
+        log_only = tmp_path / "log-only.keys"
+        log_only.write_text("\n".join((await http.get("/log/keys")).json()["log_keys"]) + "\n")
+        file_size = Checkpoint.parse_body(
+            Note.parse(json.loads(export.read_text().splitlines()[-1])["note"]).body
+        ).size
+
+        # The log grows and the witness cosigns it: the file's checkpoint is extended to it.
+        for seed in (13, 14):
+            await started_game(api, seed=seed)
+        now = await sequence(database_url, settings)
+        assert now is not None and now > file_size
+        assert await witness.round(http) == "cosigned"
+
+        async def extend(trust: Path) -> tuple[int, str, str]:
+            done = await asyncio.to_thread(
+                CliRunner().invoke, main, ["verify", str(export), "--trust", str(trust), "--extend", url]
+            )
+            return done.exit_code, done.stdout, done.stderr
+
+        code, out, _ = await extend(keys)
+        assert code == 0, out
+        assert (
+            f"extended:    ok (the file's checkpoint of size {file_size} is in the log's of size {now} now,"
+            " cosigned by witness.test/w1)" in out
+        )
+
+        # The operator rewrites the game and retells the log without its heads, larger than before.
+        await rewrite_from(database_url, game.id, 3)
+        assert await retell_log(database_url, settings) is not None
+        for seed in range(15, 15 + now):
+            await started_game(api, seed=seed)
+        retold = await sequence(database_url, settings)
+        assert retold is not None and retold > now
+        # A player who trusts only the log's key: the log's new checkpoint is signed, but no
+        # consistency proof joins it to the file's: both are named.
+        code, out, err = await extend(log_only)
+        assert code == 1, out
+        assert "extended:    FAILED (not extended)" in out
+        assert "  the log now (extend): the log now does not extend the file's checkpoint" in out
+        assert (
+            f"the file's checkpoint (size {file_size}, root " in out
+            and f"the log's now (size {retold}, root " in out
+        )
+        assert out.rstrip().endswith("FAILED: the log now")
+        assert "the file's checkpoint:" in err and "the log's checkpoint now" in err
+        # One who trusts the witness too: the witness cosigned nothing of the retold log.
+        code, out, _ = await extend(keys)
+        assert code == 1 and "the log serves no checkpoint now" in out, out

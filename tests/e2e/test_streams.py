@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from typing import Any
 
 import httpx
+import msgspec
 
+from projections.envelopes import EventOut
+from projections.export import format as export_format
+from projections.export.receipted import check_receipts
+from projections.notes import Verifier
+from service.app.auth import Principal, issue
 from service.config import Settings
 from service.tools.bot import play_game
 from service.tools.client import PlaylogClient
@@ -198,3 +205,76 @@ async def test_a_finished_games_stream_opened_again_gets_what_was_appended_since
         assert raised.status_code == 201, raised.text
         again = await read_events(http, path, headers={"Last-Event-ID": str(ended[-1].id)})
         assert [m.event for m in again] == ["dispute.raised"]
+
+
+async def _stream_with_receipts(
+    http: httpx.AsyncClient, path: str, headers: dict[str, str], until: int
+) -> list[tuple[list[EventOut], str]]:
+    """Each receipt of a seat's stream with the events written since the one before, up to the
+    receipt that follows the event numbered ``until``."""
+    batches: list[tuple[list[EventOut], str]] = []
+    events: list[EventOut] = []
+
+    async def consume() -> None:
+        async with http.stream("GET", path, headers=headers, timeout=None) as response:
+            assert response.status_code == 200
+            fields: dict[str, str] = {}
+            async for line in response.aiter_lines():
+                if line.startswith(":"):
+                    continue
+                if line:
+                    key, _, value = line.partition(":")
+                    fields[key] = value.removeprefix(" ")
+                    continue
+                if fields.get("event") == "receipt":
+                    assert "id" not in fields  # resuming is not moved by a receipt
+                    batches.append((events.copy(), json.loads(fields["data"])["receipt"]))
+                    events.clear()
+                    if batches[-1][0] and batches[-1][0][-1].seq >= until:
+                        return
+                elif "data" in fields:
+                    events.append(msgspec.json.decode(fields["data"], type=EventOut))
+                fields = {}
+
+    await asyncio.wait_for(consume(), 20)
+    return batches
+
+
+async def test_a_seat_s_stream_carries_receipts_of_what_it_wrote(server_url: str, settings: Settings) -> None:
+    """docs/receipts.md: after each batch of events, a ``receipt`` message signs them in the
+    seat's own numbering; the Python client checks each against the events streamed, and the
+    game's export holds every one."""
+    async with httpx.AsyncClient(base_url=server_url) as http:
+        api = PlaylogClient(server_url, http=http)
+        game = await started_game(api, seed=11, reaction_window=0)
+        path = f"/games/{game.id}/seats/0/stream"
+        version = (await game.view(0)).version
+        opened = asyncio.create_task(_stream_with_receipts(http, path, _auth(game, 0), version + 1))
+        await asyncio.sleep(0.3)
+        await _play_some(game, 6, random.Random(1))
+        mine = await api.events(game.id, 0, game.seats[0].token)
+        batches = await opened
+        assert len(batches) >= 2  # the catch-up, then each command's batch
+        kept = []
+        for events, text in batches:
+            receipt = await api.check_receipt(
+                text,
+                game_id=game.id,
+                seat=0,
+                version=events[-1].seq,
+                events=events,
+                fingerprint=None,
+                key=None,
+            )
+            assert receipt.fingerprint is None and receipt.before < events[0].seq
+            kept.append(text)
+        streamed = [e for events, _ in batches for e in events]
+        assert [e.seq for e in streamed] == [e.seq for e in mine][: len(streamed)]  # the seat's numbers
+        moderator = {
+            "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='m'), 60)}"
+        }
+        asked = await http.get(f"/games/{game.id}/export", params={"reason": "incident"}, headers=moderator)
+        assert asked.status_code == 200, asked.text
+        keys = [Verifier.parse(k) for k in (await http.get("/log/keys")).json()["log_keys"]]
+        checked = check_receipts(export_format.read(asked.text.splitlines()), kept, keys)
+        assert (checked.checked, checked.failure) == (len(kept), None)

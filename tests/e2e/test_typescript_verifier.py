@@ -11,17 +11,26 @@ of the records go further: the game's end, its disputes).
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from projections import receipts as receipting
 from projections.export import verify as export_verify
+from projections.export.receipted import read_receipts
 from service.config import Settings
 from service.tools.client import PlaylogClient
+from service.transparency.witness import Witness
+from tests.e2e import test_dishonest_operator as dishonest
+from tests.e2e.conftest import started_game
 from tests.e2e.test_clients import typescript_build  # noqa: F401  (the fixture: npm ci, tsc)
 from tests.e2e.test_disputes import moderator_headers
 from tests.mutations import corpus
@@ -127,3 +136,138 @@ def test_the_typescript_verifier_reads_a_gzipped_export_and_names_a_torn_line(
         == "FAILED: first bad line 41"
         == export_verify.verify_lines([*lines[:40], lines[40][:25]]).lines()[-1]
     )
+
+
+class TestProofsAndReceipts:
+    """verify.ts --trust KEYS --receipts FILE on a real export: the inclusion proofs against the
+    cosigned checkpoint, a seat's receipts against the file and the events it kept; a tampered
+    proof, a tampered receipt, altered kept events and a rewritten game are each named, where
+    ``playlog verify`` names them."""
+
+    @pytest.fixture
+    def settings(self, settings: Settings) -> Settings:
+        return dataclasses.replace(
+            settings,
+            log_interval=3600.0,
+            log_origin="playlog.test/log",
+            witness_keys=dishonest.WITNESS.verifier.text,
+        )
+
+    @pytest.fixture
+    async def http(self, http: AsyncTestClient[Litestar]) -> AsyncTestClient[Litestar]:
+        await http.app.state.sequencer.stop()  # the log's rounds are the test's
+        return http
+
+    async def test_proofs_and_receipts_are_checked_and_a_tampered_one_is_named(
+        self,
+        typescript_build: Path,  # noqa: F811
+        api: PlaylogClient,
+        http: AsyncTestClient[Litestar],
+        settings: Settings,
+        database_url: str,
+        tmp_path: Path,
+    ) -> None:
+        node = shutil.which("node")
+        assert node is not None
+        game = await started_game(api, seed=11, reaction_window=0)
+        for turn in range(4):
+            seat = await game.active()
+            await game.send(seat, {"type": "DrawCard"}, idempotency_key=f"draw-{turn}")
+        # Seat 0's event list: its receipt and the events it gave, as the API wrote them.
+        listed = await http.get(
+            f"/games/{game.id}/seats/0/events", headers={"Authorization": f"Bearer {game.seats[0].token}"}
+        )
+        listing = base64.b64decode(listed.headers["playlog-receipt"]).decode()
+        await api.leave(game.id, 0, game.seats[0].token)
+        await started_game(api, seed=12)  # another leaf in the round: the proof is not empty
+        assert await dishonest.sequence(database_url, settings) is not None
+        witness = Witness(str(http.base_url), dishonest.WITNESS, tmp_path / "witness")
+        assert await witness.round(http) == "cosigned"
+        moderator = moderator_headers(settings)
+        export = (await http.get(f"/games/{game.id}/export", headers=moderator)).text.splitlines(
+            keepends=True
+        )
+        trust = await dishonest.trusted(http, tmp_path / "trusted.keys")
+        receipts = [*api.receipts, listing]
+        kept = tmp_path / "receipts.json"
+        entries = ",".join(
+            [*map(json.dumps, api.receipts), f'{{"receipt": {json.dumps(listing)}, "events": {listed.text}}}']
+        )
+        kept.write_text(f'{{"game_id": "{game.id}", "receipts": [{entries}]}}')
+
+        def both(name: str, lines: list[str], receipts_file: Path = kept) -> tuple[list[str], list[str]]:
+            path = tmp_path / f"{name}.jsonl"
+            path.write_text("".join(lines))
+            args = ["--trust", str(tmp_path / "trusted.keys"), "--receipts", str(receipts_file)]
+            done = subprocess.run(
+                [node, str(typescript_build / "verify.js"), *args, str(path)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert not done.stderr, done.stderr
+            texts = read_receipts(receipts_file.read_text())
+            return done.stdout.splitlines(), export_verify.verify_lines(
+                lines, trust=trust, receipts=texts
+            ).lines()
+
+        ts, py = both("sound", export)
+        assert ts[-1] == py[-1] == "OK", ts
+        assert any(
+            line.startswith("log:         ok (heads at seqs [") and "cosigned by witness.test/w1" in line
+            for line in ts
+        )
+        assert (
+            f"receipts:    ok ({len(receipts)} of this game checked against the trusted keys;"
+            " events digests checked for 1" in "\n".join(ts)
+        )
+
+        # A proof line altered: the leaf is no longer under the checkpoint.
+        at = next(i for i, line in enumerate(export) if json.loads(line)["record"] == "proof")
+        proof = json.loads(export[at])
+        proof["proof"][0] = base64.b64encode(bytes(32)).decode()
+        ts, py = both("proof", [*export[:at], json.dumps(proof) + "\n", *export[at + 1 :]])
+        assert ts[-1] == py[-1] == f"FAILED: first bad seq {proof['seq']}", (ts, py)
+        assert f"  seq {proof['seq']} (log): the inclusion proof of leaf {proof['index']} fails" in "\n".join(
+            ts
+        )
+
+        # A receipt altered (the seat it names): its signature no longer holds.
+        tampered = tmp_path / "tampered.json"
+        tampered.write_text(
+            json.dumps([api.receipts[0], api.receipts[1].replace("\nversions ", "\nversions 0", 1)])
+        )
+        ts, py = both("receipt", export, tampered)
+        assert ts[-1] == py[-1] == "FAILED: first bad receipt 2", (ts, py)
+        assert "  receipt 2 (receipts): does not verify" in "\n".join(ts)
+
+        # The events kept with a receipt altered: its digest names them (the canonical text).
+        altered = tmp_path / "altered.json"
+        events = json.loads(listed.text)
+        events[0]["data"]["name"] = "someone else"
+        altered.write_text(json.dumps({"receipts": [{"receipt": listing, "events": events}]}))
+        ts, _ = both("kept", export, altered)
+        assert ts[-1] == "FAILED: first bad receipt 1"
+        assert "the events kept with it are not the ones receipted" in "\n".join(ts)
+
+        # The operator rewrites the game from the second receipted command: that receipt's head
+        # is in the file no more.
+        second = receipting.verify(api.receipts[1], trust.log_keys).receipt
+        await dishonest.rewrite_from(
+            database_url,
+            game.id,
+            await dishonest.first_seq_of(database_url, game.id, f"seat:{second.seat}:{second.key}"),
+        )
+        rewritten = await dishonest.cli_export(game.id, database_url, settings, tmp_path / "rewritten.out")
+        ts, py = both(
+            "rewritten",
+            [
+                *dishonest.own_lines(rewritten),
+                *dishonest.lines_of(rewritten, "receipt_keys"),
+                *dishonest.lines_of(export, "proof", "checkpoint"),
+            ],
+        )
+        assert "  receipt 2 (receipts): (seat" in "\n".join(
+            ts
+        ) and "no head of the file is the receipted one" in "\n".join(ts)
+        assert ts[-1] == py[-1] and ts[-1].endswith("first bad receipt 2"), (ts, py)

@@ -4,6 +4,8 @@ their commitments, and what they refuse."""
 from __future__ import annotations
 
 import base64
+import dataclasses
+import hashlib
 import uuid
 
 import msgspec
@@ -42,7 +44,7 @@ def test_a_receipt_is_a_signed_note_in_the_seat_s_numbering() -> None:
     text = signed(key="k-1")
     body = Note.parse(text).body
     assert body == (
-        "playlog/receipt/v1\n"
+        "playlog/receipt/v2\n"
         f"game {GAME}\n"
         "seat 0\n"
         "versions 3 4\n"
@@ -59,6 +61,26 @@ def test_a_receipt_is_a_signed_note_in_the_seat_s_numbering() -> None:
 def test_the_events_digest_is_the_same_for_the_server_s_structs_and_the_client_s_json() -> None:
     as_json = msgspec.json.decode(msgspec.json.encode([[n, t, d] for n, t, d in EVENTS]))
     assert events_digest([tuple(e) for e in as_json]) == events_digest(EVENTS)
+
+
+def test_the_events_digest_hashes_the_canonical_text_another_language_writes_alike() -> None:
+    """docs/receipts.md: jsonb's text form, numbers in plain notation with their own digits
+    (what examples/typescript/export/canonical.ts writes from the JSON's literals)."""
+    events = [(7, "Timed", {"until": 1e16, "tiny": 1.5e-7, "at": 2.0, "é": "a\nb", "n": -0.0})]
+    text = (
+        '[[7, "Timed", {"n": 0.0, "at": 2.0, "é": "a\\nb", "tiny": 0.00000015, "until": 10000000000000000}]]'
+    )
+    assert events_digest(events) == hashlib.sha256(text.encode()).digest()
+
+
+def test_a_version_1_receipt_still_verifies_with_its_own_digest() -> None:
+    """Receipts signed before v2 hashed msgspec's sorted compact JSON: they keep verifying."""
+    v1 = Receipt(GAME, 0, 3, 4, events_digest(EVENTS, 1), HEAD, version=1)
+    assert v1.body.startswith("playlog/receipt/v1\n") and Receipt.parse_body(v1.body) == v1
+    assert events_digest(EVENTS, 1) != events_digest(EVENTS)
+    answer = {"game_id": GAME, "seat": 0, "version": 4, "events": EVENTS}
+    assert contradiction(v1, **answer) is None  # type: ignore[arg-type]
+    assert contradiction(dataclasses.replace(v1, version=2), **answer) is not None  # type: ignore[arg-type]
 
 
 def test_a_receipt_altered_or_signed_by_another_key_is_refused() -> None:

@@ -40,11 +40,27 @@ interface AccessLine {
   hash: string;
 }
 
+export interface ProofLine {
+  index: number;
+  seq: number;
+  head: string; // hex
+  proof: Buffer[];
+}
+
+export interface CheckpointLine {
+  note: string;
+  logKeys: string[];
+}
+
 export interface ExportFile {
   header: JsonObject;
   events: EventLine[];
   shuffles: ShuffleLine[];
   access: AccessLine[];
+  // The proofs, last (docs/export-format.md, "Proofs"): checked with --trust and --receipts.
+  receiptKeys: Record<string, string>; // signing key id (hex) -> base64 game key
+  proofs: ProofLine[];
+  checkpoint?: CheckpointLine;
 }
 
 function field(record: JsonObject, name: string): Json {
@@ -138,7 +154,7 @@ export function read(text: Buffer): ExportFile {
     const object = record as JsonObject;
     if (file === undefined) {
       try {
-        file = { header: readHeader(object, line), events: [], shuffles: [], access: [] };
+        file = { header: readHeader(object, line), events: [], shuffles: [], access: [], receiptKeys: {}, proofs: [] };
       } catch (error) {
         if (error instanceof Malformed) throw new FormatError(line, `line ${line}: malformed header: ${error.message}`);
         throw error;
@@ -150,8 +166,9 @@ export function read(text: Buffer): ExportFile {
       if (kind === "event") file.events.push(readEvent(object, line));
       else if (kind === "shuffle") file.shuffles.push(readShuffle(object));
       else if (kind === "access") file.access.push(readAccess(object));
-      // The proofs (docs/export-format.md, "Proofs"): checked by `playlog verify --trust`, not here.
-      else if (kind === "receipt_keys" || kind === "proof" || kind === "checkpoint") continue;
+      else if (kind === "receipt_keys") file.receiptKeys = readReceiptKeys(object);
+      else if (kind === "proof") file.proofs.push(readProof(object));
+      else if (kind === "checkpoint") file.checkpoint = readCheckpoint(object);
       else throw new FormatError(line, `line ${line}: unknown record ${JSON.stringify(kind ?? null)}`);
     } catch (error) {
       if (error instanceof Malformed) throw new FormatError(line, `line ${line}: malformed ${String(kind)} record: ${error.message}`);
@@ -201,4 +218,35 @@ function readAccess(record: JsonObject): AccessLine {
     prevHash: hex(record, "prev_hash"),
     hash: hex(record, "hash"),
   };
+}
+
+function readReceiptKeys(record: JsonObject): Record<string, string> {
+  const keys = field(record, "keys");
+  if (keys === null || typeof keys !== "object" || Array.isArray(keys) || isLosslessNumber(keys)) throw new Malformed("keys is not an object");
+  const out: Record<string, string> = {};
+  for (const [id, key] of Object.entries(keys as JsonObject)) {
+    if (typeof key !== "string") throw new Malformed("a key is not a string");
+    out[id] = key;
+  }
+  return out;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function readProof(record: JsonObject): ProofLine {
+  const hashes = field(record, "proof");
+  if (!Array.isArray(hashes)) throw new Malformed("proof is not an array");
+  const proof = hashes.map((h) => {
+    if (typeof h !== "string") throw new Malformed("a proof hash is not a string");
+    if (!BASE64.test(h)) throw new Malformed("a proof hash is not base64");
+    return Buffer.from(h, "base64");
+  });
+  return { index: integer(record, "index"), seq: integer(record, "seq"), head: hex(record, "head"), proof };
+}
+
+function readCheckpoint(record: JsonObject): CheckpointLine {
+  const keys = field(record, "log_keys");
+  if (!Array.isArray(keys)) throw new Malformed("log_keys is not an array");
+  if (!keys.every((k): k is string => typeof k === "string")) throw new Malformed("a log key is not a string");
+  return { note: string(record, "note"), logKeys: keys };
 }

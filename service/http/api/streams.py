@@ -92,6 +92,7 @@ class PlayerStreamController(Controller):
         game_id: uuid.UUID,
         seat: SeatNumber,
         holder: SeatHolder,
+        games: GameService,
         state: State,
         last_event_id: LastEventId = "",
         after: AfterSeq = 0,
@@ -105,7 +106,9 @@ class PlayerStreamController(Controller):
 
         slots = state.streams
         slots.take()
-        stream = event_stream(state.feeds, game_id, Seat(seat), start, ends=seat_left, needs=checked)
+        stream = event_stream(
+            state.feeds, game_id, Seat(seat), start, ends=seat_left, needs=checked, receipts=games.receipts
+        )
         return EventStream(stream, on_close=slots.give_back)
 
 

@@ -226,7 +226,8 @@ const PL = (() => {
             if (line.startsWith("id:")) id = line.slice(3).trim();
             else if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
           }
-          if (id !== null) last = Number(id);
+          if (id === null) continue; // a seat stream's receipt (no id): not an event
+          last = Number(id);
           if (data) onEvent(JSON.parse(data), last);
         }
       }
