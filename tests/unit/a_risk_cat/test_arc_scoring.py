@@ -13,7 +13,7 @@ from domain.a_risk_cat.scoring import score
 from domain.a_risk_cat.tokens import tokens_in_play
 from domain.decider import Outcome
 
-from .builders import make_state, play
+from .builders import given, make_state
 
 
 def test_most_tokens_wins_the_painting() -> None:
@@ -76,7 +76,7 @@ def test_scoring_totals_120_without_painting_ten(seed: int) -> None:
 def test_outcome_is_none_while_running_and_the_scores_at_the_end() -> None:
     state = make_state(stacks=[["p5-1"], ["p5-2", "p4-1"], ["p4-2"]], bag=[], turn_tokens=["p3-1"])
     assert outcome(state) is None
-    state, events = play(state, StopAndStack(order=["p3-1"]))
+    state, events = given(state).when(StopAndStack(order=["p3-1"]))
     end = events[-1]
     assert isinstance(end, ARiskCatGameEnded)
     # seat 0 now also has the Angel (1 + 3 points)

@@ -25,7 +25,7 @@ from domain.decider import Context
 from domain.errors import RuleViolation
 from domain.registry import get
 
-from .builders import refusal
+from .builders import given
 
 
 def _started(players: int, seed: int = 1, **options: object) -> tuple[ARiskCatGameSetUp, object]:
@@ -108,7 +108,7 @@ def test_commands_before_start_are_refused() -> None:
     from domain.a_risk_cat.commands import DrawToken
 
     state = initial_state(ARiskCatOptions(players=3))
-    assert refusal(state, DrawToken(), 0) == "game_not_started"
+    given(state).when(DrawToken(), 0).then("game_not_started")
 
 
 @pytest.mark.parametrize(

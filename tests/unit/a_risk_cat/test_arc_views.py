@@ -28,7 +28,7 @@ from domain.a_risk_cat.views import (
 from domain.decider import Context
 from domain.viewers import MODERATOR, SPECTATOR, Seat
 
-from .builders import make_state, play
+from .builders import given, make_state
 
 
 def _table() -> object:
@@ -96,7 +96,7 @@ def test_setup_redacted_hides_bag_and_salt() -> None:
 
 def test_stop_redacted_shows_only_new_top_and_count() -> None:
     state = make_state(stacks=[["p9-1"], [], []], bag=["p1-1"], turn_tokens=["p5-1", "p6-1", "p7-1"])
-    _, events = play(state, StopAndStack(order=["p6-1", "p5-1", "p7-1"]))
+    _, events = given(state).when(StopAndStack(order=["p6-1", "p5-1", "p7-1"]))
     stop = redact(events[0], Seat(0))
     assert isinstance(stop, TurnStopped)
     assert (stop.count, stop.new_top, stop.stack_size, stop.order) == (3, "p7-1", 4, ())
@@ -104,7 +104,7 @@ def test_stop_redacted_shows_only_new_top_and_count() -> None:
 
 def test_banker_redacted_shows_only_count_and_new_top() -> None:
     state = make_state(mode="full", stacks=[["p7-1", "p7-2", "p8-1"], [], []], bag=[BANKER, "p1-1"])
-    _, events = play(state, DrawToken())
+    _, events = given(state).when(DrawToken())
     banker = redact(events[1], SPECTATOR)
     assert isinstance(banker, BankerReturned)
     assert (banker.count, banker.new_top, banker.stack_size) == (2, "p7-1", 1)
@@ -113,7 +113,7 @@ def test_banker_redacted_shows_only_count_and_new_top() -> None:
 
 def test_robin_tell_redacted_hides_the_pile_below_its_top() -> None:
     state = make_state(mode="full", stacks=[[], ["p5-1", "p6-1"], []], bag=[ROBIN_TELL, "p1-1"])
-    state, events = play(state, DrawToken())
+    state, events = given(state).when(DrawToken())
     robin = redact(events[1], SPECTATOR)
     assert isinstance(robin, RobinTellTriggered)
     assert robin.pile == () and robin.pile_top == "p6-1" and robin.count == 2
@@ -124,7 +124,7 @@ def test_robin_tell_redacted_hides_the_pile_below_its_top() -> None:
 
 def test_events_round_trip_through_json() -> None:
     state = make_state(mode="full", stacks=[["p7-1", "p7-2"], [], []], bag=[BANKER, "p1-1"])
-    _, events = play(state, DrawToken())
+    _, events = given(state).when(DrawToken())
     raw = msgspec.json.encode(events)
     assert msgspec.json.decode(raw, type=list[ARiskCatEventUnion]) == events
 
@@ -141,7 +141,7 @@ def test_views_show_drawn_paintings_not_drawn_token_ids() -> None:
     state = make_state(stacks=[[], ["p5-1"], []], bag=["p11-1", "p11-2", "p1-1"])
     from domain.a_risk_cat.commands import SwapMusicianCat
 
-    state, _ = play(state, DrawToken())
-    state, _ = play(state, SwapMusicianCat(with_seat=1))
+    state, _ = given(state).when(DrawToken())
+    state, _ = given(state).when(SwapMusicianCat(with_seat=1))
     seen = view(state, SPECTATOR)
     assert seen.drawn_paintings == (11,) and seen.turn_tokens == ("p5-1",)

@@ -13,6 +13,7 @@ from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.cards import Card
 from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
+from tests.given import Rules, given_for
 
 K = Card.EXPLODING_KITTEN
 D = Card.DEFUSE
@@ -74,3 +75,11 @@ def act(
 
 def types(events: Sequence[object]) -> list[str]:
     return [type(e).__name__ for e in events]
+
+
+# The one idiom of rule tests (tests/given.py): given(rigged(...)).when(command, seat).then(...)
+given = given_for(
+    Rules(
+        decide=DECIDER.decide, fold=DECIDER.fold, deadline=DECIDER.deadline, on_deadline=DECIDER.on_deadline
+    )
+)

@@ -19,7 +19,7 @@ from domain.viewers import Moderator, Seat, Spectator
 from projections import envelopes
 from projections.table import GameCreated
 
-from .builders import CM, HP, TC, A, K, S, act, rigged
+from .builders import CM, HP, TC, A, K, S, given, rigged
 
 
 def _dealt() -> tuple[object, DeckDealt]:
@@ -42,7 +42,7 @@ def test_setup_event_shows_a_seat_only_its_own_hand_and_the_pile_size() -> None:
 
 
 def test_drawn_card_is_seen_by_the_drawer_only() -> None:
-    _, events = act(rigged([[A], [S]], pile=(TC, K)), 0, DrawCard())
+    _, events = given(rigged([[A], [S]], pile=(TC, K))).when(DrawCard(), 0)
     drawn = events[0]
     assert isinstance(drawn, CardDrawn)
     assert DECIDER.redact(drawn, Seat(0)).card == TC

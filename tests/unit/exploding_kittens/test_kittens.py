@@ -11,11 +11,11 @@ from domain.exploding_kittens.commands import ActOnTimeout, Defuse, DrawCard, Le
 from domain.exploding_kittens.events import KittenDefused, KittenDrawn
 from domain.viewers import Seat, Spectator
 
-from .builders import CM, HP, TC, A, D, K, N, S, act, rigged, types
+from .builders import CM, HP, TC, A, D, K, N, S, given, rigged, types
 
 
 def _drawn(pile: tuple[object, ...] = (K, TC, CM, HP), **options: object) -> object:
-    state, events = act(rigged([[D, A], [S, N]], pile=pile, **options), 0, DrawCard())  # type: ignore[arg-type]
+    state, events = given(rigged([[D, A], [S, N]], pile=pile, **options)).when(DrawCard(), 0)  # type: ignore[arg-type]
     return state, events
 
 
@@ -34,7 +34,7 @@ def test_holding_a_defuse_always_defuses_only_the_position_is_chosen() -> None:
 
 def test_defuse_at_position_zero_puts_kitten_on_top() -> None:
     state, _ = _drawn()
-    state, events = act(state, 0, Defuse(position=0))
+    state, events = given(state).when(Defuse(position=0), 0)
     assert state.draw_pile == (K, TC, CM, HP)
     assert types(events) == ["KittenDefused", "OwedTurnStarted"]
     assert state.active == 1
@@ -42,19 +42,19 @@ def test_defuse_at_position_zero_puts_kitten_on_top() -> None:
 
 def test_defuse_at_position_len_puts_kitten_at_bottom() -> None:
     state, _ = _drawn()
-    state, _ = act(state, 0, Defuse(position=3))
+    state, _ = given(state).when(Defuse(position=3), 0)
     assert state.draw_pile == (TC, CM, HP, K)
 
 
 def test_defuse_in_the_middle_keeps_the_order_without_shuffling() -> None:
     state, _ = _drawn()
-    state, _ = act(state, 0, Defuse(position=2))
+    state, _ = given(state).when(Defuse(position=2), 0)
     assert state.draw_pile == (TC, CM, K, HP)
 
 
 def test_defuse_spends_the_defuse_to_the_discard_pile() -> None:
     state, _ = _drawn()
-    state, _ = act(state, 0, Defuse(position=0))
+    state, _ = given(state).when(Defuse(position=0), 0)
     assert state.hands[0] == (A,) and state.discard == (D,)
     assert state.drawn_kitten is None and state.pending is None
 
@@ -63,13 +63,13 @@ def test_defuse_spends_the_defuse_to_the_discard_pile() -> None:
 def test_defuse_out_of_range_is_refused(position: int) -> None:
     state, _ = _drawn()
     with pytest.raises(RuleViolation) as err:
-        act(state, 0, Defuse(position=position))
+        given(state).when(Defuse(position=position), 0).reraise()
     assert err.value.code == "invalid_position"
 
 
 def test_defuse_commits_to_the_new_order() -> None:
     state, _ = _drawn()
-    state, events = act(state, 0, Defuse(position=1))
+    state, events = given(state).when(Defuse(position=1), 0)
     event = events[0]
     assert isinstance(event, KittenDefused) and event.salt is not None
     assert verify(state.draw_pile, event.salt, event.commitment)
@@ -77,7 +77,7 @@ def test_defuse_commits_to_the_new_order() -> None:
 
 def test_defuse_position_is_seen_by_the_defuser_only() -> None:
     state, _ = _drawn()
-    state, events = act(state, 0, Defuse(position=2))
+    state, events = given(state).when(Defuse(position=2), 0)
     event = events[0]
     mine = DECIDER.redact(event, Seat(0))
     theirs = DECIDER.redact(event, Seat(1))
@@ -90,7 +90,7 @@ def test_defuse_position_is_seen_by_the_defuser_only() -> None:
 
 def test_player_without_defuse_is_eliminated_hand_to_discard_kitten_leaves_game() -> None:
     state = rigged([[A, TC], [S], [CM]], pile=(K, K, HP))
-    state, events = act(state, 0, DrawCard())
+    state, events = given(state).when(DrawCard(), 0)
     assert types(events) == ["KittenDrawn", "PlayerExploded", "OwedTurnStarted"]
     assert state.alive == (False, True, True)
     assert state.hands[0] == () and state.discard == (A, TC)
@@ -99,7 +99,7 @@ def test_player_without_defuse_is_eliminated_hand_to_discard_kitten_leaves_game(
 
 
 def test_last_explosion_leaves_the_winner() -> None:
-    state, events = act(rigged([[A], [S]], pile=(K, TC)), 0, DrawCard())
+    state, events = given(rigged([[A], [S]], pile=(K, TC))).when(DrawCard(), 0)
     assert types(events)[-1] == "ExplodingKittensWon"
     assert DECIDER.outcome(state).winners == (1,)  # type: ignore[union-attr]
 
@@ -109,12 +109,12 @@ def test_defuse_and_kitten_cannot_be_noped() -> None:
     assert state.window is None
     assert DECIDER.legal_commands(state, 1) == [Leave()]
     with pytest.raises(RuleViolation) as err:
-        act(state, 1, Nope(chain_length=0))
+        given(state).when(Nope(chain_length=0), 1).reraise()
     assert err.value.code == "window_closed"
-    state, _ = act(state, 0, Defuse(position=0))
+    state, _ = given(state).when(Defuse(position=0), 0)
     assert state.window is None
     with pytest.raises(RuleViolation) as err:
-        act(rigged([[D], [S]]), 0, PlayCard(card=D))
+        given(rigged([[D], [S]])).when(PlayCard(card=D), 0).reraise()
     assert err.value.code == "not_playable"
 
 
@@ -126,7 +126,7 @@ def test_defuse_timeout_puts_kitten_at_random_position() -> None:
     assert DECIDER.on_deadline(state) == ActOnTimeout()
     positions = set()
     for seed in range(30):
-        after, evs = act(state, None, ActOnTimeout(), now=10.0, seed=seed)
+        after, evs = given(state).when(ActOnTimeout(), None, now=10.0, seed=seed)
         defused = evs[0]
         assert isinstance(defused, KittenDefused) and defused.by_server
         positions.add(after.draw_pile.index(K))
