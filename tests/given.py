@@ -103,12 +103,6 @@ class When:
             assert self.events == list(expected)
         return self
 
-    def reraise(self) -> list[Any]:
-        """The events, or the refusal raised again (inside ``pytest.raises``)."""
-        if self.refusal is not None:
-            raise self.refusal
-        return self.events
-
     @property
     def code(self) -> str:
         """The refusal's code (the command must have been refused)."""

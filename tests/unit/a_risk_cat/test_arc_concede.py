@@ -38,9 +38,7 @@ def test_decider_concedes_with_the_concede_command() -> None:
     assert DECIDER.concede is not None and DECIDER.concede() == Concede()
 
 
-def test_given_the_active_seat_before_drawing_when_it_concedes_then_its_turn_is_skipped_without_a_draw() -> (
-    None
-):
+def test_3_concede_arc__active_seat_conceding_before_drawing_is_skipped_without_a_draw() -> None:
     state = make_state(bag=["p5-1", "p6-1"], timeout=30)
     state, events = given(state).when(Concede(), 0, now=10.0)
     assert types(events) == ["SeatConceded", "ARiskCatTurnStarted"]
@@ -48,7 +46,7 @@ def test_given_the_active_seat_before_drawing_when_it_concedes_then_its_turn_is_
     assert state.bag == ("p5-1", "p6-1") and state.active_seat == 1 and state.conceded == (0,)
 
 
-def test_given_tokens_in_front_when_the_active_seat_concedes_then_it_stops_in_the_order_obtained() -> None:
+def test_3_concede_arc_decisions__active_seat_conceding_with_tokens_stops_in_the_order_obtained() -> None:
     state = make_state(stacks=[["p9-1"], [], []], bag=["p5-1"], turn_tokens=["p7-1", "p6-1"])
     state, events = given(state).when(Concede(), 0)
     assert types(events) == ["SeatConceded", "TurnStopped", "ARiskCatTurnStarted"]
@@ -58,9 +56,7 @@ def test_given_tokens_in_front_when_the_active_seat_concedes_then_it_stops_in_th
     assert state.pending == PendingFirstDraw(seat=1)
 
 
-def test_given_a_pending_steal_when_the_active_seat_concedes_then_the_steal_is_declined_by_the_server() -> (
-    None
-):
+def test_3_concede_arc_decisions__active_seat_conceding_on_a_steal_declines_it_by_the_server() -> None:
     state = make_state(stacks=[[], ["p7-1"], []], bag=["p7-2", "p1-1"])
     state, _ = given(state).when(DrawToken())
     assert isinstance(state.pending, PendingRunSteal)
@@ -70,9 +66,7 @@ def test_given_a_pending_steal_when_the_active_seat_concedes_then_the_steal_is_d
     assert state.stacks == (("p7-2",), ("p7-1",), ())
 
 
-def test_given_a_robin_tell_tie_when_the_chooser_concedes_then_the_first_tied_stack_after_it_is_robbed() -> (
-    None
-):
+def test_3_concede_arc_decisions__chooser_conceding_a_robin_tell_tie_robs_the_first_tied_after_it() -> None:
     state = make_state(
         mode="full", players=4, active=2, stacks=[["p5-1"], ["p6-1"], ["p8-1"], []], bag=[ROBIN_TELL, "p11-1"]
     )
@@ -87,7 +81,7 @@ def test_given_a_robin_tell_tie_when_the_chooser_concedes_then_the_first_tied_st
     assert state.active_seat == 3
 
 
-def test_given_a_steal_target_when_it_concedes_then_the_decision_and_its_deadline_stand() -> None:
+def test_3_concede_arc_stack__a_steal_target_conceding_leaves_the_decision_and_its_deadline() -> None:
     state = make_state(stacks=[[], ["p7-1"], []], bag=["p7-2", "p1-1"], timeout=30)
     state, _ = given(state).when(DrawToken(), now=5.0)
     pending, deadline = state.pending, state.deadline
@@ -98,7 +92,7 @@ def test_given_a_steal_target_when_it_concedes_then_the_decision_and_its_deadlin
     assert state.stacks[1] == () and state.turn_tokens == ("p7-2", "p7-1")
 
 
-def test_a_conceded_seats_turns_are_skipped() -> None:
+def test_3_concede_arc__a_conceded_seats_turns_are_skipped() -> None:
     state = make_state(bag=["p5-1", "p6-1", "p9-1"])
     state, _ = given(state).when(Concede(), 1)
     state, _ = given(state).when(DrawToken())
@@ -106,20 +100,20 @@ def test_a_conceded_seats_turns_are_skipped() -> None:
     assert events[-1] == ARiskCatTurnStarted(seat=2, turn_number=2, awaiting=PendingFirstDraw(seat=2))
 
 
-def test_a_conceded_seat_can_neither_concede_again_nor_play() -> None:
+def test_3_concede_arc__a_conceded_seat_can_neither_concede_again_nor_play() -> None:
     state, _ = given(make_state(bag=["p5-1", "p6-1"])).when(Concede(), 0)
     given(state).when(Concede(), 0).then("already_conceded")
     given(state).when(DrawToken(), 0).then("not_your_turn")
     assert DECIDER.legal_commands(state, 0) == []
 
 
-def test_a_conceded_seat_is_scored_but_cannot_win() -> None:
+def test_3_concede_arc_win__a_conceded_seat_is_scored_but_cannot_win() -> None:
     sheet = score([["p8-1", "p8-2", "p5-1"], ["p4-1"], ["p6-1"]], conceded=(0,))
     assert sheet.scores[0] > sheet.scores[1] and sheet.paintings_won[7] == 0
     assert sheet.winners == (2,)  # 1 + 6 beats 1 + 4; seat 0's higher score does not win
 
 
-def test_given_fewer_than_two_seats_standing_then_the_game_ends_at_once_and_is_scored() -> None:
+def test_3_concede_arc_end__fewer_than_two_seats_standing_end_the_game_at_once_scored() -> None:
     state = make_state(stacks=[["p8-1"], ["p5-1"], ["p4-1"]], bag=["p7-1", "p6-1"], turn_tokens=["p9-1"])
     state, _ = given(state).when(Concede(), 1)
     assert state.phase == "playing"
@@ -132,7 +126,7 @@ def test_given_fewer_than_two_seats_standing_then_the_game_ends_at_once_and_is_s
     assert view(state, SPECTATOR).conceded == (1, 2)
 
 
-def test_given_the_last_standing_seat_before_drawing_when_the_other_concedes_then_the_game_ends() -> None:
+def test_3_concede_arc_end__the_other_conceding_before_the_last_seat_draws_ends_the_game() -> None:
     state = make_state(bag=["p7-1"], active=1, stacks=[["p5-1"], [], ["p3-1"]])
     state, _ = given(state).when(Concede(), 0)
     state, events = given(state).when(Concede(), 2)
@@ -140,7 +134,7 @@ def test_given_the_last_standing_seat_before_drawing_when_the_other_concedes_the
     assert state.phase == "over" and state.winners == (1,)
 
 
-def test_robin_tell_tie_on_timeout_is_the_first_tied_stack_in_seat_order_after_the_chooser() -> None:
+def test_3_timeout_robin_tie__on_timeout_the_first_tied_stack_in_seat_order_after_the_chooser() -> None:
     state = make_state(
         mode="full",
         players=4,
@@ -158,7 +152,7 @@ def test_robin_tell_tie_on_timeout_is_the_first_tied_stack_in_seat_order_after_t
     given(state).when(ChooseRobinTellTarget(seat=2), 1).then("invalid_target")
 
 
-def test_a_conceded_seats_stack_is_still_reachable_by_powers() -> None:
+def test_3_concede_arc_stack__a_conceded_seats_stack_is_still_reachable_by_powers() -> None:
     state = make_state(mode="full", stacks=[[], ["p5-1", "p6-1"], ["p8-1"]], bag=[ROBIN_TELL, "p11-1"])
     state, _ = given(state).when(Concede(), 1)
     state, events = given(state).when(DrawToken())

@@ -30,7 +30,7 @@ class _ForeignCommand(Command, frozen=True, kw_only=True):
     """Another game's command."""
 
 
-def test_not_your_turn() -> None:
+def test_3_not_waited__not_your_turn() -> None:
     state = make_state(bag=["p5-1"])
     given(state).when(DrawToken(), 1).then("not_your_turn")
     given(state).when(DrawToken(), 2).then("not_your_turn")
@@ -128,7 +128,7 @@ def test_invalid_command() -> None:
     given(state).when(StopAndStack(order=[6]), 0).then("invalid_command")  # type: ignore[list-item]
 
 
-def test_refused_command_changes_nothing() -> None:
+def test_3_refused_nothing__refused_command_changes_nothing() -> None:
     state = make_state(bag=["p5-1"], turn_tokens=["p6-1"])
     before = msgspec.json.encode(state)
     given(state).when(StopAndStack(order=["p9-9"]), 0).then("invalid_order")
@@ -136,7 +136,7 @@ def test_refused_command_changes_nothing() -> None:
     assert msgspec.json.encode(state) == before
 
 
-def test_messages_do_not_reveal_the_bag_or_stacks() -> None:
+def test_3_no_inference_errors__messages_do_not_reveal_the_bag_or_stacks() -> None:
     state, _ = given(make_state(stacks=[["p9-1", "p9-2"], ["p8-8", "p5-1"], []], bag=["p5-2", "p7-7"])).when(
         DrawToken()
     )

@@ -19,7 +19,7 @@ from domain.a_risk_cat.tokens import ROBIN_TELL
 from .builders import given, make_state, types
 
 
-def test_no_deadline_without_a_decision_timeout() -> None:
+def test_3_timeout_option__no_deadline_without_a_decision_timeout() -> None:
     state = make_state(bag=["p5-1"])
     assert deadline(state) is None
     state, events = given(state).when(DrawToken(), now=100.0)
@@ -27,7 +27,7 @@ def test_no_deadline_without_a_decision_timeout() -> None:
     given(state).when(ARiskCatActOnTimeout(), None, now=1e9).then("no_deadline")
 
 
-def test_every_pending_decision_gets_a_deadline() -> None:
+def test_3_timeout_option__every_pending_decision_gets_a_deadline() -> None:
     state = make_state(bag=["p5-1", "p6-1"], timeout=30)
     state, events = given(state).when(DrawToken(), now=100.0)
     assert events[-1].deadline == 130.0 and deadline(state) == 130.0
@@ -42,7 +42,7 @@ def test_timeout_command_is_only_for_the_server_after_the_deadline() -> None:
     given(state).when(ARiskCatActOnTimeout(), None, now=129.0).then("deadline_not_reached")
 
 
-def test_timeout_draws_at_the_start_of_a_turn() -> None:
+def test_3_timeout_arc__timeout_draws_at_the_start_of_a_turn() -> None:
     _state, events = given(make_state(bag=["p5-1", "p6-1"], timeout=30)).when_the_deadline_passes()
     assert events[0] == TokenDrawn(
         seat=0,
@@ -53,7 +53,7 @@ def test_timeout_draws_at_the_start_of_a_turn() -> None:
     )
 
 
-def test_timeout_stops_with_tokens_in_the_order_obtained() -> None:
+def test_3_timeout_arc__timeout_stops_with_tokens_in_the_order_obtained() -> None:
     state = make_state(bag=["p1-1"], turn_tokens=["p7-1", "p5-1", "p6-1"], timeout=30)
     state, events = given(state).when_the_deadline_passes()
     stop = events[0]
@@ -62,7 +62,7 @@ def test_timeout_stops_with_tokens_in_the_order_obtained() -> None:
     assert state.stacks[0] == ("p7-1", "p5-1", "p6-1")
 
 
-def test_timeout_declines_a_steal() -> None:
+def test_3_timeout_arc__timeout_declines_a_steal() -> None:
     state = make_state(stacks=[[], ["p7-1"], []], bag=["p7-2", "p1-1"], timeout=30)
     state, _ = given(state).when(DrawToken())
     state, events = given(state).when_the_deadline_passes()
@@ -70,7 +70,7 @@ def test_timeout_declines_a_steal() -> None:
     assert state.stacks[1] == ("p7-1",)
 
 
-def test_timeout_keeps_a_cat() -> None:
+def test_3_timeout_arc__timeout_keeps_a_cat() -> None:
     state = make_state(stacks=[[], ["p7-1"], []], bag=["p11-1", "p1-1"], timeout=30)
     state, _ = given(state).when(DrawToken())
     state, events = given(state).when_the_deadline_passes()
@@ -84,7 +84,7 @@ def test_timeout_keeps_a_cat() -> None:
     assert state.stacks[1] == ("p7-1",)
 
 
-def test_timeout_robin_tell_deals_everything_back_to_the_robbed_seat() -> None:
+def test_3_timeout_arc__timeout_robin_tell_deals_everything_back_to_the_robbed_seat() -> None:
     state = make_state(
         mode="full", stacks=[[], ["p5-1", "p6-1", "p9-1"], ["p8-1"]], bag=[ROBIN_TELL, "p11-1"], timeout=30
     )
@@ -98,7 +98,7 @@ def test_timeout_robin_tell_deals_everything_back_to_the_robbed_seat() -> None:
     assert state.pending == PendingDrawOrStop(seat=0, can_draw=True)
 
 
-def test_timeout_robin_tell_target_is_the_first_candidate_from_the_active_seat() -> None:
+def test_3_timeout_robin_tie__timeout_robin_tell_target_is_the_first_candidate_from_the_active_seat() -> None:
     state = make_state(
         mode="full",
         players=4,
@@ -114,7 +114,7 @@ def test_timeout_robin_tell_target_is_the_first_candidate_from_the_active_seat()
     assert events[0].robbed_seat == 2 and events[0].by_server
 
 
-def test_timeout_ladies_take_nothing() -> None:
+def test_3_timeout_arc__timeout_ladies_take_nothing() -> None:
     state = make_state(
         mode="full",
         stacks=[[], ["p5-1"], ["p7-1"]],

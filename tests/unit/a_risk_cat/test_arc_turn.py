@@ -32,13 +32,13 @@ from domain.commitment import verify
 from .builders import given, make_state, types
 
 
-def test_turn_must_start_with_a_draw() -> None:
+def test_2_3_draw__turn_must_start_with_a_draw() -> None:
     state = make_state(bag=["p5-1"])
     assert legal_commands(state, 0) == [DrawToken()]
     given(state).when(StopAndStack(order=[]), 0).then("must_draw_first")
 
 
-def test_draw_takes_the_bag_top_and_places_it_in_front_of_the_seat() -> None:
+def test_2_3_draw__draw_takes_the_bag_top_and_places_it_in_front_of_the_seat() -> None:
     state, events = given(make_state(bag=["p5-1", "p7-1"])).when(DrawToken())
     assert events == [
         TokenDrawn(seat=0, token="p5-1", awaiting=PendingDrawOrStop(seat=0, can_draw=True)),
@@ -47,14 +47,14 @@ def test_draw_takes_the_bag_top_and_places_it_in_front_of_the_seat() -> None:
     assert state.turn_tokens == ("p5-1",) and state.drawn == ("p5-1",)
 
 
-def test_after_a_draw_the_seat_may_draw_again_or_stop() -> None:
+def test_2_3_draw__after_a_draw_the_seat_may_draw_again_or_stop() -> None:
     state, _ = given(make_state(bag=["p5-1", "p7-1"])).when(DrawToken())
     assert legal_commands(state, 0) == [DrawToken(), StopAndStack(order=["p5-1"])]
     state, _ = given(state).when(DrawToken())
     assert state.turn_tokens == ("p5-1", "p7-1")
 
 
-def test_duplicate_busts_and_returns_stolen_tokens_too() -> None:
+def test_2_3_1_bust__duplicate_busts_and_returns_stolen_tokens_too() -> None:
     state = make_state(stacks=[["p4-1"], ["p3-1", "p4-2", "p4-3"], ["p9-9"]], bag=["p4-4", "p6-1", "p6-2"])
     state, _ = given(state).when(DrawToken())
     state, _ = given(state).when(StealRuns(from_seats=[1]))
@@ -72,7 +72,7 @@ def test_duplicate_busts_and_returns_stolen_tokens_too() -> None:
     assert state.stacks == (("p4-1",), ("p3-1",), ("p9-9",))
 
 
-def test_bust_reshuffles_the_bag_with_a_new_commitment() -> None:
+def test_2_3_1_bust_effect__bust_reshuffles_the_bag_with_a_new_commitment() -> None:
     bag = ["p5-1", "p5-2"] + [f"p11-{k}" for k in range(1, 12)]
     state, _ = given(make_state(bag=bag)).when(DrawToken())
     state, events = given(state).when(DrawToken())
@@ -85,7 +85,7 @@ def test_bust_reshuffles_the_bag_with_a_new_commitment() -> None:
     assert state.bag == bust.bag
 
 
-def test_stolen_token_never_causes_a_bust() -> None:
+def test_2_3_1_no_bust_by_joining__stolen_token_never_causes_a_bust() -> None:
     state = make_state(stacks=[[], ["p7-1"], []], bag=["p7-2", "p6-2", "p7-3"])
     state, _ = given(state).when(DrawToken())
     state, _ = given(state).when(StealRuns(from_seats=[1]))
@@ -94,7 +94,7 @@ def test_stolen_token_never_causes_a_bust() -> None:
     assert state.turn_tokens == ("p7-2", "p7-1", "p6-2")
 
 
-def test_only_drawn_tokens_count_for_the_bust_check() -> None:
+def test_2_3_1_bust__only_drawn_tokens_count_for_the_bust_check() -> None:
     # p7-1 joined by a steal (not drawn): drawing a 7 is not a duplicate
     state = make_state(bag=["p7-3", "p1-1"], turn_tokens=["p6-1", "p7-1"], drawn=["p6-1"])
     state, events = given(state).when(DrawToken())
@@ -102,7 +102,7 @@ def test_only_drawn_tokens_count_for_the_bust_check() -> None:
     assert state.turn_tokens == ("p6-1", "p7-1", "p7-3")
 
 
-def test_swapped_away_cat_still_counts_as_drawn() -> None:
+def test_2_3_1_no_bust_by_joining__swapped_away_cat_still_counts_as_drawn() -> None:
     state = make_state(stacks=[[], ["p5-1"], []], bag=["p11-1", "p11-2", "p7-1"])
     state, _ = given(state).when(DrawToken())
     state, _ = given(state).when(SwapMusicianCat(with_seat=1))
@@ -113,7 +113,7 @@ def test_swapped_away_cat_still_counts_as_drawn() -> None:
     assert state.stacks[1] == ("p11-1",)
 
 
-def test_steal_takes_the_whole_identical_run_below_the_top() -> None:
+def test_2_3_2_steal__steal_takes_the_whole_identical_run_below_the_top() -> None:
     state = make_state(stacks=[[], ["p5-1", "p7-1", "p7-2", "p7-3"], []], bag=["p7-4", "p1-1"])
     state, events = given(state).when(DrawToken())
     assert events[-1].awaiting == PendingRunSteal(seat=0, token="p7-4", from_seats=(1,))
@@ -129,7 +129,7 @@ def test_steal_takes_the_whole_identical_run_below_the_top() -> None:
     assert state.turn_tokens == ("p7-4", "p7-3", "p7-2", "p7-1")
 
 
-def test_steal_is_per_stack_all_or_nothing() -> None:
+def test_2_3_2_steal__steal_is_per_stack_all_or_nothing() -> None:
     state = make_state(
         players=4, stacks=[[], ["p7-1", "p7-2"], ["p7-3"], ["p8-1", "p7-5"]], bag=["p7-4", "p1-1"]
     )
@@ -143,7 +143,7 @@ def test_steal_is_per_stack_all_or_nothing() -> None:
     assert state.turn_tokens == ("p7-4", "p7-2", "p7-1", "p7-5")
 
 
-def test_steal_can_be_declined() -> None:
+def test_2_3_2_steal__steal_can_be_declined() -> None:
     state = make_state(stacks=[[], ["p7-1"], []], bag=["p7-4", "p1-1"])
     state, _ = given(state).when(DrawToken())
     state, events = given(state).when(StealRuns(from_seats=[]))
@@ -151,7 +151,7 @@ def test_steal_can_be_declined() -> None:
     assert state.stacks[1] == ("p7-1",)
 
 
-def test_only_matching_stacks_can_be_stolen_from() -> None:
+def test_2_3_2_steal__only_matching_stacks_can_be_stolen_from() -> None:
     state = make_state(stacks=[["p7-9"], ["p7-1"], ["p6-1"]], bag=["p7-4", "p1-1"])
     state, _ = given(state).when(DrawToken())
     assert state.pending == PendingRunSteal(seat=0, token="p7-4", from_seats=(1,))
@@ -160,13 +160,13 @@ def test_only_matching_stacks_can_be_stolen_from() -> None:
     given(state).when(StealRuns(from_seats=[1, 1]), 0).then("duplicate_seat")
 
 
-def test_no_steal_decision_when_no_top_matches() -> None:
+def test_2_3_2_steal__no_steal_decision_when_no_top_matches() -> None:
     state = make_state(stacks=[[], ["p7-1", "p6-1"], ["p11-1"]], bag=["p7-4", "p1-1"])
     state, _ = given(state).when(DrawToken())
     assert state.pending == PendingDrawOrStop(seat=0, can_draw=True)
 
 
-def test_only_draws_open_steals() -> None:
+def test_2_3_2_only_draws__only_draws_open_steals() -> None:
     # the stolen 7 exposes another 7 below a different painting: no new steal opens
     state = make_state(stacks=[[], ["p5-1", "p7-1"], ["p5-2"]], bag=["p7-4", "p1-1"])
     state, _ = given(state).when(DrawToken())
@@ -174,7 +174,7 @@ def test_only_draws_open_steals() -> None:
     assert state.pending == PendingDrawOrStop(seat=0, can_draw=True)
 
 
-def test_banker_and_cheater_are_identical() -> None:
+def test_2_1_identical__banker_and_cheater_are_identical() -> None:
     # for steals
     state = make_state(stacks=[[], [CHEATER], []], bag=[BANKER, "p1-1"])
     state, _ = given(state).when(DrawToken())
@@ -186,7 +186,7 @@ def test_banker_and_cheater_are_identical() -> None:
     assert isinstance(events[1], TurnBusted)
 
 
-def test_musician_cat_takes_every_cat_run() -> None:
+def test_2_3_2_cat__musician_cat_takes_every_cat_run() -> None:
     state = make_state(
         players=4,
         stacks=[[], ["p5-1", "p11-1", "p11-2"], ["p11-3"], ["p11-4", "p5-2"]],
@@ -206,7 +206,7 @@ def test_musician_cat_takes_every_cat_run() -> None:
     assert state.turn_tokens == ("p11-5", "p11-2", "p11-1", "p11-3")
 
 
-def test_musician_cat_swaps_with_a_top_token() -> None:
+def test_2_3_2_cat__musician_cat_swaps_with_a_top_token() -> None:
     state = make_state(stacks=[["p2-2"], ["p5-1", "p9-1"], []], bag=["p11-5", "p1-1"])
     state, _ = given(state).when(DrawToken())
     assert state.pending == PendingMusicianCat(seat=0, token="p11-5", take_from=(), swap_with=(1,))
@@ -219,7 +219,7 @@ def test_musician_cat_swaps_with_a_top_token() -> None:
     assert state.drawn == ("p11-5",)
 
 
-def test_musician_cat_can_be_kept() -> None:
+def test_2_3_2_cat__musician_cat_can_be_kept() -> None:
     state = make_state(stacks=[[], ["p11-1"], []], bag=["p11-5", "p1-1"])
     state, _ = given(state).when(DrawToken())
     state, _ = given(state).when(KeepMusicianCat())
@@ -227,17 +227,17 @@ def test_musician_cat_can_be_kept() -> None:
     assert state.pending == PendingDrawOrStop(seat=0, can_draw=True)
 
 
-def test_musician_cat_with_nothing_to_do_is_kept_without_asking() -> None:
+def test_2_3_2_cat__musician_cat_with_nothing_to_do_is_kept_without_asking() -> None:
     state, _ = given(make_state(stacks=[["p5-1"], [], []], bag=["p11-5", "p1-1"])).when(DrawToken())
     assert state.pending == PendingDrawOrStop(seat=0, can_draw=True)
 
 
-def test_non_cat_draw_does_not_steal_cat_tops() -> None:
+def test_2_3_2_cat__non_cat_draw_does_not_steal_cat_tops() -> None:
     state, _ = given(make_state(stacks=[[], ["p11-1"], []], bag=["p5-5", "p1-1"])).when(DrawToken())
     assert state.pending == PendingDrawOrStop(seat=0, can_draw=True)
 
 
-def test_stop_puts_tokens_in_chosen_order_on_top() -> None:
+def test_2_3_stop__stop_puts_tokens_in_chosen_order_on_top() -> None:
     state = make_state(stacks=[["p9-1", "p9-2"], [], []], bag=["p1-1"], turn_tokens=["p5-1", "p6-1", "p7-1"])
     assert legal_commands(state, 0) == [
         DrawToken(),
@@ -252,20 +252,20 @@ def test_stop_puts_tokens_in_chosen_order_on_top() -> None:
     assert isinstance(events[1], ARiskCatTurnStarted) and state.active_seat == 1
 
 
-def test_stop_order_must_be_a_permutation_of_this_turns_tokens() -> None:
+def test_2_3_stop__stop_order_must_be_a_permutation_of_this_turns_tokens() -> None:
     state = make_state(bag=["p1-1"], turn_tokens=["p5-1", "p6-1"])
     for order in (["p5-1"], ["p5-1", "p5-1"], ["p5-1", "p6-1", "p7-1"], ["p5-1", "p7-1"]):
         given(state).when(StopAndStack(order=order), 0).then("invalid_order")
 
 
-def test_empty_bag_leaves_only_stop() -> None:
+def test_2_3_4_empty_bag__empty_bag_leaves_only_stop() -> None:
     state, _ = given(make_state(bag=["p5-1"])).when(DrawToken())
     assert state.pending == PendingDrawOrStop(seat=0, can_draw=False)
     assert legal_commands(state, 0) == [StopAndStack(order=["p5-1"])]
     given(state).when(DrawToken(), 0).then("bag_empty")
 
 
-def test_game_ends_when_a_turn_ends_with_the_bag_empty() -> None:
+def test_2_4_end__game_ends_when_a_turn_ends_with_the_bag_empty() -> None:
     state, _ = given(make_state(stacks=[["p6-1"], ["p7-1"], []], bag=["p5-1"])).when(DrawToken())
     state, events = given(state).when(StopAndStack(order=["p5-1"]))
     assert isinstance(events[-1], ARiskCatGameEnded)
@@ -274,7 +274,7 @@ def test_game_ends_when_a_turn_ends_with_the_bag_empty() -> None:
     given(state).when(DrawToken(), 1).then("game_over")
 
 
-def test_bust_refills_the_bag_so_play_goes_on() -> None:
+def test_2_4_end__bust_refills_the_bag_so_play_goes_on() -> None:
     state = make_state(bag=["p5-2"], turn_tokens=["p5-1"])
     state, events = given(state).when(DrawToken())
     assert types(events) == ["TokenDrawn", "TurnBusted", "ARiskCatTurnStarted"]
@@ -282,7 +282,7 @@ def test_bust_refills_the_bag_so_play_goes_on() -> None:
     assert state.pending == PendingFirstDraw(seat=1)
 
 
-def test_play_passes_clockwise() -> None:
+def test_2_2_first_seat__play_passes_clockwise() -> None:
     state = make_state(players=3, active=2, bag=["p1-1", "p5-1"], turn_tokens=["p7-1"])
     state, _ = given(state).when(StopAndStack(order=["p7-1"]))
     assert state.active_seat == 0 and state.turn_number == 2

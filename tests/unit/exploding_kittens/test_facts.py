@@ -40,7 +40,7 @@ def test_an_old_kitten_drawn_without_the_fact_folds_as_it_did() -> None:
     assert new == old and old.pending is not None and old.pending.kind == "defuse"
 
 
-def test_when_a_seat_leaves_the_event_names_the_bottom_most_kitten() -> None:
+def test_1_8_leave_kitten__when_a_seat_leaves_the_event_names_the_bottom_most_kitten() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
     after, events = given(state).when(Leave(), 1)
     assert isinstance(events[0], PlayerConceded)
@@ -69,7 +69,7 @@ def test_an_old_player_conceded_without_the_fact_folds_as_it_did() -> None:
     assert DECIDER.evolve(state, old) == DECIDER.evolve(state, events[0])
 
 
-def test_only_a_moderator_sees_where_the_leaving_kitten_was() -> None:
+def test_1_8_leave_kitten__only_a_moderator_sees_where_the_leaving_kitten_was() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
     _, events = given(state).when(Leave(), 1)
     for viewer in (Spectator(), Seat(0), Seat(1)):

@@ -14,7 +14,7 @@ def _known(state: object, seat: int) -> tuple[object, object]:
     return view.seen_future, view.placed_kitten  # type: ignore[union-attr]
 
 
-def test_each_draw_moves_every_known_card_one_place_up() -> None:
+def test_1_9_knowledge_now__each_draw_moves_every_known_card_one_place_up() -> None:
     state = rigged([[SF, A], [A]], pile=(TC, CM, HP, RR, BC))
     state, _ = given(state).when(PlayCard(card=SF), 0)
     assert _known(state, 0) == ((TC, CM, HP), None)
@@ -24,14 +24,14 @@ def test_each_draw_moves_every_known_card_one_place_up() -> None:
     assert _known(state, 0) == ((HP,), None)
 
 
-def test_a_shuffle_voids_every_seats_knowledge() -> None:
+def test_1_9_knowledge_now__a_shuffle_voids_every_seats_knowledge() -> None:
     state = rigged([[SF, SH], [A]], pile=(TC, CM, HP, RR, BC))
     state, _ = given(state).when(PlayCard(card=SF), 0)
     state, _ = given(state).when(PlayCard(card=SH), 0)
     assert _known(state, 0) == ((), None)
 
 
-def test_another_seats_defuse_voids_the_knowledge() -> None:
+def test_1_9_knowledge_now__another_seats_defuse_voids_the_knowledge() -> None:
     state = rigged([[SF, A], [D]], pile=(TC, K, HP, RR, BC))
     state, _ = given(state).when(PlayCard(card=SF), 0)
     state, _ = given(state).when(DrawCard(), 0)
@@ -43,7 +43,7 @@ def test_another_seats_defuse_voids_the_knowledge() -> None:
     assert _known(state, 1) == ((), 3)
 
 
-def test_the_defusing_seat_keeps_an_exact_updated_picture() -> None:
+def test_1_9_knowledge_now__the_defusing_seat_keeps_an_exact_updated_picture() -> None:
     state = rigged([[SF, D, A], [A]], pile=(K, CM, HP, RR, BC))
     state, _ = given(state).when(PlayCard(card=SF), 0)
     state, _ = given(state).when(DrawCard(), 0)  # the Kitten it saw

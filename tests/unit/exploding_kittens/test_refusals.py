@@ -26,7 +26,7 @@ from domain.exploding_kittens.events import CardDrawn, KittenDrawn, OwedTurnStar
 from .builders import CM, TC, A, D, F, K, N, S, ctx, given, rigged
 
 
-def test_command_from_a_seat_that_is_not_the_active_one_is_refused() -> None:
+def test_1_4_who_plays__command_from_a_seat_that_is_not_the_active_one_is_refused() -> None:
     state = rigged([[A], [S]])
     given(state).when(DrawCard(), 1).then("not_your_turn")
     given(state).when(PlayCard(card=S), 1).then("not_your_turn")
@@ -61,13 +61,13 @@ def test_no_pending_decision() -> None:
     given(state).when(TakeFromDiscard(card=A), 0).then("no_pending_decision")
 
 
-def test_decision_pending_blocks_the_turn() -> None:
+def test_1_4_who_plays__decision_pending_blocks_the_turn() -> None:
     state, _ = given(rigged([[F, A], [S]])).when(PlayCard(card=F, target=1), 0)
     given(state).when(DrawCard(), 0).then("decision_pending")
     given(state).when(PlayCard(card=A), 0).then("decision_pending")
 
 
-def test_wrong_combo_shapes_are_refused() -> None:
+def test_1_6_combo_shapes__wrong_combo_shapes_are_refused() -> None:
     state = rigged([[TC, TC, CM, A, S], [S]])
     given(state).when(PlayCombo(cards=(), target=1), 0).then("invalid_combo")
     given(state).when(PlayCombo(cards=(A,), target=1), 0).then("invalid_combo")
@@ -114,7 +114,7 @@ def test_play_combo_cards_given_as_a_list_are_accepted_after_validation() -> Non
 # ---- decision timeout (RULES 3)
 
 
-def test_idle_active_seat_draws_on_timeout_by_the_server() -> None:
+def test_3_timeout_option__idle_active_seat_draws_on_timeout_by_the_server() -> None:
     state = rigged([[A], [S]], pile=(TC, K), decision_timeout=30.0)
     state, _ = given(state).when(PlayCard(card=A), 0, now=0.0)  # window 0: resolves, seat 1 owes 2
     assert DECIDER.deadline(state) == 30.0
@@ -162,7 +162,7 @@ def test_unknown_and_malformed_commands_have_their_own_codes() -> None:
     given(state).when(Nope(chain_length="0"), 0).then("invalid_command")  # type: ignore[arg-type]
 
 
-def test_decision_timeout_is_off_by_default() -> None:
+def test_3_timeout_option__decision_timeout_is_off_by_default() -> None:
     state, _ = given(rigged([[D], [S]], pile=(K, TC))).when(DrawCard(), 0)
     assert state.pending is not None and DECIDER.deadline(state) is None
 
