@@ -23,6 +23,8 @@ ARC = "unit/a_risk_cat/"
 E2E = "e2e/"
 HTTP_RULES = E2E + "test_rules_decisions_over_http.py::"
 LEAKS = E2E + "test_numbering_leaks.py::"
+# The conformance kit: random games of every game, every promise checked at every step.
+KIT = "conformance/test_conformance.py::test_random_games_keep_secrets_replay_draw_fairly_conserve_and_offer_what_is_accepted"
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -1047,6 +1049,7 @@ RULES: tuple[Rule, ...] = (
             LEAKS + "test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read",
             LEAKS + "test_expected_version_refuses_only_what_the_seat_can_see",
             LEAKS + "test_after_passes_every_viewer_reads_gapless_numbers_and_resumes_in_them",
+            KIT,
         ),
     ),
     Rule(
@@ -1073,6 +1076,7 @@ RULES: tuple[Rule, ...] = (
         (
             EK + "test_numbering.py::test_3_no_trace__numbering_resumes_from_any_prefix",
             LEAKS + "test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read",
+            KIT,
         ),
     ),
 )
