@@ -13,7 +13,7 @@ from msgspec.structs import replace
 
 from domain.a_risk_cat import DECIDER as A_RISK_CAT
 from domain.a_risk_cat import events as arc
-from domain.a_risk_cat.commands import DrawToken
+from domain.a_risk_cat.commands import DrawToken, StopAndStack
 from domain.a_risk_cat.state import ARiskCatState
 from domain.a_risk_cat.tokens import ALL_TOKENS
 from domain.exploding_kittens import DECIDER as EXPLODING_KITTENS
@@ -196,6 +196,14 @@ def arc_blind_event(event: Any, viewer: Viewer, rng: random.Random) -> Any:
     return event
 
 
+def arc_move(command: Any) -> Any:
+    """A stop is one move whatever the order it lists (RULES 2.3: the seat's free choice);
+    ``legal_commands`` offers two orders of it, not all of them."""
+    if isinstance(command, StopAndStack) and isinstance(command.order, list | tuple):
+        return ("StopAndStack", tuple(sorted(map(str, command.order))))
+    return command
+
+
 def arc_prefer(state: ARiskCatState, command: Any) -> float:
     """Draw more while the bag is full, so that games reach busts, powers and the end."""
     return 3.0 if isinstance(command, DrawToken) and len(state.bag) > 12 else 1.0
@@ -233,6 +241,7 @@ KITS: tuple[GameKit, ...] = (
             blind_view=arc_blind_view,
             blind_event=arc_blind_event,
             prefer=arc_prefer,
+            move=arc_move,
             max_steps=400,  # a game of A Risk Cat takes a few hundred commands
         )
         for mode in ("base", "full")

@@ -10,9 +10,11 @@ plays random games through the decider's public fields (``initial_state``, ``sta
   viewer may not know, and what the viewer reads must not change; an event hidden from a viewer
   (``private_to``) changes nothing that viewer reads, so its numbering shows no gap;
 - replay: the events, stored as JSON and read back, fold to the live state at every step;
-- committed randomness: every draw comes from ``ctx.rng`` (domain/randomness.py's ``Draws``, as
-  the service passes it): deciding again with the same recorded context gives the same events,
-  and a command that drew nothing gives the same events under any other seeds;
+- committed randomness: each published ``commitment`` holds for the hidden order it leaves
+  (``hidden_order``, with the event's salt); every draw comes from ``ctx.rng``
+  (domain/randomness.py's ``Draws``, as the service passes it): deciding again with the same
+  recorded context gives the same events, and a command that drew nothing gives the same events
+  under any other seeds;
 - conservation: what the game declares conserved stays the same from the deal to the end;
 - legal commands: ``legal_commands`` are exactly the commands ``decide`` accepts (probed with
   every seat's offers, earlier offers and the game's own probes, from every seat);
@@ -30,6 +32,7 @@ from typing import Any
 import msgspec
 from hypothesis import strategies as st
 
+from domain import commitment
 from domain.decider import Context, Decider
 from domain.errors import RuleViolation
 from domain.randomness import Draws
@@ -47,6 +50,7 @@ class GameKit:
     rng)`` the same of one event (its hidden fields re-dealt). ``probes(state, rng)``: more
     commands worth sending (wrong cards, bad targets): the kit already sends every seat's offers.
     ``prefer``: the policy's weight of a legal command (1 by default: uniform), to make games end.
+    ``move``: see below.
     """
 
     decider: Decider
@@ -56,6 +60,10 @@ class GameKit:
     blind_event: Callable[[Any, Viewer, random.Random], Any]
     probes: Callable[[Any, random.Random], Sequence[Any]] = lambda state, rng: ()
     prefer: Callable[[Any, Any], float] = lambda state, command: 1.0
+    # The move a command makes, where ``legal_commands`` lists one command a move because the
+    # move's free choices are too many to list (A Risk Cat's stop: any order of the turn's
+    # tokens): an accepted command's move must be offered. By default every command is its own.
+    move: Callable[[Any], Any] = lambda command: command
     max_steps: int = 120  # commands per game: enough to reach every phase, short enough to run often
     deadline_rate: float = 0.15  # how often the policy lets a deadline pass when there is one
     concede_rate: float = 0.01
@@ -150,6 +158,20 @@ def check_event_hides_what_is_hidden(game: Game, before: Any, event: Any, rng: r
             assert _json(decider.redact(other, viewer)) == expected, f"{viewer} sees too much of {event}"
 
 
+def check_commitment(game: Game, event: Any, after: Any) -> None:
+    """An event that publishes a ``commitment`` commits to the hidden order it leaves
+    (``hidden_order``), with the salt it carries: what an audit reveals and checks at the end."""
+    committed = getattr(event, "commitment", None)
+    hidden_order = game.decider.hidden_order
+    if not committed or hidden_order is None:
+        return
+    salt = getattr(event, "salt", None)
+    order = _json(list(hidden_order(after)))
+    assert salt is not None and commitment.verify(order, salt, committed), (
+        f"a commitment that does not hold: {event}"
+    )
+
+
 def check_replay(game: Game, replayed: Any) -> None:
     """The live state is the fold of the log as stored (JSON) and read back."""
     assert replayed == game.state, "replay from the events differs from the live state"
@@ -206,10 +228,12 @@ def check_legal_commands(game: Game, offered_before: list[Any], rng: random.Rand
                 check_refusal_code(game, error)
                 assert command not in offered, (seat, command, "offered but refused")
                 continue
-            if command not in offered:  # another spelling of an offered move (seats listed in
-                # another order, say) is the same move: it must decide the same events as one
-                same = (list(decider.decide(state, o, game.context(seat))) == events for o in offered)
-                assert any(same), (seat, command, "accepted but not offered")
+            if command in offered or game.kit.move(command) in [game.kit.move(o) for o in offered]:
+                continue
+            # Another spelling of an offered command (seats listed in another order, say) is the
+            # same command: it must decide the same events as one.
+            same = (list(decider.decide(state, o, game.context(seat))) == events for o in offered)
+            assert any(same), (seat, command, "accepted but not offered")
 
 
 # --- playing ----------------------------------------------------------------------------------
@@ -227,6 +251,7 @@ def new_game(kit: GameKit, raw: Mapping[str, Any], seed: int) -> tuple[Game, ran
     for event in start:
         game.state = decider.evolve(game.state, event)
         game.events.append(event)
+        check_commitment(game, event, game.state)
     return game, rng
 
 
@@ -295,6 +320,7 @@ def play(kit: GameKit, raw: Mapping[str, Any], seed: int) -> Iterator[Game]:
             game.state = decider.evolve(before, event)
             replayed = decider.evolve(replayed, decoder.decode(msgspec.json.encode(event)))
             check_event_hides_what_is_hidden(game, before, event, rng)
+            check_commitment(game, event, game.state)
         game.events.extend(events)
         check_replay(game, replayed)
         assert kit.conserved(game.state) == conserved, "a conserved quantity changed"

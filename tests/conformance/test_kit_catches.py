@@ -1,5 +1,6 @@
 """The kit catches what it claims to: each test breaks one promise of the guessing game
-(tests/games/guessing) and the kit must fail on it within a few random games."""
+(tests/games/guessing; Exploding Kittens for its shuffle commitments) and the kit must fail on
+it within a few random games."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from msgspec.structs import replace
 
 from domain.decider import Context
 from domain.errors import RuleViolation
 from domain.viewers import Viewer
+from tests.conformance.games import KITS
 from tests.conformance.kit import GameKit, play
 from tests.games.guessing import DECIDER
 from tests.games.guessing import kit as guessing
@@ -124,3 +127,11 @@ def test_a_decide_that_raises_an_undeclared_error_is_not_a_refusal() -> None:
         raise RuleViolation("made_up", "no such rule")
 
     assert "undeclared refusal code" in fails(broken(decide=decide))
+
+
+def test_a_commitment_to_another_order_than_the_hidden_one_fails() -> None:
+    kit = next(k for k in KITS if k.decider.kind == "exploding_kittens")
+    wrong = dataclasses.replace(kit.decider, hidden_order=lambda state: state.draw_pile[::-1])
+    with pytest.raises(AssertionError, match="commitment"):
+        for _ in play(dataclasses.replace(kit, decider=wrong), {"players": 3}, 0):
+            pass
