@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from domain.a_risk_cat import DECIDER
@@ -15,7 +14,6 @@ from domain.a_risk_cat.state import (
     PendingFirstDraw,
 )
 from domain.a_risk_cat.tokens import removed_paintings
-from domain.decider import Context
 from tests.given import Rules, given_for
 
 
@@ -66,10 +64,6 @@ def make_state(
         pending=pending,
         deadline=deadline,
     )
-
-
-def ctx(seat: int | None, *, now: float = 0.0, seed: int = 0) -> Context:
-    return Context(rng=random.Random(seed), now=now, seat=seat)
 
 
 def types(events: Sequence[object]) -> list[str]:
