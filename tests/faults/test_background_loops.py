@@ -12,6 +12,7 @@ import uuid
 from typing import Any
 
 import asyncpg
+from structlog.testing import capture_logs
 
 from service.app.games import GameService
 from service.app.scheduler import Scheduler
@@ -109,9 +110,20 @@ async def test_the_listener_reconnects_after_an_unexpected_error(
 
 async def test_the_scheduler_keeps_scanning_after_unexpected_errors(pool: asyncpg.Pool) -> None:
     store = FlakyStore(pool, failures=3)
-    scheduler = Scheduler(GameService(store), interval=0.01)
-    scheduler.start()
-    try:
-        await _until(lambda: store.scans > 5)
-    finally:
-        await scheduler.stop()
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # the fake clock: the pause is noted, not waited
+        slept.append(seconds)
+        await asyncio.sleep(0)
+
+    scheduler = Scheduler(GameService(store), interval=0.01, sleep=sleep)
+    with capture_logs() as logs:
+        scheduler.start()
+        try:
+            await _until(lambda: store.scans > 5)
+        finally:
+            await scheduler.stop()
+    # Each failure backs off (doubling), then the interval; a scan that works resets the pause.
+    assert slept[:6] == [0.1, 0.01, 0.2, 0.01, 0.4, 0.01]
+    assert set(slept[6:]) == {0.01}
+    assert [e["event"] for e in logs if e["log_level"] == "error"] == ["scheduler_failed"] * 3

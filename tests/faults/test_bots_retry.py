@@ -18,10 +18,21 @@ async def test_bots_retry_until_the_instance_answers_and_report_the_retries(
 ) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    # Short pauses, many of them: the same ride-out in a fraction of the real backoff's time.
     bots = asyncio.create_task(
-        run_bots(url, "exploding_kittens", {"players": 2, "reaction_window": 0}, 2, 2, 7)
+        run_bots(
+            url,
+            "exploding_kittens",
+            {"players": 2, "reaction_window": 0},
+            2,
+            2,
+            7,
+            retries=400,
+            first_pause=0.02,
+            max_pause=0.05,
+        )
     )
-    await asyncio.sleep(1.0)  # every connection refused meanwhile
+    await asyncio.sleep(0.3)  # the outage: every connection refused meanwhile (a span, not a wait)
     assert not bots.done()
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)

@@ -104,9 +104,11 @@ async def test_connections_idle_past_their_lifetime_close_down_to_the_minimum(
         held = [await pool.acquire() for _ in range(3)]
         for conn in held:
             await pool.release(conn)
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # past their lifetime: a span, not a wait for the pool
         await pool.fetchval("SELECT 1")  # a release: the ones idle too long are closed
-        await asyncio.sleep(0.1)
+        async with asyncio.timeout(10):
+            while sum(not conn.is_closed() for conn in held) > 1:
+                await asyncio.sleep(0.01)
         assert sum(not conn.is_closed() for conn in held) == 1
     finally:
         await pool.close()

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
-from domain.a_risk_cat.events import ARiskCatEvent
-from domain.a_risk_cat.rules import decide, evolve
+from domain.a_risk_cat import DECIDER
 from domain.a_risk_cat.state import (
     ARiskCatOptions,
     ARiskCatPending,
@@ -16,8 +14,7 @@ from domain.a_risk_cat.state import (
     PendingFirstDraw,
 )
 from domain.a_risk_cat.tokens import removed_paintings
-from domain.decider import Command, Context
-from domain.errors import RuleViolation
+from tests.given import Rules, given_for
 
 
 def make_state(
@@ -69,42 +66,18 @@ def make_state(
     )
 
 
-def ctx(seat: int | None, *, now: float = 0.0, seed: int = 0) -> Context:
-    return Context(rng=random.Random(seed), now=now, seat=seat)
-
-
-def play(
-    state: ARiskCatState, command: Command, seat: int | None = None, *, now: float = 0.0
-) -> tuple[ARiskCatState, list[ARiskCatEvent]]:
-    """Decide for ``seat`` (default: the seat the game waits for) and fold the events."""
-    if seat is None and state.pending is not None:
-        seat = state.pending.seat
-    events = list(decide(state, command, ctx(seat, now=now)))
-    for event in events:
-        state = evolve(state, event)
-    return state, events
-
-
-def timeout(state: ARiskCatState) -> tuple[ARiskCatState, list[ARiskCatEvent]]:
-    """The server acts on the pending decision's deadline."""
-    from domain.a_risk_cat.rules import deadline, on_deadline
-
-    when = deadline(state)
-    assert when is not None
-    events = list(decide(state, on_deadline(state), ctx(None, now=when)))
-    for event in events:
-        state = evolve(state, event)
-    return state, events
-
-
-def refusal(state: ARiskCatState, command: object, seat: int | None = None, *, now: float = 0.0) -> str:
-    """The code of the RuleViolation ``decide`` raises (fails if it accepts the command)."""
-    try:
-        decide(state, command, ctx(seat, now=now))
-    except RuleViolation as exc:
-        return exc.code
-    raise AssertionError(f"{command!r} was accepted")
-
-
 def types(events: Sequence[object]) -> list[str]:
     return [type(e).__name__ for e in events]
+
+
+# The one idiom of rule tests (tests/given.py): given(make_state(...)).when(command[, seat]).then(...);
+# without a seat, the seat the game waits for acts.
+given = given_for(
+    Rules(
+        decide=DECIDER.decide,
+        fold=DECIDER.fold,
+        acting=lambda state: state.pending.seat if state.pending is not None else None,
+        deadline=DECIDER.deadline,
+        on_deadline=DECIDER.on_deadline,
+    )
+)

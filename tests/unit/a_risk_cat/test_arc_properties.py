@@ -169,7 +169,7 @@ def test_random_games_end_conserve_tokens_replay_and_hide_what_is_hidden(
     seed=st.integers(0, 2**32),
     concede_rate=st.sampled_from([0.01, 0.05, 0.3]),
 )
-def test_random_games_with_concessions_end_scored_and_no_conceded_seat_wins(
+def test_3_concede_arc_win__random_games_with_concessions_end_scored_and_no_conceded_seat_wins(
     players: int, mode: str, seed: int, concede_rate: float
 ) -> None:
     _play(players, mode, seed, 0.1, check_all_legal=False, draw_bias=0.3, concede_rate=concede_rate)
@@ -177,7 +177,9 @@ def test_random_games_with_concessions_end_scored_and_no_conceded_seat_wins(
 
 @settings(max_examples=20, deadline=None)
 @given(players=st.integers(3, 8), mode=st.sampled_from(["base", "full"]), seed=st.integers(0, 2**32))
-def test_every_command_legal_commands_offers_is_accepted(players: int, mode: str, seed: int) -> None:
+def test_0_enforced__every_command_legal_commands_offers_is_accepted(
+    players: int, mode: str, seed: int
+) -> None:
     _play(players, mode, seed, 0.0, check_all_legal=True, draw_bias=0.5)
 
 
@@ -218,7 +220,7 @@ def _garbage(draw: st.DrawFn) -> tuple[Any, Any]:
     garbage=st.lists(_garbage(), min_size=1, max_size=15),
     now=st.one_of(st.floats(allow_nan=True), st.integers(-10, 10**6)),
 )
-def test_garbage_commands_raise_only_rule_violations(
+def test_0_enforced__garbage_commands_raise_only_rule_violations(
     players: int, mode: str, seed: int, moves: int, garbage: list[tuple[Any, Any]], now: float
 ) -> None:
     rng = random.Random(seed)

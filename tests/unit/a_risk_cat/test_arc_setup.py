@@ -25,7 +25,7 @@ from domain.decider import Context
 from domain.errors import RuleViolation
 from domain.registry import get
 
-from .builders import refusal
+from .builders import given
 
 
 def _started(players: int, seed: int = 1, **options: object) -> tuple[ARiskCatGameSetUp, object]:
@@ -43,20 +43,20 @@ def test_decider_is_registered_for_three_to_eight_players() -> None:
     assert (DECIDER.kind, DECIDER.min_players, DECIDER.max_players) == ("a_risk_cat", 3, 8)
 
 
-def test_sixty_six_tokens_painting_n_has_n_tokens() -> None:
+def test_2_1_tokens__sixty_six_tokens_painting_n_has_n_tokens() -> None:
     assert len(ALL_TOKENS) == 66 == len(set(ALL_TOKENS))
     per_painting = Counter(painting(t) for t in ALL_TOKENS)
     assert per_painting == {n: n for n in range(1, 12)}
 
 
-def test_banker_is_painting_two_black_cat_and_cheater_is_distinct() -> None:
+def test_2_1_black_cat__banker_is_painting_two_black_cat_and_cheater_is_distinct() -> None:
     assert painting(BANKER) == painting(CHEATER) == 2
     assert BANKER != CHEATER
     assert black_cat(2) == BANKER
     assert all(black_cat(n) in ALL_TOKENS for n in range(1, 12))
 
 
-def test_initial_state_holds_options_and_nothing_drawn() -> None:
+def test_2_2_stacks__initial_state_holds_options_and_nothing_drawn() -> None:
     state = initial_state(ARiskCatOptions(players=5))
     assert state.phase == "not_started"
     assert state.bag == () and state.turn_tokens == () and state.pending is None
@@ -64,7 +64,7 @@ def test_initial_state_holds_options_and_nothing_drawn() -> None:
     assert DECIDER.outcome(state) is None and DECIDER.deadline(state) is None
 
 
-def test_start_puts_every_token_in_a_shuffled_bag_with_a_commitment() -> None:
+def test_2_2_stacks__start_puts_every_token_in_a_shuffled_bag_with_a_commitment() -> None:
     setup, state = _started(5)
     assert sorted(setup.bag) == sorted(ALL_TOKENS)
     assert setup.bag != ALL_TOKENS
@@ -74,7 +74,7 @@ def test_start_puts_every_token_in_a_shuffled_bag_with_a_commitment() -> None:
 
 
 @pytest.mark.parametrize("players", [3, 4])
-def test_three_players_remove_painting_ten(players: int) -> None:
+def test_2_2_removal__three_players_remove_painting_ten(players: int) -> None:
     setup, _ = _started(players)
     assert setup.removed_paintings == (10,)
     assert len(setup.bag) == 56
@@ -83,13 +83,13 @@ def test_three_players_remove_painting_ten(players: int) -> None:
 
 
 @pytest.mark.parametrize("players", [5, 8])
-def test_five_or_more_players_keep_painting_ten(players: int) -> None:
+def test_2_2_removal__five_or_more_players_keep_painting_ten(players: int) -> None:
     setup, _ = _started(players)
     assert setup.removed_paintings == ()
     assert len(setup.bag) == 66
 
 
-def test_first_seat_is_random_unless_given() -> None:
+def test_2_2_first_seat__first_seat_is_random_unless_given() -> None:
     firsts = {_started(6, seed=s)[0].first_seat for s in range(40)}
     assert len(firsts) > 1
     setup, state = _started(6, first_seat=4)
@@ -108,7 +108,7 @@ def test_commands_before_start_are_refused() -> None:
     from domain.a_risk_cat.commands import DrawToken
 
     state = initial_state(ARiskCatOptions(players=3))
-    assert refusal(state, DrawToken(), 0) == "game_not_started"
+    given(state).when(DrawToken(), 0).then("game_not_started")
 
 
 @pytest.mark.parametrize(
@@ -128,7 +128,7 @@ def test_commands_before_start_are_refused() -> None:
         "players=4",
     ],
 )
-def test_bad_options_are_refused(raw: object) -> None:
+def test_3_creation__bad_options_are_refused(raw: object) -> None:
     with pytest.raises(RuleViolation) as err:
         DECIDER.parse_options(raw)
     assert err.value.code == "invalid_options"

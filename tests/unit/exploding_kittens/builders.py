@@ -11,8 +11,8 @@ from msgspec.structs import replace
 from domain.decider import Context
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.cards import Card
-from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
+from tests.given import Rules, given_for
 
 K = Card.EXPLODING_KITTEN
 D = Card.DEFUSE
@@ -64,13 +64,13 @@ def ctx(seat: int | None, now: float = 0.0, seed: int = 0) -> Context:
     return Context(rng=random.Random(seed), now=now, seat=seat)
 
 
-def act(
-    state: ExplodingKittensState, seat: int | None, command: Any, now: float = 0.0, seed: int = 0
-) -> tuple[ExplodingKittensState, list[ExplodingKittensEvent]]:
-    """Decide and fold: the new state and the events."""
-    events = list(DECIDER.decide(state, command, ctx(seat, now, seed)))
-    return DECIDER.fold(state, events), events
-
-
 def types(events: Sequence[object]) -> list[str]:
     return [type(e).__name__ for e in events]
+
+
+# The one idiom of rule tests (tests/given.py): given(rigged(...)).when(command, seat).then(...)
+given = given_for(
+    Rules(
+        decide=DECIDER.decide, fold=DECIDER.fold, deadline=DECIDER.deadline, on_deadline=DECIDER.on_deadline
+    )
+)

@@ -10,18 +10,18 @@ from domain.exploding_kittens.commands import DrawCard, Leave
 from domain.exploding_kittens.events import KittenDrawn, PlayerConceded
 from domain.viewers import MODERATOR, Seat, Spectator
 
-from .builders import CM, HP, TC, A, D, K, S, act, rigged
+from .builders import CM, HP, TC, A, D, K, S, given, rigged
 
 
 def test_given_a_defuse_in_hand_when_a_kitten_is_drawn_then_the_event_says_a_placement_is_pending() -> None:
     state = rigged([[D], [S]], pile=(K, HP))
-    _, events = act(state, 0, DrawCard())
+    _, events = given(state).when(DrawCard(), 0)
     assert isinstance(events[0], KittenDrawn) and events[0].defusable is True
 
 
 def test_given_no_defuse_when_a_kitten_is_drawn_then_the_event_says_nothing_is_pending() -> None:
     state = rigged([[A], [S], [CM]], pile=(K, HP))
-    _, events = act(state, 0, DrawCard())
+    _, events = given(state).when(DrawCard(), 0)
     assert isinstance(events[0], KittenDrawn) and events[0].defusable is False
 
 
@@ -34,15 +34,15 @@ def test_evolve_follows_the_recorded_fact_not_the_hand() -> None:
 
 def test_an_old_kitten_drawn_without_the_fact_folds_as_it_did() -> None:
     state = rigged([[D], [S]], pile=(K, HP))
-    _, events = act(state, 0, DrawCard())
+    _, events = given(state).when(DrawCard(), 0)
     new = DECIDER.evolve(state, events[0])
     old = DECIDER.evolve(state, replace(events[0], defusable=None))
     assert new == old and old.pending is not None and old.pending.kind == "defuse"
 
 
-def test_when_a_seat_leaves_the_event_names_the_bottom_most_kitten() -> None:
+def test_1_8_leave_kitten__when_a_seat_leaves_the_event_names_the_bottom_most_kitten() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
-    after, events = act(state, 1, Leave())
+    after, events = given(state).when(Leave(), 1)
     assert isinstance(events[0], PlayerConceded)
     assert (events[0].kitten_left, events[0].kitten_position) == ("pile", 2)
     assert after.draw_pile == (K, HP, CM)
@@ -50,8 +50,8 @@ def test_when_a_seat_leaves_the_event_names_the_bottom_most_kitten() -> None:
 
 def test_given_a_drawn_kitten_when_its_drawer_leaves_then_the_event_names_that_kitten() -> None:
     state = rigged([[D], [S], [CM]], pile=(K, HP, K))
-    state, _ = act(state, 0, DrawCard())
-    _, events = act(state, 0, Leave())
+    state, _ = given(state).when(DrawCard(), 0)
+    _, events = given(state).when(Leave(), 0)
     assert isinstance(events[0], PlayerConceded)
     assert (events[0].kitten_left, events[0].kitten_position) == ("drawn", None)
 
@@ -64,14 +64,14 @@ def test_evolve_removes_the_recorded_kitten() -> None:
 
 def test_an_old_player_conceded_without_the_fact_folds_as_it_did() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
-    _, events = act(state, 1, Leave())
+    _, events = given(state).when(Leave(), 1)
     old = replace(events[0], kitten_left=None, kitten_position=None)
     assert DECIDER.evolve(state, old) == DECIDER.evolve(state, events[0])
 
 
-def test_only_a_moderator_sees_where_the_leaving_kitten_was() -> None:
+def test_1_8_leave_kitten__only_a_moderator_sees_where_the_leaving_kitten_was() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
-    _, events = act(state, 1, Leave())
+    _, events = given(state).when(Leave(), 1)
     for viewer in (Spectator(), Seat(0), Seat(1)):
         shown = DECIDER.redact(events[0], viewer)
         assert isinstance(shown, PlayerConceded) and shown.kitten_position is None

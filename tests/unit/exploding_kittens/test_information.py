@@ -19,7 +19,7 @@ from domain.viewers import Moderator, Seat, Spectator
 from projections import envelopes
 from projections.table import GameCreated
 
-from .builders import CM, HP, TC, A, K, S, act, rigged
+from .builders import CM, HP, TC, A, K, S, given, rigged
 
 
 def _dealt() -> tuple[object, DeckDealt]:
@@ -30,7 +30,7 @@ def _dealt() -> tuple[object, DeckDealt]:
     return DECIDER.evolve(state, event), event
 
 
-def test_setup_event_shows_a_seat_only_its_own_hand_and_the_pile_size() -> None:
+def test_1_9_one_seat__setup_event_shows_a_seat_only_its_own_hand_and_the_pile_size() -> None:
     _, event = _dealt()
     mine = DECIDER.redact(event, Seat(1))
     assert mine.hands[1] == event.hands[1] and mine.hands[0] == () and mine.hands[2] == ()
@@ -41,8 +41,8 @@ def test_setup_event_shows_a_seat_only_its_own_hand_and_the_pile_size() -> None:
     assert DECIDER.redact(event, Moderator()) == event
 
 
-def test_drawn_card_is_seen_by_the_drawer_only() -> None:
-    _, events = act(rigged([[A], [S]], pile=(TC, K)), 0, DrawCard())
+def test_1_9_one_seat__drawn_card_is_seen_by_the_drawer_only() -> None:
+    _, events = given(rigged([[A], [S]], pile=(TC, K))).when(DrawCard(), 0)
     drawn = events[0]
     assert isinstance(drawn, CardDrawn)
     assert DECIDER.redact(drawn, Seat(0)).card == TC
@@ -50,7 +50,7 @@ def test_drawn_card_is_seen_by_the_drawer_only() -> None:
     assert DECIDER.redact(drawn, Spectator()).card is None
 
 
-def test_seat_view_holds_its_hand_and_the_public_state() -> None:
+def test_1_9_public__seat_view_holds_its_hand_and_the_public_state() -> None:
     state = rigged([[A, TC], [S], [CM, HP, HP]], pile=(TC, K, K), active=2, discard=(S,))
     seat_view = DECIDER.view(state, Seat(0))
     assert isinstance(seat_view, ExplodingKittensSeatView)
@@ -63,7 +63,7 @@ def test_seat_view_holds_its_hand_and_the_public_state() -> None:
     assert "draw_pile" not in encoded["public"] and "hands" not in encoded
 
 
-def test_spectator_view_has_no_hands_and_no_pile_order() -> None:
+def test_1_9_public__spectator_view_has_no_hands_and_no_pile_order() -> None:
     state = rigged([[A, TC], [S]], pile=(TC, K))
     spectator = DECIDER.view(state, Spectator())
     assert isinstance(spectator, ExplodingKittensSpectatorView)
@@ -71,7 +71,7 @@ def test_spectator_view_has_no_hands_and_no_pile_order() -> None:
     assert "Tacocat" not in text and "Attack" not in text
 
 
-def test_moderator_view_has_everything() -> None:
+def test_1_9_moderators__moderator_view_has_everything() -> None:
     state = rigged([[A, TC], [S]], pile=(TC, K))
     moderator = DECIDER.view(state, Moderator())
     assert isinstance(moderator, ExplodingKittensModeratorView)
@@ -88,7 +88,7 @@ def test_views_and_events_are_msgspec_encodable() -> None:
     msgspec.json.Decoder(DECIDER.view_type).decode(msgspec.json.encode(DECIDER.view(state, Seat(0))))
 
 
-def test_the_rng_seed_is_hidden_from_every_player_and_spectator() -> None:
+def test_1_9_hidden__the_rng_seed_is_hidden_from_every_player_and_spectator() -> None:
     created = GameCreated(
         kind="exploding_kittens",
         options={"players": 2, "seed": 42},

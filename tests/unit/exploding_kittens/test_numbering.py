@@ -64,7 +64,7 @@ def _passed(log: list[Any], seat: int) -> list[Any]:
     return [*log, *DECIDER.decide(state, PassReaction(), Context(random.Random(2), 2.0, seat))]
 
 
-def test_a_pass_changes_no_number_another_seat_or_a_spectator_can_read() -> None:
+def test_1_7_public_window__a_pass_changes_no_number_another_seat_or_a_spectator_can_read() -> None:
     log = _log()
     assert _table(log).state.window is not None
     after = _passed(log, 1)
@@ -81,7 +81,7 @@ def test_the_passing_seat_and_moderators_count_the_pass() -> None:
     assert _seen(after, MODERATOR)[0] == len(after)
 
 
-def test_every_viewers_numbers_run_without_gaps_after_passes() -> None:
+def test_3_no_inference_numbers__every_viewers_numbers_run_without_gaps_after_passes() -> None:
     log = _passed(_passed(_log(), 1), 2)  # both eligible seats passed: the window closed
     table = _table(log)
     assert table.state.window is None and table.private == (0, 1, 1)
@@ -91,7 +91,7 @@ def test_every_viewers_numbers_run_without_gaps_after_passes() -> None:
     assert _seen(log, SPECTATOR)[0] == len(log) - 2 and _seen(log, Seat(2))[0] == len(log) - 1
 
 
-def test_numbering_resumes_from_any_prefix() -> None:
+def test_3_no_trace__numbering_resumes_from_any_prefix() -> None:
     """Numbering a tail from the viewer's version before it gives the numbers of the whole log."""
     log = _passed(_passed(_log(), 1), 2)
     items = [(i + 1, 0.0, e) for i, e in enumerate(log)]

@@ -192,7 +192,9 @@ def steps(game: Game, max_steps: int = 3000) -> Iterator[None]:
 
 @SETTINGS
 @given(raw=game_options, seed=st.integers(0, 2**32 - 1))
-def test_random_games_keep_every_invariant_and_end_with_one_winner(raw: dict[str, Any], seed: int) -> None:
+def test_1_1__random_games_keep_every_invariant_and_end_with_one_winner(
+    raw: dict[str, Any], seed: int
+) -> None:
     game = new_game(raw, seed)
     check_cards(game.state)
     for i, _ in enumerate(steps(game)):
@@ -246,7 +248,7 @@ def universe(state: ExplodingKittensState, rng: random.Random) -> Any:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(raw=game_options, seed=st.integers(0, 2**32 - 1))
-def test_legal_commands_are_exactly_the_accepted_ones(raw: dict[str, Any], seed: int) -> None:
+def test_0_enforced__legal_commands_are_exactly_the_accepted_ones(raw: dict[str, Any], seed: int) -> None:
     game = new_game(raw, seed)
     probe = random.Random(seed ^ 0x5EED)
     for i, _ in enumerate(steps(game)):
@@ -301,7 +303,7 @@ garbage_commands = st.one_of(
     commands=st.lists(st.tuples(garbage_commands, st.one_of(st.none(), st.integers(-2, 6))), max_size=8),
     now=st.floats(0, 1e6),
 )
-def test_garbage_commands_only_raise_rule_violations(
+def test_0_enforced__garbage_commands_only_raise_rule_violations(
     raw: dict[str, Any], seed: int, at: int, commands: list[tuple[Any, int | None]], now: float
 ) -> None:
     game = new_game(raw, seed)

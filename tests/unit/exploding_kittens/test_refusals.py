@@ -23,65 +23,56 @@ from domain.exploding_kittens.commands import (
 )
 from domain.exploding_kittens.events import CardDrawn, KittenDrawn, OwedTurnStarted
 
-from .builders import CM, TC, A, D, F, K, N, S, act, ctx, rigged
+from .builders import CM, TC, A, D, F, K, N, S, ctx, given, rigged
 
 
-def _code(state: Any, seat: int | None, command: Any, now: float = 0.0) -> str:
-    before = msgspec.json.encode(state)
-    with pytest.raises(RuleViolation) as err:
-        DECIDER.decide(state, command, ctx(seat, now))
-    assert msgspec.json.encode(state) == before
-    assert err.value.message
-    return err.value.code
-
-
-def test_command_from_a_seat_that_is_not_the_active_one_is_refused() -> None:
+def test_1_4_who_plays__command_from_a_seat_that_is_not_the_active_one_is_refused() -> None:
     state = rigged([[A], [S]])
-    assert _code(state, 1, DrawCard()) == "not_your_turn"
-    assert _code(state, 1, PlayCard(card=S)) == "not_your_turn"
+    given(state).when(DrawCard(), 1).then("not_your_turn")
+    given(state).when(PlayCard(card=S), 1).then("not_your_turn")
 
 
 @pytest.mark.parametrize("seat", [None, -1, 2, 99])
 def test_seat_only_commands_need_a_seat_of_the_game(seat: int | None) -> None:
     state = rigged([[A], [S]])
     for command in (DrawCard(), Leave(), Nope(chain_length=0), PassReaction(), Defuse(position=0)):
-        assert _code(state, seat, command) == "not_a_player"
+        given(state).when(command, seat).then("not_a_player")
 
 
 def test_eliminated_seats_are_refused() -> None:
     state = rigged([[A], [S], [TC]], alive=[True, False, True])
-    assert _code(state, 1, Leave()) == "player_eliminated"
-    assert _code(state, 1, DrawCard()) == "player_eliminated"
+    given(state).when(Leave(), 1).then("player_eliminated")
+    given(state).when(DrawCard(), 1).then("player_eliminated")
 
 
 def test_card_not_in_hand() -> None:
-    assert _code(rigged([[A], [S]]), 0, PlayCard(card=S)) == "card_not_in_hand"
+    given(rigged([[A], [S]])).when(PlayCard(card=S), 0).then("card_not_in_hand")
 
 
 @pytest.mark.parametrize("card", [D, N, K])
 def test_defuse_nope_and_kitten_are_not_played_as_actions(card: Any) -> None:
-    assert _code(rigged([[D, N], [S]]), 0, PlayCard(card=card)) == "not_playable"
+    given(rigged([[D, N], [S]])).when(PlayCard(card=card), 0).then("not_playable")
 
 
 def test_no_pending_decision() -> None:
     state = rigged([[A], [S]])
-    assert _code(state, 0, Defuse(position=0)) == "no_pending_decision"
-    assert _code(state, 1, GiveCard(card=S)) == "no_pending_decision"
-    assert _code(state, 0, TakeFromDiscard(card=A)) == "no_pending_decision"
+    given(state).when(Defuse(position=0), 0).then("no_pending_decision")
+    given(state).when(GiveCard(card=S), 1).then("no_pending_decision")
+    given(state).when(TakeFromDiscard(card=A), 0).then("no_pending_decision")
 
 
-def test_decision_pending_blocks_the_turn() -> None:
-    state, _ = act(rigged([[F, A], [S]]), 0, PlayCard(card=F, target=1))
-    assert _code(state, 0, DrawCard()) == "decision_pending"
-    assert _code(state, 0, PlayCard(card=A)) == "decision_pending"
+def test_1_4_who_plays__decision_pending_blocks_the_turn() -> None:
+    state, _ = given(rigged([[F, A], [S]])).when(PlayCard(card=F, target=1), 0)
+    given(state).when(DrawCard(), 0).then("decision_pending")
+    given(state).when(PlayCard(card=A), 0).then("decision_pending")
 
 
-def test_wrong_combo_shapes_are_refused() -> None:
+def test_1_6_combo_shapes__wrong_combo_shapes_are_refused() -> None:
     state = rigged([[TC, TC, CM, A, S], [S]])
-    assert _code(state, 0, PlayCombo(cards=(), target=1)) == "invalid_combo"
-    assert _code(state, 0, PlayCombo(cards=(A,), target=1)) == "invalid_combo"
-    assert _code(state, 0, PlayCombo(cards=(TC, TC, CM), target=1)) == "invalid_combo"
-    assert _code(state, 0, PlayCombo(cards=(TC, TC))) == "target_required"
+    given(state).when(PlayCombo(cards=(), target=1), 0).then("invalid_combo")
+    given(state).when(PlayCombo(cards=(A,), target=1), 0).then("invalid_combo")
+    given(state).when(PlayCombo(cards=(TC, TC, CM), target=1), 0).then("invalid_combo")
+    given(state).when(PlayCombo(cards=(TC, TC)), 0).then("target_required")
 
 
 GARBAGE: list[Any] = [
@@ -116,19 +107,19 @@ def test_play_combo_cards_given_as_a_list_are_accepted_after_validation() -> Non
     command = msgspec.json.Decoder(DECIDER.command_type).decode(
         b'{"type":"PlayCombo","cards":["Tacocat","Tacocat"],"target":1}'
     )
-    state, _ = act(rigged([[TC, TC], [S]]), 0, command)
+    state, _ = given(rigged([[TC, TC], [S]])).when(command, 0)
     assert state.hands[0] == (S,)
 
 
 # ---- decision timeout (RULES 3)
 
 
-def test_idle_active_seat_draws_on_timeout_by_the_server() -> None:
+def test_3_timeout_option__idle_active_seat_draws_on_timeout_by_the_server() -> None:
     state = rigged([[A], [S]], pile=(TC, K), decision_timeout=30.0)
-    state, _ = act(state, 0, PlayCard(card=A), now=0.0)  # window 0: resolves, seat 1 owes 2
+    state, _ = given(state).when(PlayCard(card=A), 0, now=0.0)  # window 0: resolves, seat 1 owes 2
     assert DECIDER.deadline(state) == 30.0
     assert DECIDER.on_deadline(state) == ActOnTimeout()
-    state, events = act(state, None, ActOnTimeout(), now=31.0)
+    state, events = given(state).when(ActOnTimeout(), None, now=31.0)
     assert isinstance(events[0], CardDrawn) and events[0].by_server
     assert isinstance(events[1], OwedTurnStarted) and events[1].deadline == 61.0
     assert (state.active, state.turns_owed) == (1, 1)
@@ -137,48 +128,48 @@ def test_idle_active_seat_draws_on_timeout_by_the_server() -> None:
 def test_timeout_draw_of_a_kitten_asks_for_a_placement() -> None:
     state = rigged([[D], [S]], pile=(K, TC), decision_timeout=30.0, turns_owed=1)
     state = msgspec.structs.replace(state, turn_deadline=30.0)
-    state, events = act(state, None, ActOnTimeout(), now=30.0)
+    state, events = given(state).when(ActOnTimeout(), None, now=30.0)
     assert isinstance(events[0], KittenDrawn) and events[0].by_server and events[0].deadline == 60.0
     assert DECIDER.deadline(state) == 60.0
 
 
 def test_act_on_timeout_is_refused_before_the_deadline_or_without_timeouts() -> None:
     state = msgspec.structs.replace(rigged([[A], [S]], decision_timeout=30.0), turn_deadline=30.0)
-    assert _code(state, None, ActOnTimeout(), now=29.9) == "deadline_not_reached"
-    assert _code(rigged([[A], [S]]), None, ActOnTimeout(), now=1e9) == "no_deadline"
+    given(state).when(ActOnTimeout(), None, now=29.9).then("deadline_not_reached")
+    given(rigged([[A], [S]])).when(ActOnTimeout(), None, now=1e9).then("no_deadline")
     assert DECIDER.deadline(rigged([[A], [S]])) is None
 
 
 def test_act_on_timeout_during_a_window_is_refused() -> None:
     state = rigged([[F], [S]], decision_timeout=30.0, reaction_window=5.0)
-    state, _ = act(state, 0, PlayCard(card=F, target=1))
-    assert _code(state, None, ActOnTimeout(), now=1.0) == "window_open"
+    state, _ = given(state).when(PlayCard(card=F, target=1), 0)
+    given(state).when(ActOnTimeout(), None, now=1.0).then("window_open")
 
 
 def test_the_turn_clock_restarts_when_the_seat_is_free_again() -> None:
     state = rigged([[F, A], [S, CM]], decision_timeout=30.0)
-    state, _ = act(state, 0, PlayCard(card=F, target=1), now=10.0)
+    state, _ = given(state).when(PlayCard(card=F, target=1), 0, now=10.0)
     assert DECIDER.deadline(state) == 40.0  # the giver's decision
-    state, _ = act(state, 1, GiveCard(card=CM), now=12.0)
+    state, _ = given(state).when(GiveCard(card=CM), 1, now=12.0)
     assert DECIDER.deadline(state) == 42.0  # the active seat's turn again
 
 
 def test_unknown_and_malformed_commands_have_their_own_codes() -> None:
     state = rigged([[A], [S]])
-    assert _code(state, 0, "DrawCard") == "unknown_command"
-    assert _code(state, 0, DrawCard.__mro__[1]()) == "unknown_command"  # the bare Command base
-    assert _code(state, 0, PlayCard(card="Joker")) == "invalid_command"  # type: ignore[arg-type]
-    assert _code(state, 0, Nope(chain_length="0")) == "invalid_command"  # type: ignore[arg-type]
+    given(state).when("DrawCard", 0).then("unknown_command")
+    given(state).when(DrawCard.__mro__[1](), 0).then("unknown_command")  # the bare Command base
+    given(state).when(PlayCard(card="Joker"), 0).then("invalid_command")  # type: ignore[arg-type]
+    given(state).when(Nope(chain_length="0"), 0).then("invalid_command")  # type: ignore[arg-type]
 
 
-def test_decision_timeout_is_off_by_default() -> None:
-    state, _ = act(rigged([[D], [S]], pile=(K, TC)), 0, DrawCard())
+def test_3_timeout_option__decision_timeout_is_off_by_default() -> None:
+    state, _ = given(rigged([[D], [S]], pile=(K, TC))).when(DrawCard(), 0)
     assert state.pending is not None and DECIDER.deadline(state) is None
 
 
 def test_a_late_answer_is_accepted_until_the_server_acts() -> None:
-    state, _ = act(rigged([[D], [S]], pile=(K, TC), decision_timeout=5.0), 0, DrawCard())
-    state, events = act(state, 0, Defuse(position=1), now=9.0)
+    state, _ = given(rigged([[D], [S]], pile=(K, TC), decision_timeout=5.0)).when(DrawCard(), 0)
+    state, events = given(state).when(Defuse(position=1), 0, now=9.0)
     assert not events[0].by_server  # type: ignore[union-attr]
     assert state.draw_pile == (TC, K)
 
@@ -197,4 +188,4 @@ def test_a_seat_cannot_send_the_servers_deadline_commands_as_in_every_game() -> 
 
     state = rigged([[F], [A], [S]], reaction_window=5.0, decision_timeout=10.0)
     for command in (ResolveReactions(), ActOnTimeout()):
-        assert _code(state, 0, command, now=1e9) == "server_only"
+        given(state).when(command, 0, now=1e9).then("server_only")

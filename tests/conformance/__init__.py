@@ -1,0 +1,1 @@
+"""The conformance kit every game passes (docs/game-authors.md)."""
