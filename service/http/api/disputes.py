@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Response
@@ -35,10 +36,11 @@ from service.app import audit as audits
 from service.app.access import Ask
 from service.app.audit import ChainReport, replayed
 from service.app.auth import Principal
-from service.app.disputes import DisputeQueue, Disputes, moderator_name, refuse_seated
+from service.app.disputes import Disputes, DisputeSummary, moderator_name, refuse_seated
+from service.http import paging
 from service.http.api import guards
 from service.http.api.audit import access_of
-from service.http.api.deps import created_at, provide_principal, provide_principal_if_sent
+from service.http.api.deps import AnyRequest, created_at, provide_principal, provide_principal_if_sent
 from service.http.api.params import INT32_MAX, IdempotencyKey, provide_reason
 from service.http.api.problems import (
     AUDITOR,
@@ -54,6 +56,7 @@ from service.http.api.problems import (
     problems,
 )
 from service.http.fast.routes import get, post
+from service.http.paging import CURSOR_CODES, DEFAULT_LIMIT, LINK, Cursor, Limit
 
 Text = Annotated[
     str, msgspec.Meta(min_length=1, max_length=1000, extra_json_schema={"pattern": TEXT_PATTERN})
@@ -121,6 +124,17 @@ class ResolveBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class ReviewBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     reason: Text
+
+
+class DisputeQueue(msgspec.Struct, frozen=True):
+    items: list[DisputeSummary]  # oldest first
+    next: str | None  # the next page's URL (docs/api.md, "Pages"); None: the last page
+
+
+class QueueKey(paging.Key, frozen=True, array_like=True):
+    list: Literal["disputes"]
+    raised_at: datetime
+    dispute_id: uuid.UUID
 
 
 class DisputeList(msgspec.Struct, frozen=True):
@@ -276,12 +290,14 @@ class ModerationController(Controller):
         "/",
         operation_id="disputeQueue",
         summary="The moderators' queue, oldest first",
-        responses=problems(PARAMS, {400: ["invalid_cursor"]}, AUDITOR, BEARER, UNAVAILABLE),
+        responses=problems(PARAMS, {400: CURSOR_CODES}, AUDITOR, BEARER, UNAVAILABLE),
+        response_headers=[LINK],
     )
     async def queue(
         self,
         state: State,
         principal: Principal,
+        request: AnyRequest,
         status: Annotated[
             str | None, QueryParameter(required=False, pattern=r"^(open|claimed|resolved)$")
         ] = None,
@@ -290,21 +306,20 @@ class ModerationController(Controller):
             str | None,
             QueryParameter(required=False, pattern=r"^(rules|timeout|misconduct|technical|other)$"),
         ] = None,
-        limit: Annotated[int, QueryParameter(required=False, ge=1, le=200)] = 50,
-        cursor: Annotated[
-            str | None,
-            QueryParameter(
-                required=False,
-                max_length=200,
-                pattern=r"^[A-Za-z0-9_-]+=*$",
-                description="A page's `next`, as given (any other: 400 invalid_cursor)",
-            ),
-        ] = None,
-    ) -> DisputeQueue:
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+    ) -> Response[DisputeQueue]:
         moderator_name(principal)
-        return await _disputes(state).queue(
-            status=status, kind=kind, category=category, limit=limit, cursor=cursor
+        after = paging.decode(cursor, QueueKey)
+        items, last = await _disputes(state).queue(
+            status=status,
+            kind=kind,
+            category=category,
+            limit=limit,
+            after=(after.raised_at, after.dispute_id) if after else None,
         )
+        more = paging.next_page(request, QueueKey("disputes", *last) if last else None)
+        return paging.page(DisputeQueue(items=items, next=more), more)
 
     @get(
         "/{dispute_id:uuid}",
