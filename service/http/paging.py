@@ -115,3 +115,9 @@ T = TypeVar("T")
 def page(body: T, next_page: str | None) -> Response[T]:
     """A page's answer: its body (which carries ``next``) and the same link in the header."""
     return Response(body, headers=link(next_page))
+
+
+def events(request: Request[Any, Any, Any], items: list[T], last: int | None) -> Response[list[T]]:
+    """A page of an event list: the events (a JSON array, as before pages), and when more follow,
+    the link to the events after ``last``, the page's last number as its reader numbers them."""
+    return Response(items, headers=link(next_url(request, after=last) if last is not None else None))

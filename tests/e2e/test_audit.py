@@ -19,6 +19,7 @@ from service.store.events import EventStore
 from service.tools.bot import play_game
 from service.tools.client import PlaylogClient
 from tests.e2e.conftest import started_game
+from tests.e2e.pages import follow
 
 
 @pytest.fixture
@@ -101,6 +102,25 @@ async def test_the_log_and_its_diffs_read_in_pages_are_the_whole_reads_cut(
     for query, code in (({"limit": 0}, "invalid_limit"), ({"after": -1}, "invalid_after")):
         refused = await http.get(f"{base}/log", params=query, headers=moderator)
         assert (refused.status_code, refused.json()["code"]) == (400, code)
+
+
+async def test_the_log_and_its_diffs_followed_by_their_links_give_every_event_once_as_the_game_goes_on(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    game = await started_game(api, reaction_window=0, seed=1, first_seat=0)
+    moves = [(0, {"type": "DrawCard"}), (1, {"type": "DrawCard"})]
+
+    async def play_one() -> None:  # the game goes on while the moderator pages
+        if moves:
+            await game.send(*moves.pop(0))
+
+    for what in ("log", "diffs"):
+        url = f"/games/{game.id}/audit/{what}?limit=3&reason=incident"
+        pages = await follow(http, url, lambda body: body, headers=moderator, between=play_one)
+        whole = (await http.get(url.replace("limit=3", "limit=1000"), headers=moderator)).json()
+        assert [e for p in pages for e in p] == whole
+        assert [e["seq"] for e in whole] == list(range(1, len(whole) + 1))
+        assert all(len(p) == 3 for p in pages[:-1]) and len(pages) > 2
 
 
 async def test_a_seats_events_read_in_pages_are_its_whole_read_cut(
