@@ -23,7 +23,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 from domain import registry
 from projections.envelopes import HIDDEN_SEED
 from projections.table import DisputeEvents, LobbyEvents, Status
-from service.http.api.disputes import QuestionBody, RaiseBody, ResolveBody, ReviewBody, TextBody
+from service.http.api.dispute_shapes import QuestionBody, RaiseBody, ResolveBody, ReviewBody, TextBody
 from service.http.api.guards import TOKEN
 from service.http.api.incidents import ClearBody
 from service.http.api.lobby import CreateGame, JoinSeat
