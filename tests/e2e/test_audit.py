@@ -136,6 +136,18 @@ async def test_a_seats_events_read_in_pages_are_its_whole_read_cut(
     for after in range(0, len(whole), 2):
         pages.extend((await http.get(url, params={"after": after, "limit": 2}, headers=headers)).json())
     assert pages == whole and len(whole) > 4
+    # Followed by its Link headers while the game goes on: each of the seat's events once, in its
+    # own numbering (a full page links on; the link's `after` is the seat's number, not the log's).
+    moves = [(0, {"type": "DrawCard"}), (1, {"type": "DrawCard"})]
+
+    async def play_one() -> None:
+        if moves:
+            await game.send(*moves.pop(0))
+
+    followed = await follow(http, f"{url}?limit=2", lambda body: body, headers=headers, between=play_one)
+    now = (await http.get(url, headers=headers)).json()
+    assert [e for p in followed for e in p] == now and len(now) > len(whole)
+    assert [e["seq"] for e in now] == list(range(1, len(now) + 1))
     refused = await http.get(url, params={"limit": 0}, headers=headers)
     assert (refused.status_code, refused.json()["code"]) == (400, "invalid_limit")
 
