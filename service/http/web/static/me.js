@@ -46,7 +46,7 @@
 
   async function show(token) {
     $("my-games-list").replaceChildren();
-    const first = await more(token, "/players/me/games");
+    const first = await more(token, "/players/me/games?limit=20");
     $("my-games-none").hidden = first.games.length > 0;
     $("my-games").hidden = false;
     gate.hidden = true;
