@@ -275,14 +275,12 @@ class PlaylogClient:
 
     async def all_my_games(self, player_token: str, limit: int = 50) -> list[PlayerGameOut]:
         """Every game of the player, following each page's ``next`` to the end."""
-        games: list[PlayerGameOut] = []
-        page: str | None = None
-        while True:
-            got = await self.my_games(player_token, limit, page)
-            games += got.games
-            if got.next is None:
-                return games
-            page = got.next
+        page = await self.my_games(player_token, limit)
+        games = list(page.games)
+        while page.next is not None:
+            page = await self.my_games(player_token, page=page.next)
+            games += page.games
+        return games
 
     async def revoke_player_token(self, token: str) -> None:
         response = await self.http.request(
