@@ -2,8 +2,10 @@
 
 It creates a game of ``kind`` (options as JSON), a player for each seat, joins each of them and
 starts the game, every write with its own ``Idempotency-Key`` and sent again, unchanged, while its
-answer is lost (``--drop``: a share of the answers dropped on purpose, drops.py). It prints the
-game and each seat's token as one line of JSON, for bot.py:
+answer is lost (``--drop``: a share of the answers dropped on purpose, drops.py). Then it finds the
+game in the public listing, read page by page as every list is (each page's ``next``). It prints
+the game, each seat's token and how many public games of its kind it read, as one line of JSON,
+for bot.py:
 
     python examples/python/lobby.py http://127.0.0.1:8000 exploding_kittens '{"players": 2}'
 """
@@ -13,12 +15,15 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import time
 import uuid
 from collections.abc import Callable
+from functools import partial
+from urllib.parse import parse_qs, urlsplit
 
 from drops import dropping, retried
 from playlog_client import AuthenticatedClient, Client
-from playlog_client.api.lobby import create_game, join_game, start_game
+from playlog_client.api.lobby import create_game, join_game, list_games, start_game
 from playlog_client.api.players import create_player
 from playlog_client.models import (
     ARiskCatCreateGame,
@@ -26,6 +31,7 @@ from playlog_client.models import (
     ExplodingKittensCreateGame,
     GameCreatedOut,
     GameKind,
+    GameListing,
     GameSummary,
     JoinSeat,
     PlayerCreatedOut,
@@ -66,6 +72,35 @@ def join(
     return seat
 
 
+def every_game(client: Client, kind: GameKind) -> list[uuid.UUID]:
+    """Every public game of ``kind``, newest first, page by page: a page's ``next`` is the URL of
+    the next (None: the last), whose ``cursor`` the generated call takes. Paging is by key, so a
+    game created meanwhile shifts no page: none is read twice."""
+    games: list[uuid.UUID] = []
+    cursor: str | None = None
+    while True:
+        read = partial(list_games.sync, client=client, kind=kind.value, limit=2, cursor=cursor)
+        page = retried(read, "list")
+        if not isinstance(page, GameListing):
+            raise SystemExit(f"listing refused: {page}")
+        games += [game.game_id for game in page.games]
+        if page.next_ is None:
+            return games
+        cursor = parse_qs(urlsplit(page.next_).query)["cursor"][0]
+
+
+def listed(client: Client, kind: GameKind, game_id: uuid.UUID) -> int:
+    """How many public games of ``kind`` there are once ``game_id`` is among them (the listing is
+    a read model, a moment behind the lobby)."""
+    for _ in range(100):
+        games = every_game(client, kind)
+        assert len(games) == len(set(games)), "a game listed twice"
+        if game_id in games:
+            return len(games)
+        time.sleep(0.1)
+    raise SystemExit(f"game {game_id} never showed in the public listing")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("url")
@@ -87,7 +122,10 @@ def main(argv: list[str] | None = None) -> None:
         started = retried(lambda: start_game.sync(created.game_id, client=host, idempotency_key=key), "start")
         if not isinstance(started, GameSummary):
             raise SystemExit(f"start refused: {started}")
-    print(json.dumps({"game_id": str(created.game_id), "seats": [s.to_dict() for s in seats]}), flush=True)
+    with Client(base_url=args.url, httpx_args=dropping(args.drop, rng)) as client:
+        public = listed(client, args.kind, created.game_id)
+    seated = [s.to_dict() for s in seats]
+    print(json.dumps({"game_id": str(created.game_id), "seats": seated, "listed": public}), flush=True)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ so a moderator never waits for the projector.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import time
 import uuid
@@ -70,21 +69,8 @@ class DisputeSummary(msgspec.Struct, frozen=True):
     resolved_at: datetime | None
 
 
-class DisputeQueue(msgspec.Struct, frozen=True):
-    items: list[DisputeSummary]
-    next: str | None  # the cursor of the next page (None: no more)
-
-
-def _encode_cursor(raised_at: datetime, dispute_id: uuid.UUID) -> str:
-    return base64.urlsafe_b64encode(f"{raised_at.isoformat()}|{dispute_id}".encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
-    try:
-        at, _, dispute_id = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
-        return datetime.fromisoformat(at), uuid.UUID(dispute_id)
-    except ValueError as exc:
-        raise ServiceError(400, "invalid_cursor", "This cursor was not given by the queue.") from exc
+# A page of the queue starts after this dispute: oldest first (service/http/paging.py).
+QueueKey = tuple[datetime, uuid.UUID]
 
 
 def moderator_name(principal: Principal) -> str:
@@ -352,9 +338,9 @@ class Disputes:
         kind: str | None,
         category: str | None,
         limit: int,
-        cursor: str | None,
-    ) -> DisputeQueue:
-        after = _decode_cursor(cursor) if cursor else None
+        after: QueueKey | None,
+    ) -> tuple[list[DisputeSummary], QueueKey | None]:
+        """A page of the queue, oldest first, and the key of its last dispute when more follow."""
         rows = await self.pool.fetch(
             """
             SELECT dispute_id, game_id, kind, seat, category, status, claimed_by, verdict, action,
@@ -374,10 +360,7 @@ class Disputes:
             limit + 1,
         )
         items = [DisputeSummary(**dict(row)) for row in rows[:limit]]
-        more = len(rows) > limit
-        return DisputeQueue(
-            items=items, next=_encode_cursor(items[-1].raised_at, items[-1].dispute_id) if more else None
-        )
+        return items, (items[-1].raised_at, items[-1].dispute_id) if len(rows) > limit else None
 
     # -- the loop --------------------------------------------------------------------------------
 

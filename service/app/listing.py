@@ -11,6 +11,7 @@ as the previous one released left it). Seat names are lobby information and show
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Literal, cast, get_args
 
 import asyncpg
@@ -23,7 +24,8 @@ from service.store.replica import Reads
 
 ListedStatus = Literal["open", "running", "finished"]
 STATUSES: tuple[str, ...] = get_args(ListedStatus)
-MAX_LIMIT = 200
+# A page starts after this row: the listing's order, newest first (service/http/paging.py).
+ListingKey = tuple[datetime, uuid.UUID]
 
 
 class ListedGame(msgspec.Struct, frozen=True):
@@ -41,28 +43,26 @@ class ListedGame(msgspec.Struct, frozen=True):
     ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
 
 
-class GameListing(msgspec.Struct, frozen=True):
-    games: list[ListedGame]
-    limit: int
-    offset: int
-
-
 class ListingQuery(msgspec.Struct, frozen=True):
     status: ListedStatus | None
     kind: str | None
     limit: int
-    offset: int
+    after: ListingKey | None = None  # the last row of the previous page
+    offset: int = 0  # deprecated: old clients' paging (docs/api.md, "Pages")
 
 
-def listing_query(status: str | None, kind: str | None, limit: int, offset: int) -> ListingQuery:
+class ListingPage(msgspec.Struct, frozen=True):
+    games: list[ListedGame]
+    last: ListingKey | None  # the key of the page's last game when more follow
+
+
+def listing_query(
+    status: str | None, kind: str | None, limit: int, after: ListingKey | None = None, offset: int = 0
+) -> ListingQuery:
     """The query's parameters, checked; a bad one is a 400 with a stable code."""
     if status is not None and status not in STATUSES:
         raise ServiceError(400, "invalid_status", f"status must be one of {', '.join(STATUSES)}.")
-    if not 0 <= limit <= MAX_LIMIT:
-        raise ServiceError(400, "invalid_limit", f"limit must be 0..{MAX_LIMIT}.")
-    if offset < 0:
-        raise ServiceError(400, "invalid_offset", "offset must be 0 or more.")
-    return ListingQuery(cast(ListedStatus | None, status), kind or None, limit, offset)
+    return ListingQuery(cast(ListedStatus | None, status), kind or None, limit, after, offset)
 
 
 # The ruled winners the listing may show: those of the last ruling released (``rulings`` holds
@@ -77,7 +77,7 @@ SELECT CASE WHEN jsonb_typeof(r -> 'winners') = 'array'
 
 _LISTING = f"""
 SELECT game_id, kind, spectator_delay, seat_names, seats_taken, seats_total, shown,
-       extract(epoch FROM created_at)::float8 AS created_at,
+       created_at AS created, extract(epoch FROM created_at)::float8 AS created_at,
        extract(epoch FROM started_at)::float8 AS started_at,
        extract(epoch FROM finished_at)::float8 AS finished_at,
        winners, ruled_winners
@@ -92,7 +92,8 @@ SELECT game_id, kind, spectator_delay, seat_names, seats_taken, seats_total, sho
      WHERE g.public AND ($1::text IS NULL OR g.kind = $1)
   ) listed
  WHERE ($2::text IS NULL OR shown = $2)
- ORDER BY created_at DESC, game_id
+   AND ($5::timestamptz IS NULL OR (listed.created_at, listed.game_id) < ($5, $6::uuid))
+ ORDER BY listed.created_at DESC, game_id DESC
  LIMIT $3 OFFSET $4
 """
 
@@ -116,9 +117,14 @@ def _listed(row: asyncpg.Record) -> ListedGame:
     )
 
 
-async def fetch_listing(reads: Reads, query: ListingQuery) -> GameListing:
-    rows = await reads.fetch(_LISTING, query.kind, query.status, query.limit, query.offset)
-    return GameListing(games=[_listed(row) for row in rows], limit=query.limit, offset=query.offset)
+async def fetch_listing(reads: Reads, query: ListingQuery) -> ListingPage:
+    """A page of the listing: newest first, keyed by (created_at, game_id) so that games created
+    while a client pages never shift the pages it has not read yet."""
+    after = query.after or (None, None)
+    rows = await reads.fetch(_LISTING, query.kind, query.status, query.limit + 1, query.offset, *after)
+    shown = rows[: query.limit]
+    last = (shown[-1]["created"], shown[-1]["game_id"]) if len(rows) > query.limit else None
+    return ListingPage(games=[_listed(row) for row in shown], last=last)
 
 
 class Listings:
@@ -127,5 +133,5 @@ class Listings:
     def __init__(self, reads: Reads) -> None:
         self.reads = reads
 
-    async def read(self, query: ListingQuery) -> GameListing:
+    async def read(self, query: ListingQuery) -> ListingPage:
         return await fetch_listing(self.reads, query)

@@ -55,10 +55,8 @@ class PlayerGameOut(msgspec.Struct, frozen=True):
     created_at: datetime
 
 
-class PlayerGames(msgspec.Struct, frozen=True):
-    games: list[PlayerGameOut]  # newest first
-    limit: int
-    offset: int
+# A page of a player's games starts after this row: newest first (service/http/paging.py).
+PlayerGameKey = tuple[datetime, uuid.UUID]
 
 
 def check_name(name: str) -> str:
@@ -146,16 +144,23 @@ class Players:
             ],
         )
 
-    async def games(self, player_id: uuid.UUID, limit: int, offset: int) -> PlayerGames:
-        """The games this player holds a seat in, newest first (from the read model)."""
+    async def games(
+        self, player_id: uuid.UUID, limit: int, after: PlayerGameKey | None = None, offset: int = 0
+    ) -> tuple[list[PlayerGameOut], PlayerGameKey | None]:
+        """A page of the games this player holds a seat in, newest first (from the read model),
+        and the key of its last game when more follow. Keyed by (created_at, game_id): a game
+        joined while the player pages shows on a new read, never shifting the pages to come."""
         rows = await self._pool.fetch(
             "SELECT game_id, kind, seats, status, outcome, created_at FROM player_games"
-            " WHERE player_id = $1 ORDER BY created_at DESC, game_id LIMIT $2 OFFSET $3",
+            " WHERE player_id = $1 AND ($4::timestamptz IS NULL OR (created_at, game_id) < ($4, $5::uuid))"
+            " ORDER BY created_at DESC, game_id DESC LIMIT $2 OFFSET $3",
             player_id,
-            limit,
+            limit + 1,
             offset,
+            *(after or (None, None)),
         )
-        return PlayerGames(games=[PlayerGameOut(**dict(row)) for row in rows], limit=limit, offset=offset)
+        games = [PlayerGameOut(**dict(row)) for row in rows[:limit]]
+        return games, (games[-1].created_at, games[-1].game_id) if len(rows) > limit else None
 
 
 def seat_not_held(game_id: uuid.UUID) -> ServiceError:

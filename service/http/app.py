@@ -21,11 +21,12 @@ from service.http.api.audit import (
 )
 from service.http.api.chunks import SpectatorChunksController
 from service.http.api.deps import provide_games
-from service.http.api.disputes import GameDisputesController, ModerationController
+from service.http.api.disputes import GameDisputesController
 from service.http.api.health import HealthController
 from service.http.api.incidents import IncidentController
 from service.http.api.lobby import LobbyController
 from service.http.api.metrics import MetricsController
+from service.http.api.moderation import ModerationController
 from service.http.api.play import PlayController
 from service.http.api.players import PlayersController
 from service.http.api.streams import PlayerStreamController, SpectatorController

@@ -8,6 +8,27 @@ _KEY = (
     " Send an `Idempotency-Key`: a retry with it gets the first answer, status and body, whatever"
     " happened since."
 )
+# The pagination rules (docs/api.md, "Pages"): a list that can grow is read in pages.
+_PAGES = (
+    " In pages of `limit` (1 to 200, default 50): the answer's `next` is the URL of the next page"
+    ' (null on the last), also sent as `Link: <URL>; rel="next"` (RFC 8288); follow it as'
+    " given, its `cursor` is opaque. Pages are cut at the last row's key, not at a count: a row"
+    " added while a client pages never shifts the pages it has not read, so none is skipped or"
+    " read twice (a newer row shows on a new first page). A made-up, cut or other list's"
+    " cursor: 400 invalid_cursor; a `limit` out of bounds: 400 invalid_limit."
+)
+_OFFSET = (
+    " `offset` (deprecated, for clients of v0.1) still skips that many games, without `cursor`"
+    " (both: 400 invalid_offset); its `next` continues by cursor."
+)
+# Event lists: `after` is their key, in the reader's own numbering.
+_EVENT_PAGES = (
+    " In pages: the events after `after`, `limit` at most (1 to 1000; absent, every event after"
+    " `after`). The answer is the events themselves (a JSON array); while more may follow, a"
+    ' `Link: <URL>; rel="next"` header (RFC 8288) names the next page: the same query with'
+    " `after` set to the page's last number. New events only ever come after the last: reading"
+    " on from it never skips or repeats one."
+)
 _AUDIT = (
     " A moderator's token with a `reason` (its read goes on the game's access record), or none once"
     " a public game is over."
@@ -16,8 +37,7 @@ _AUDIT = (
 DESCRIPTIONS: dict[str, str] = {
     "listGames": (
         "The public games, newest first, filtered by `status` and `kind`: each as its spectators"
-        " see it (a result is shown a spectator delay after it happened). Pages of `limit` games"
-        " from `offset`."
+        " see it (a result is shown a spectator delay after it happened)." + _PAGES + _OFFSET
     ),
     "createGame": (
         "Creates a game of one `kind` with that game's options and answers its host token (the"
@@ -27,10 +47,18 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "auditGame": "The whole audit at once: the hash chain checked and every shuffle's commitment opened."
     + _AUDIT,
-    "auditDiffs": "For each event of the log, the paths of the state it changed, before and after." + _AUDIT,
+    "auditDiffs": (
+        "For each event of the log, the paths of the state it changed, before and after."
+        + _EVENT_PAGES
+        + " (Here `after` is the log's seq.)"
+        + _AUDIT
+    ),
     "auditLog": (
         "Every event of the log in order, hidden information included, with its metadata (the"
-        " command it came from) and its place in the hash chain." + _AUDIT
+        " command it came from) and its place in the hash chain."
+        + _EVENT_PAGES
+        + " (Here `after` is the log's seq.)"
+        + _AUDIT
     ),
     "auditState": "The complete state (every hand, the deck's order) right after event `at`." + _AUDIT,
     "auditTranscript": "A hand history in words, one line per event, every card face up." + _AUDIT,
@@ -78,6 +106,9 @@ DESCRIPTIONS: dict[str, str] = {
     "getSeatEvents": (
         "The events this seat may see after version `after`, in order, numbered for this seat"
         " (never the log's own numbers: a seat cannot count what it does not see)."
+        + _EVENT_PAGES
+        + " A full page (`limit` events) links to the next, which may be empty: the seat is never"
+        " told whether events it may not see follow."
     ),
     "streamSeatEvents": (
         "The seat's events as they happen, as Server-Sent Events, each numbered for this seat;"
@@ -117,8 +148,7 @@ DESCRIPTIONS: dict[str, str] = {
     "logTile": "One tile of the log's Merkle tree hashes (C2SP tlog-tiles); keep it as `Cache-Control` says.",
     "metrics": "The process's metrics in Prometheus' text format (commands by outcome among them).",
     "disputeQueue": (
-        "The disputes moderators have to take, oldest first, filtered by status, kind and"
-        " category; pages of `limit` after `cursor` (the previous page's `next_cursor`)."
+        "The disputes moderators have to take, oldest first, filtered by status, kind and category." + _PAGES
     ),
     "claimDispute": "The moderator takes the dispute; nobody else can act on it until released or resolved."
     + _KEY,
@@ -149,10 +179,7 @@ DESCRIPTIONS: dict[str, str] = {
         " its seats again. `Location` is the player's public page."
     ),
     "revokePlayerToken": "Every token of the player is refused from now on (answer 204, no body).",
-    "listMyGames": (
-        "The games the caller holds a seat in, newest first, with each seat: pages of `limit`"
-        " games from `offset`."
-    ),
+    "listMyGames": ("The games the caller holds a seat in, newest first, with each seat." + _PAGES + _OFFSET),
     "refreshPlayerToken": (
         "A new player token for the caller, signed with the newest key: rotate keys without"
         " asking players to start again."

@@ -32,7 +32,7 @@ from projections import receipts as receipting
 from projections.notes import Verifier
 from service.app.games import SeatViewOut
 from service.app.idempotency import fingerprint
-from service.app.players import PlayerGames
+from service.app.players import PlayerGameOut
 from service.app.players import PlayerOut as Player
 
 # The lobby's and the audit's answers decode into the server's own Structs; events and views
@@ -41,6 +41,7 @@ from service.http.api.lobby import GameCreatedOut as CreatedGame
 from service.http.api.lobby import GameSummary
 from service.http.api.lobby import SeatOut as JoinedSeat
 from service.http.api.players import PlayerCreatedOut as CreatedPlayer
+from service.http.api.players import PlayerGames
 from service.store.events import ChainReport
 
 __all__ = [
@@ -261,15 +262,25 @@ class PlaylogClient:
         result: CreatedPlayer = await self._call("POST", "/players/me/token", CreatedPlayer, token=token)
         return result
 
-    async def my_games(self, player_token: str, limit: int = 50, offset: int = 0) -> PlayerGames:
+    async def my_games(self, player_token: str, limit: int = 50, page: str | None = None) -> PlayerGames:
+        """A page of the player's games, newest first: the first, or the one a page's ``next`` names."""
         result: PlayerGames = await self._call(
             "GET",
-            "/players/me/games",
+            page or "/players/me/games",
             PlayerGames,
             token=player_token,
-            params={"limit": limit, "offset": offset},
+            params=None if page else {"limit": limit},
         )
         return result
+
+    async def all_my_games(self, player_token: str, limit: int = 50) -> list[PlayerGameOut]:
+        """Every game of the player, following each page's ``next`` to the end."""
+        page = await self.my_games(player_token, limit)
+        games = list(page.games)
+        while page.next is not None:
+            page = await self.my_games(player_token, page=page.next)
+            games += page.games
+        return games
 
     async def revoke_player_token(self, token: str) -> None:
         response = await self.http.request(

@@ -3,6 +3,7 @@ games page; and once a moderator's ruling changes the outcome, every page says t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -137,3 +138,30 @@ async def test_every_page_agrees_on_a_ruled_outcome(
         text = await page.locator("main").inner_text()
         assert "Winner: alice" not in text, name  # the original, only ever as "(originally …)"
     await screenshot(pages["play 1"], "play-ruled")
+
+
+async def test_a_players_games_page_shows_more_by_its_next_page(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    pat = await remote.create_player("pat")
+    made = []
+    for _ in range(21):
+        created = await remote.create_game("exploding_kittens", {"players": 2})
+        await remote.join(created.game_id, player_token=pat.token)
+        made.append(created.game_id)
+    # The list is a read model a moment behind the log: wait until the oldest game shows.
+    for _ in range(100):
+        if len(await remote.all_my_games(pat.token)) == len(made):
+            break
+        await asyncio.sleep(0.1)
+    page = await new_page()
+    await page.goto(f"{server_url}/me")
+    await page.locator("#player-form").get_by_label("Player token").fill(pat.token)
+    await page.get_by_role("button", name="Open my games").click()
+    rows = page.locator("#my-games-list li")
+    await expect(rows).to_have_count(20)
+    await expect(rows.first).to_have_attribute("data-game-id", str(made[-1]))
+    await page.get_by_role("button", name="Show more of your games").click()
+    await expect(rows).to_have_count(21)
+    await expect(rows.last).to_have_attribute("data-game-id", str(made[0]))
+    await expect(page.get_by_role("button", name="Show more of your games")).to_be_hidden()

@@ -179,3 +179,21 @@ async def test_a_seated_player_starts_the_game_when_the_host_left(server_url: st
     await start(bob)
     # The first seat is drawn at random: either way the game runs.
     await expect(bob.locator("#status")).to_have_text(re.compile(r"^(● Your turn|Waiting for alice)$"))
+
+
+async def test_each_group_of_public_games_shows_more_by_its_next_page(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    made = [await remote.create_game("a_risk_cat", {"players": 3}, spectator_delay=0) for _ in range(22)]
+    page = await new_page()
+    await page.goto(f"{server_url}/")
+    rows = page.locator('#games ul[data-status="open"] li')
+    await expect(rows).to_have_count(20, timeout=30_000)  # the first page, newest first
+    await expect(rows.first).to_have_attribute("data-game-id", str(made[-1].game_id))
+    more = page.get_by_role("button", name="Show more open games")
+    await more.focus()
+    await page.keyboard.press("Enter")
+    await expect(rows).to_have_count(22)
+    await expect(rows.last).to_have_attribute("data-game-id", str(made[0].game_id))
+    await expect(more).to_have_count(0)  # the group is all read: no more to show
+    await expect(rows.last.get_by_role("button")).to_be_focused()

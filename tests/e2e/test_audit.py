@@ -19,6 +19,7 @@ from service.store.events import EventStore
 from service.tools.bot import play_game
 from service.tools.client import PlaylogClient
 from tests.e2e.conftest import started_game
+from tests.e2e.pages import follow
 
 
 @pytest.fixture
@@ -103,6 +104,25 @@ async def test_the_log_and_its_diffs_read_in_pages_are_the_whole_reads_cut(
         assert (refused.status_code, refused.json()["code"]) == (400, code)
 
 
+async def test_the_log_and_its_diffs_followed_by_their_links_give_every_event_once_as_the_game_goes_on(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    game = await started_game(api, reaction_window=0, seed=1, first_seat=0)
+    moves = [(0, {"type": "DrawCard"}), (1, {"type": "DrawCard"})]
+
+    async def play_one() -> None:  # the game goes on while the moderator pages
+        if moves:
+            await game.send(*moves.pop(0))
+
+    for what in ("log", "diffs"):
+        url = f"/games/{game.id}/audit/{what}?limit=3&reason=incident"
+        pages = await follow(http, url, lambda body: body, headers=moderator, between=play_one)
+        whole = (await http.get(url.replace("limit=3", "limit=1000"), headers=moderator)).json()
+        assert [e for p in pages for e in p] == whole
+        assert [e["seq"] for e in whole] == list(range(1, len(whole) + 1))
+        assert all(len(p) == 3 for p in pages[:-1]) and len(pages) > 2
+
+
 async def test_a_seats_events_read_in_pages_are_its_whole_read_cut(
     api: PlaylogClient, http: AsyncTestClient[Litestar]
 ) -> None:
@@ -116,6 +136,18 @@ async def test_a_seats_events_read_in_pages_are_its_whole_read_cut(
     for after in range(0, len(whole), 2):
         pages.extend((await http.get(url, params={"after": after, "limit": 2}, headers=headers)).json())
     assert pages == whole and len(whole) > 4
+    # Followed by its Link headers while the game goes on: each of the seat's events once, in its
+    # own numbering (a full page links on; the link's `after` is the seat's number, not the log's).
+    moves = [(0, {"type": "DrawCard"}), (1, {"type": "DrawCard"})]
+
+    async def play_one() -> None:
+        if moves:
+            await game.send(*moves.pop(0))
+
+    followed = await follow(http, f"{url}?limit=2", lambda body: body, headers=headers, between=play_one)
+    now = (await http.get(url, headers=headers)).json()
+    assert [e for p in followed for e in p] == now and len(now) > len(whole)
+    assert [e["seq"] for e in now] == list(range(1, len(now) + 1))
     refused = await http.get(url, params={"limit": 0}, headers=headers)
     assert (refused.status_code, refused.json()["code"]) == (400, "invalid_limit")
 

@@ -205,6 +205,7 @@ async def _lobby(lobby: list[str], kind: str, env: dict[str, str] | None) -> dic
     out, err = await asyncio.wait_for(process.communicate(), GAME_TIMEOUT)
     assert process.returncode == 0, err.decode()
     created: dict[str, Any] = json.loads(out)
+    assert created["listed"] >= 1  # it found its game in the public listing, page by page
     return created
 
 

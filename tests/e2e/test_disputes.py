@@ -7,6 +7,7 @@ import dataclasses
 import json
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -17,10 +18,13 @@ from litestar.testing import AsyncTestClient
 
 from service.app.auth import Principal, issue
 from service.config import Settings
+from service.http.api.lobby import ListingKey
 from service.http.app import create_app
+from service.http.paging import encode
 from service.readmodels.rebuild import rebuild
 from service.store.events import EventStore
 from service.tools.client import JoinedSeat, PlaylogClient
+from tests.e2e.pages import follow, refused
 from tests.e2e.sse import read_events
 from tests.e2e.test_listing import eventually
 from tests.e2e.test_numbering_leaks import _auth, _window_open
@@ -143,27 +147,35 @@ async def test_the_queue_lists_disputes_oldest_first_by_page(
 
     async def queued() -> bool:
         count = await pool.fetchval("SELECT count(*) FROM disputes WHERE game_id = $1", game.game_id)
-        return bool(count == 3)
+        return bool(count == 4)
 
+    more = [await raise_dispute(http, game, seat=1, category="other")]
     await eventually(queued)
-    seen: list[str] = []
-    cursor = None
-    while True:
-        params: dict[str, Any] = {"status": "open", "kind": "exploding_kittens", "limit": 2}
-        if cursor:
-            params["cursor"] = cursor
-        page = (await http.get("/moderation/disputes", params=params, headers=mod)).json()
-        seen += [d["dispute_id"] for d in page["items"] if d["game_id"] == str(game.game_id)]
-        cursor = page["next"]
-        if cursor is None:
-            break
-    assert seen == ids
+
+    async def raise_one() -> None:  # raised while the moderator pages (a seat has 3 open at most)
+        if len(more) < 3:
+            more.append(await raise_dispute(http, game, seat=1, category="other"))
+
+    pages = await follow(
+        http,
+        "/moderation/disputes?status=open&kind=exploding_kittens&limit=2",
+        lambda body: body["items"],
+        headers=mod,
+        between=raise_one,
+    )
+    seen = [d["dispute_id"] for p in pages for d in p if d["game_id"] == str(game.game_id)]
+    assert len(seen) == len(set(seen)), "a dispute shown twice"
+    assert seen[:4] == [*ids, more[0]["dispute_id"]]  # none skipped, the newer ones after them
     timeout = (await http.get("/moderation/disputes", params={"category": "timeout"}, headers=mod)).json()
     assert [d["dispute_id"] for d in timeout["items"] if d["game_id"] == str(game.game_id)] == [ids[1]]
     await refusal(await http.get("/moderation/disputes", headers=game.seat(0)), 403, "moderator_only")
     for made_up in ("AAAA", "not base64!"):  # base64url as the document says, or not
         queue = await http.get("/moderation/disputes", params={"cursor": made_up}, headers=mod)
         await refusal(queue, 400, "invalid_cursor")
+    listed = encode(ListingKey("games", datetime.now(UTC), game.game_id))  # another list's cursor
+    await refused(http, f"/moderation/disputes?cursor={listed}", "invalid_cursor", headers=mod)
+    for limit in ("0", "201"):
+        await refused(http, f"/moderation/disputes?limit={limit}", "invalid_limit", headers=mod)
 
 
 # -- from raise to verdict ----------------------------------------------------------------------

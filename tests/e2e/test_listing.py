@@ -6,6 +6,7 @@ The listing is eventually consistent: tests poll it (bounded) until the projecto
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -16,6 +17,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from service.tools.client import CreatedGame, PlaylogClient
+from tests.e2e.pages import follow, refused
 
 Listing = list[dict[str, Any]]
 
@@ -98,8 +100,56 @@ async def test_listing_filters_by_status_and_kind_and_hides_private_games(
     assert by_id[str(running.game_id)]["winners"] is None
     # Newest first, and paginated.
     assert everything[0]["game_id"] == str(finished.game_id)
-    page = await listing(http, limit=2, offset=1)
-    assert [g["game_id"] for g in page] == [g["game_id"] for g in everything[1:3]]
+    pages = await follow(http, "/games?limit=3", lambda body: body["games"])
+    assert [len(p) for p in pages] == [3, 1]
+    assert [g["game_id"] for p in pages for g in p] == [g["game_id"] for g in everything]
+
+
+async def test_paging_the_listing_to_its_end_yields_every_game_once_while_games_are_created(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool
+) -> None:
+    before = [await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0) for _ in range(7)]
+    await eventually(lambda: projected(pool, before[-1].game_id, 1))
+    added: list[CreatedGame] = []
+
+    async def create_one() -> None:
+        added.append(await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0))
+        await eventually(lambda: projected(pool, added[-1].game_id, 1))
+
+    first = "/games?limit=2&kind=exploding_kittens"
+    pages = await follow(http, first, lambda b: b["games"], between=create_one)
+    seen = [g["game_id"] for p in pages for g in p]
+    assert len(seen) == len(set(seen)), "a game shown twice"
+    assert seen == [str(g.game_id) for g in reversed(before)]  # newest first; the new ones on a new read
+    assert [len(p) for p in pages] == [2, 2, 2, 1]
+    fresh = await listing(http, limit=200)
+    assert [g["game_id"] for g in fresh][: len(added)] == [str(g.game_id) for g in reversed(added)]
+
+
+async def test_the_deprecated_offset_still_pages_and_links_to_the_keyset(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool
+) -> None:
+    made = [await api.create_game("exploding_kittens", {"players": 2}, spectator_delay=0) for _ in range(4)]
+    await eventually(lambda: projected(pool, made[-1].game_id, 1))
+    response = await http.get("/games", params={"limit": 2, "offset": 1})
+    body = response.json()
+    assert [g["game_id"] for g in body["games"]] == [str(made[2].game_id), str(made[1].game_id)]
+    assert (body["limit"], body["offset"]) == (2, 1)
+    assert body["next"] is not None and "offset" not in body["next"]
+    rest = await follow(http, body["next"], lambda b: b["games"])
+    assert [g["game_id"] for p in rest for g in p] == [str(made[0].game_id)]
+    await refused(http, body["next"] + "&offset=1", "invalid_offset")
+
+
+async def test_a_bad_limit_or_cursor_is_refused_with_its_code(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool
+) -> None:
+    for limit in ("0", "201", "-1", "many"):
+        await refused(http, f"/games?limit={limit}", "invalid_limit")
+    key = f'["disputes","2026-12-01T00:00:00Z","{uuid.uuid4()}"]'
+    foreign = base64.urlsafe_b64encode(key.encode())
+    for cursor in ("abc", "not%20a%20cursor", "x" * 401, foreign.decode().rstrip("="), "W10"):
+        await refused(http, f"/games?cursor={cursor}", "invalid_cursor")
 
 
 async def test_listing_shows_a_game_as_started_or_finished_only_after_the_spectator_delay(
@@ -134,6 +184,7 @@ async def test_bad_listing_parameters_are_problem_json_400(http: AsyncTestClient
         ({"limit": -1}, "invalid_limit"),
         ({"limit": 100_000}, "invalid_limit"),
         ({"offset": -5}, "invalid_offset"),
+        ({"limit": 0}, "invalid_limit"),
         ({"limit": "many"}, "invalid_limit"),
     ]
     for params, code in cases:

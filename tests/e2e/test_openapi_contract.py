@@ -89,7 +89,12 @@ def test_enforced_constraints_are_in_the_schema() -> None:
     assert listing["offset"]["minimum"] == 0 and listing["offset"]["maximum"] == 2**31 - 1
     assert listing["limit"]["type"] == "integer"
     queue = {p["name"]: p["schema"] for p in document["paths"]["/moderation/disputes"]["get"]["parameters"]}
-    assert queue["cursor"]["pattern"] == "^[A-Za-z0-9_-]+=*$"  # base64url, as the queue gives
+    assert queue["cursor"]["pattern"] == "^[A-Za-z0-9_-]+$"  # base64url unpadded, as `next` gives it
+    for path in ("/games", "/players/me/games", "/moderation/disputes"):
+        paged = {p["name"]: p for p in document["paths"][path]["get"]["parameters"]}
+        assert (paged["limit"]["schema"]["minimum"], paged["limit"]["schema"]["maximum"]) == (1, 200)
+        assert paged.get("offset", {"deprecated": True})["deprecated"] is True
+        assert "Link" in document["paths"][path]["get"]["responses"]["200"]["headers"]
     events = document["paths"]["/games/{game_id}/seats/{seat}/events"]["get"]["parameters"]
     after = next(p["schema"] for p in events if p["name"] == "after")
     assert after["maximum"] == 2**31 - 1

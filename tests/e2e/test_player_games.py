@@ -16,7 +16,45 @@ from litestar.testing import AsyncTestClient
 from service.config import Settings
 from service.http.app import create_app
 from service.tools.client import CreatedPlayer, JoinedSeat, PlaylogClient
+from tests.e2e.pages import follow, refused
 from tests.e2e.test_listing import eventually, projected
+
+
+async def test_paging_a_players_games_to_the_end_yields_each_once_while_it_joins_more(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], pool: asyncpg.Pool
+) -> None:
+    pat = await api.create_player("pat")
+
+    async def join_one() -> uuid.UUID:
+        created = await api.create_game("exploding_kittens", {"players": 2})
+        await api.join(created.game_id, player_token=pat.token)
+        await eventually(lambda: projected(pool, created.game_id, 2))
+        return created.game_id
+
+    before = [await join_one() for _ in range(5)]
+    added: list[uuid.UUID] = []
+
+    async def between() -> None:
+        added.append(await join_one())
+
+    pages = await follow(
+        http, "/players/me/games?limit=2", lambda b: b["games"], headers=bearer(pat.token), between=between
+    )
+    assert [g["game_id"] for p in pages for g in p] == [str(g) for g in reversed(before)]
+    everything = [g.game_id for g in await api.all_my_games(pat.token, limit=3)]
+    assert everything == [*reversed(added), *reversed(before)]
+    for url, code in (
+        ("/players/me/games?limit=0", "invalid_limit"),
+        ("/players/me/games?limit=201", "invalid_limit"),
+        ("/players/me/games?cursor=Zm9v", "invalid_cursor"),
+        ("/players/me/games?offset=2&cursor=WyJwbGF5ZXJfZ2FtZXMiXQ", "invalid_offset"),
+    ):
+        await refused(http, url, code, headers=bearer(pat.token))
+    # A cursor of another list is not this list's.
+    listed = (await http.get("/games?limit=1")).json()["next"]
+    assert listed is not None
+    foreign = listed.split("cursor=")[1]
+    await refused(http, f"/players/me/games?cursor={foreign}", "invalid_cursor", headers=bearer(pat.token))
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -64,8 +102,12 @@ async def test_a_player_lists_the_games_it_holds_a_seat_in_newest_first(
         (lost, "exploding_kittens", [1], "finished", "lost"),
         (won, "exploding_kittens", [0], "finished", "won"),
     ]
-    page = await api.my_games(pat.token, limit=1, offset=1)
-    assert ([g.game_id for g in page.games], page.limit, page.offset) == ([lost], 1, 1)
+    first = await api.my_games(pat.token, limit=1)
+    assert ([g.game_id for g in first.games], first.limit) == ([waiting.game_id], 1)
+    assert first.next is not None
+    second = await api.my_games(pat.token, page=first.next)
+    assert [g.game_id for g in second.games] == [lost]
+    assert [g.game_id for g in await api.all_my_games(pat.token, limit=1)] == [g.game_id for g in mine.games]
     assert [g.outcome for g in (await api.my_games(sam.token)).games] == ["won", "lost"]
 
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, MediaType
+from litestar import Controller, MediaType, Response
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
@@ -31,8 +31,10 @@ from service.app.auth import Principal
 from service.app.errors import ServiceError
 from service.app.games import GameService
 from service.app.reexecution import Verified, verified
+from service.http import paging
 from service.http.api import guards
 from service.http.api.deps import (
+    AnyRequest,
     SeatHolder,
     provide_principal,
     provide_principal_if_sent,
@@ -52,6 +54,7 @@ from service.http.api.problems import (
 )
 from service.http.api.transparency import log_of
 from service.http.fast.routes import get
+from service.http.paging import LINK
 from service.transparency.proofs import proof_lines
 
 
@@ -96,6 +99,11 @@ PAGED: Codes = {400: ["invalid_after", "invalid_limit"]}
 def _page(count: int, after: int, limit: int | None) -> slice:
     """Events ``after`` + 1 .. (log seqs run from 1 without a gap), ``limit`` at most."""
     return slice(after, count if limit is None else min(count, after + limit))
+
+
+def _last(page: slice, count: int) -> int | None:
+    """The seq the next page starts after, when the page stops before the log's end."""
+    return page.stop if page.stop < count else None
 
 
 FACE_UP_DEPENDENCIES = {
@@ -147,6 +155,7 @@ class AuditController(Controller):
         operation_id="auditLog",
         summary="Every event with every hidden card (in pages: `after`, `limit`)",
         responses=problems(*READ, PAGED),
+        response_headers=[LINK],
     )
     async def log(
         self,
@@ -155,17 +164,18 @@ class AuditController(Controller):
         principal: Principal | None,
         ask: Ask,
         state: State,
+        request: AnyRequest,
         after: AfterSeq = 0,
         limit: PageLimit = None,
-    ) -> list[AuditEvent]:
+    ) -> Response[list[AuditEvent]]:
         stored, steps = await audits.log(games, game_id, principal)
         page = _page(len(steps), after, limit)
         stored, steps_shown = stored[page], steps[page]
         if not steps_shown:
-            return []  # nothing shown face up: nothing to record
+            return paging.events(request, [], None)  # nothing shown face up: nothing to record
         shown = (steps_shown[0].seq, steps_shown[-1].seq)
         await access_of(state).face_up(game_id, principal, "auditLog", ask, shown, steps[-1].table)
-        return [
+        events = [
             AuditEvent(
                 seq=s.seq,
                 type=s.type,
@@ -177,6 +187,7 @@ class AuditController(Controller):
             )
             for s, step in zip(stored, steps_shown, strict=True)
         ]
+        return paging.events(request, events, _last(page, len(steps)))
 
     @get(
         "/state",
@@ -207,6 +218,7 @@ class AuditController(Controller):
         operation_id="auditDiffs",
         summary="The change each event made to the state (in pages: `after`, `limit`)",
         responses=problems(*READ, PAGED),
+        response_headers=[LINK],
     )
     async def diffs(
         self,
@@ -215,23 +227,25 @@ class AuditController(Controller):
         principal: Principal | None,
         ask: Ask,
         state: State,
+        request: AnyRequest,
         after: AfterSeq = 0,
         limit: PageLimit = None,
-    ) -> list[EventDiff]:
+    ) -> Response[list[EventDiff]]:
         steps = await audits.audited(games, game_id, principal)
         page = _page(len(steps), after, limit)
         if not steps[page]:
-            return []  # nothing shown face up: nothing to record
+            return paging.events(request, [], None)  # nothing shown face up: nothing to record
         # A change shows parts of the states around it: like a state, everything before it.
         shown = (1, steps[page][-1].seq)
         await access_of(state).face_up(game_id, principal, "auditDiffs", ask, shown, steps[-1].table)
         # A change is a difference from the step before: the page's first needs its predecessor.
         window = steps[max(page.start - 1, 0) : page.stop]
         changes = replay_diffs(window, raisers=audits.moderates(principal))[len(window) - len(steps[page]) :]
-        return [
+        diffs = [
             EventDiff(seq=step.seq, type=step.type, changes=change)
             for step, change in zip(steps[page], changes, strict=True)
         ]
+        return paging.events(request, diffs, _last(page, len(steps)))
 
     @get(
         "/transcript",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Response
@@ -22,17 +23,19 @@ from service.app import auth, idempotency
 from service.app.auth import Principal
 from service.app.errors import ServiceError
 from service.app.games import GameService, Lobbied
-from service.app.listing import MAX_LIMIT, GameListing, ListedStatus, Listings, listing_query
+from service.app.listing import ListedGame, ListedStatus, Listings, listing_query
 from service.config import Settings
+from service.http import paging
 from service.http.api import guards
 from service.http.api.deps import (
+    AnyRequest,
     SeatHolder,
     created_at,
     provide_principal,
     provide_principal_if_sent,
     provide_seat_holder,
 )
-from service.http.api.params import INT32_MAX, IdempotencyKey, SeatNumber
+from service.http.api.params import IdempotencyKey, SeatNumber
 from service.http.api.problems import (
     BEARER,
     JSON_BODY,
@@ -47,6 +50,7 @@ from service.http.api.problems import (
     problems,
 )
 from service.http.fast.routes import delete, get, post
+from service.http.paging import CURSOR_CODES, DEFAULT_LIMIT, LINK, Cursor, Limit, Offset
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
 
@@ -58,6 +62,19 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     options: dict[str, Any] = {}
     public: bool = True
     spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
+
+
+class GameListing(msgspec.Struct, frozen=True):
+    games: list[ListedGame]
+    next: str | None  # the next page's URL (docs/api.md, "Pages"); None: the last page
+    limit: int
+    offset: int = 0  # deprecated with the `offset` parameter: always the one asked for
+
+
+class ListingKey(paging.Key, frozen=True, array_like=True):
+    list: Literal["games"]
+    created_at: datetime
+    game_id: uuid.UUID
 
 
 class GameCreatedOut(msgspec.Struct, frozen=True):
@@ -154,21 +171,29 @@ class LobbyController(Controller):
         "/",
         operation_id="listGames",
         responses=problems(
-            {400: ["invalid_status", "invalid_kind", "invalid_limit", "invalid_offset", "invalid_request"]},
+            {400: ["invalid_status", "invalid_kind", *CURSOR_CODES, "invalid_offset", "invalid_request"]},
             UNAVAILABLE,
         ),
+        response_headers=[LINK],
         summary="Public games, newest first, as spectators may see them (spectator delay applied)",
     )
     async def list_games(
         self,
         state: State,
+        request: AnyRequest,
         status: ListedStatus | None = None,
         kind: Annotated[str | None, QueryParameter(max_length=64, pattern=KIND_PATTERN)] = None,
-        limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
-        offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
-    ) -> GameListing:
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+        offset: Offset = 0,
+    ) -> Response[GameListing]:
         listings: Listings = state.listings
-        return await listings.read(listing_query(status, kind, limit, offset))
+        after = paging.decode(cursor, ListingKey, offset=offset)
+        key = (after.created_at, after.game_id) if after else None
+        listed = await listings.read(listing_query(status, kind, limit, key, offset))
+        last = ListingKey("games", *listed.last) if listed.last else None
+        more = paging.next_page(request, last, offset=None)
+        return paging.page(GameListing(games=listed.games, next=more, limit=limit, offset=offset), more)
 
     @post(
         "/",

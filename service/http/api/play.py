@@ -14,6 +14,7 @@ from domain.viewers import Seat
 from projections.envelopes import EventOut
 from service.app import bodies
 from service.app.games import CommandResult, SeatViewOut, seat_view
+from service.http import paging
 from service.http.api import guards
 from service.http.api.deps import AnyRequest, games_of, seat_holder
 from service.http.api.params import (
@@ -147,7 +148,8 @@ class PlayController(Controller):
                     " the seat's versions after..its own, their digest, a commitment to the head"
                 ),
                 documentation_only=True,
-            )
+            ),
+            paging.LINK,
         ],
         responses=problems(
             SEAT, {400: ["invalid_after", "invalid_limit"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE
@@ -163,4 +165,6 @@ class PlayController(Controller):
     ) -> Response[list[EventOut]]:
         events, receipt = await games_of(request).events_for(game_id, Seat(seat), after, limit)
         headers = {RECEIPT_HEADER: base64.b64encode(receipt.encode()).decode()} if receipt else {}
+        if limit is not None and events and len(events) == limit:  # a full page: the next may hold more
+            headers.update(paging.link(paging.next_url(request, after=events[-1].seq)))
         return Response(events, headers=headers)

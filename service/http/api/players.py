@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
+from datetime import datetime
+from typing import Annotated, Literal
 
 import msgspec
 from litestar import Controller, MediaType, Response
@@ -14,11 +15,11 @@ from litestar.params import QueryParameter
 from domain.text import NAME_PATTERN
 from service.app.auth import Principal
 from service.app.games import GameService
-from service.app.listing import MAX_LIMIT
-from service.app.players import PlayerGames, PlayerOut, Players, player_transcript, seat_token
+from service.app.players import PlayerGameOut, PlayerOut, Players, player_transcript, seat_token
 from service.config import Settings
+from service.http import paging
 from service.http.api import guards
-from service.http.api.deps import created_at, provide_principal
+from service.http.api.deps import AnyRequest, created_at, provide_principal
 from service.http.api.lobby import SeatOut
 from service.http.api.params import INT32_MAX, LOWER_BOUND_ZERO, SeatNumber
 from service.http.api.problems import (
@@ -31,6 +32,7 @@ from service.http.api.problems import (
     problems,
 )
 from service.http.fast.routes import delete, get, post
+from service.http.paging import CURSOR_CODES, DEFAULT_LIMIT, LINK, Cursor, Limit, Offset
 
 
 class CreatePlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -44,6 +46,19 @@ class PlayerCreatedOut(msgspec.Struct, frozen=True):
     player_id: uuid.UUID
     name: str
     token: str  # the player's credential: send it when joining a seat
+
+
+class PlayerGames(msgspec.Struct, frozen=True):
+    games: list[PlayerGameOut]  # newest first
+    next: str | None  # the next page's URL (docs/api.md, "Pages"); None: the last page
+    limit: int
+    offset: int = 0  # deprecated with the `offset` parameter: always the one asked for
+
+
+class PlayerGameKey(paging.Key, frozen=True, array_like=True):
+    list: Literal["player_games"]
+    created_at: datetime
+    game_id: uuid.UUID
 
 
 def _players(state: State) -> Players:
@@ -104,16 +119,23 @@ class PlayersController(Controller):
         summary="The games the caller (player token) holds a seat in, newest first",
         guards=[guards.player],
         dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
-        responses=problems(PARAMS, BEARER, UNAVAILABLE),
+        responses=problems(PARAMS, {400: [*CURSOR_CODES, "invalid_offset"]}, BEARER, UNAVAILABLE),
+        response_headers=[LINK],
     )
     async def my_games(
         self,
         state: State,
         principal: Principal,
-        limit: Annotated[int, QueryParameter(ge=0, le=MAX_LIMIT)] = 50,
-        offset: Annotated[int, QueryParameter(ge=0, le=INT32_MAX)] = 0,
-    ) -> PlayerGames:
-        return await _players(state).games(_player_id(principal), limit, offset)
+        request: AnyRequest,
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+        offset: Offset = 0,
+    ) -> Response[PlayerGames]:
+        after = paging.decode(cursor, PlayerGameKey, offset=offset)
+        key = (after.created_at, after.game_id) if after else None
+        games, last = await _players(state).games(_player_id(principal), limit, key, offset)
+        more = paging.next_page(request, PlayerGameKey("player_games", *last) if last else None, offset=None)
+        return paging.page(PlayerGames(games=games, next=more, limit=limit, offset=offset), more)
 
     @post(
         "/me/games/{game_id:uuid}/seats/{seat:int}/token",

@@ -120,7 +120,9 @@
     $("count").textContent = page.items.length ? `${page.items.length} dispute${page.items.length === 1 ? "" : "s"} on this page, oldest first.` : "No dispute matches.";
     $("queue-list").replaceChildren(...page.items.map(row));
     if (params.get("cursor")) pageLink($("first-page"), null);
-    if (page.next) pageLink($("next-page"), page.next); else $("next-page").hidden = true;
+    // `next` is the API's URL of the next page: this page's own link carries its cursor.
+    if (page.next) pageLink($("next-page"), new URL(page.next, location.href).searchParams.get("cursor"));
+    else $("next-page").hidden = true;
   }
 
   PL.moderatorGate(form, problem, async (value) => {

@@ -128,28 +128,51 @@
     return el("li", { class: "game", "data-game-id": g.game_id }, ...parts);
   }
 
+  // Each group is read as its own list, newest first, in pages (docs/api.md, "Pages"): its first
+  // page on every refresh, and as many more as its "Show more" asked for, each by the page's `next`.
+  const PAGE = 20;
+  const more = Object.fromEntries(GROUPS.map(([status]) => [status, 0]));
+  async function group(status) {
+    let page = await api(`/games?status=${status}&limit=${PAGE}`);
+    const games = [...page.games];
+    for (let n = 0; n < more[status] && page.next; n++) {
+      page = await api(page.next);
+      games.push(...page.games);
+    }
+    return { games, next: page.next };
+  }
+
   let shown = null;
   async function listGames() {
-    let listing;
-    try { listing = await api("/games?limit=60"); } catch (error) {
+    let groups;
+    try { groups = await Promise.all(GROUPS.map(([status]) => group(status))); } catch (error) {
       if (error.code !== "unreachable") $("games-updated").textContent = "The list of public games could not be read; it is tried again shortly.";
       return;
     }
-    const fresh = JSON.stringify(listing.games);
+    const fresh = JSON.stringify(groups);
     $("games-updated").textContent = `As of ${new Date().toLocaleTimeString()}; refreshed every ${REFRESH_MS / 1000} s.`;
     if (fresh === shown) return;  // unchanged: leave the rows (and the focus) alone
     shown = fresh;
-    const focused = document.activeElement && document.activeElement.closest("#games [data-game-id]");
+    const focused = document.activeElement && document.activeElement.closest("#games [data-game-id], #games [data-more]");
     const parts = [];
-    for (const [status, heading] of GROUPS) {
-      const games = listing.games.filter((g) => g.status === status);
+    GROUPS.forEach(([status, heading], i) => {
+      const { games, next } = groups[i];
       parts.push(el("h3", {}, heading), games.length
         ? el("ul", { class: "games", "data-status": status }, games.map(row))
         : el("p", { class: "muted" }, "None."));
-    }
+      if (next) {
+        parts.push(el("button", { type: "button", "data-more": status, onclick: () => { more[status] += 1; listGames(); } },
+          `Show more ${status} games`));
+      }
+    });
     $("games").replaceChildren(...parts);
-    // A rebuilt list keeps the keyboard where it was (the same game's row, else the heading).
-    if (focused) {
+    // A rebuilt list keeps the keyboard where it was (the same game's row, else the heading); on
+    // "Show more", the button again, or once its group is all read, the group's last game.
+    if (focused && focused.dataset.more) {
+      const status = focused.dataset.more;
+      const last = [...$("games").querySelectorAll(`[data-status="${status}"] li`)].pop();
+      ($("games").querySelector(`[data-more="${status}"]`) || last?.querySelector("button, a") || $("games-title")).focus();
+    } else if (focused) {
       const again = $("games").querySelector(`[data-game-id="${focused.dataset.gameId}"] button, [data-game-id="${focused.dataset.gameId}"] a`);
       (again || $("games-title")).focus();
     }

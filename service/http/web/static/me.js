@@ -33,10 +33,21 @@
         over ? el("a", { href: `/replay/${game.game_id}` }, "Replay") : null));
   }
 
+  // The player's games in pages, newest first (docs/api.md, "Pages"): "Show more" reads the
+  // next by the page's `next`, appended below.
+  async function more(token, url) {
+    const page = await api(url, { token });
+    $("my-games-list").append(...page.games.map(row));
+    const button = $("my-games-more");
+    button.hidden = !page.next;
+    button.onclick = page.next ? () => more(token, page.next).catch((error) => showProblem(problem, error)) : null;
+    return page;
+  }
+
   async function show(token) {
-    const mine = await api("/players/me/games", { token });
-    $("my-games-list").replaceChildren(...mine.games.map(row));
-    $("my-games-none").hidden = mine.games.length > 0;
+    $("my-games-list").replaceChildren();
+    const first = await more(token, "/players/me/games?limit=20");
+    $("my-games-none").hidden = first.games.length > 0;
     $("my-games").hidden = false;
     gate.hidden = true;
     create.hidden = true;
