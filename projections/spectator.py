@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import msgspec
 
 from domain.decider import Outcome
-from domain.table.state import Result, after_ruling
+from domain.disputes.decider import Result, after_ruling
 from projections.table import Table, step
 
 

@@ -2,7 +2,8 @@
 
 ``decide(game, table, command, ctx)`` is the composed decide: lobby commands are decided here,
 a seat's ``Play`` and the server's ``ActOnDeadline`` are routed to ``game`` once it has started.
-Dispute commands (a seat's raise and reply, a moderator's work) go to domain/disputes/rules.py.
+Dispute commands (a seat's raise and reply, a moderator's work) are decided beside it, by
+domain/disputes (composed in domain/table/decider.py).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import msgspec
 
 from domain import randomness
 from domain.decider import Context, Decider
-from domain.disputes import rules as disputes
-from domain.disputes.commands import ModeratorCommand, RaiseDispute, ReplyToQuestion
 from domain.table.commands import (
     DEFAULT_SPECTATOR_DELAY,
     MAX_SPECTATOR_DELAY,
@@ -179,8 +178,6 @@ def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Conte
             return disclosed(game, table, leave(game, table, command, ctx), ctx)
         case ActOnDeadline():
             return disclosed(game, table, on_deadline(game, table, ctx), ctx)
-        case RaiseDispute() | ReplyToQuestion() | ModeratorCommand():
-            return disputes.decide(table, command, ctx)
         case CreateGame():
             raise TableRefusal("conflict", "game_exists", "This game already exists.")
     raise TableRefusal("invalid", "unknown_command", f"Unknown table command {type(command).__name__}.")

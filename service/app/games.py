@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import random
 import time
 import uuid
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any
 
 import msgspec
 
 from domain import randomness, registry
-from domain.decider import Context, Decider
+from domain.decider import Context
 from domain.errors import RuleViolation
-from domain.table import decider as composed
+from domain.registry import Kind
 from domain.table import seeds
 from domain.table.commands import (
     ActOnDeadline,
@@ -163,16 +162,9 @@ def _holds(table: Table, seat: int, occupancy: str | None) -> bool:
     return 0 <= seat < len(table.occupancies) and table.occupancies[seat] == occupancy
 
 
-# (kind, event class) -> (tag, schema version written today): both fixed for the process's life.
-_event_types: dict[tuple[str, type], tuple[str, int]] = {}
-
-
-def _new_event(kind: str, event: Any) -> NewEvent:
-    known = _event_types.get((kind, type(event)))
-    if known is None:
-        tag = tables.event_tag(event)
-        known = _event_types[(kind, type(event))] = (tag, tables.schema_version(kind, tag))
-    return NewEvent(type=known[0], data=_encoder.encode(event), schema_version=known[1])
+def _new_event(kind: Kind, event: Any) -> NewEvent:
+    tag, version = kind.tags[type(event)]  # fixed per kind (domain/registry.py)
+    return NewEvent(type=tag, data=_encoder.encode(event), schema_version=version)
 
 
 # (kind, outcome) -> the commands counter's child: ``labels()`` checks and sorts its labels each time.
@@ -193,16 +185,6 @@ def _command_type(body: bytes) -> str | None:
         return None
     command = value.get("type") if isinstance(value, dict) else None
     return command if isinstance(command, str) else None
-
-
-@functools.cache
-def _other_commands(kind: str) -> frozenset[str]:
-    """The command tags of the other games that ``kind`` does not share."""
-    tags = {
-        game: {str(member.__struct_config__.tag) for member in get_args(decider.command_type)}
-        for game, decider in registry.games().items()
-    }
-    return frozenset().union(*(t for game, t in tags.items() if game != kind)) - tags[kind]
 
 
 class GameService:
@@ -227,7 +209,6 @@ class GameService:
         self.tables = tables or Tables(store)  # the one cache (service/app/tables.py)
         self.clock = clock
         self._locks: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._command_decoders: dict[str, msgspec.json.Decoder[Any]] = {}
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -290,6 +271,8 @@ class GameService:
         fingerprint: str | None = None,
         expected_version: int | None = None,
         viewer: Viewer | None = None,
+        current: Table | None = None,
+        kind: Kind | None = None,
     ) -> Executed:
         """Load, decide, append (expected seq, idempotency key), notify; retry a bounded number
         of times on a conflict.
@@ -302,16 +285,19 @@ class GameService:
         carries (``expected_version`` included). The append answers a known key before anything
         else, so the key is looked up here only before a refusal is answered (a stale version,
         a rule's refusal, a game too busy): a retry is never refused for what its first run did.
+        ``current``: the game's table as the caller just took it from the cache (a guard's), decided
+        on first instead of taking it again; ``kind``: its kind, if the caller looked it up.
         """
         if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
-            rules = composed.for_kind(command.kind)
+            kind = registry.of(command.kind)
             ctx = await self._created(game_id, command)
-            events = list(rules.decide(None, command, ctx))
+            events = list(kind.table.decide(None, command, ctx))
             recorded = commands.record(command, ctx.now, len(events))
-            return await self._append(game_id, None, events, command_id, fingerprint, actor, recorded)
+            return await self._append(game_id, kind, None, events, command_id, fingerprint, actor, recorded)
         async with self._lock(game_id):
-            table = await self.load(game_id, cached_ok=True)
-            rules = composed.for_kind(table.kind)
+            table = current if current is not None else await self.load(game_id, cached_ok=True)
+            kind = kind if kind is not None else registry.of(table.kind)
+            rules = kind.table
             checked = False  # whether ``table`` was just read from the log
             for _ in range(self.retries):
                 seen = table.version if viewer is None else version_for(table, viewer)
@@ -346,7 +332,7 @@ class GameService:
                 recorded = commands.record(command, ctx.now, len(events))
                 try:
                     return await self._append(
-                        game_id, table, events, command_id, fingerprint, actor, recorded
+                        game_id, kind, table, events, command_id, fingerprint, actor, recorded
                     )
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
@@ -388,6 +374,7 @@ class GameService:
     async def _append(
         self,
         game_id: uuid.UUID,
+        kind: Kind,
         table: Table | None,
         events: list[Any],
         command_id: str | None,
@@ -397,18 +384,16 @@ class GameService:
     ) -> Executed:
         """Append with the expected seq, remember, notify; a used ``command_id`` appends nothing.
         ``recorded``: the command as the log keeps it (projections/commands.py)."""
-        new_table = table
-        for event in events:
-            new_table = tables.evolve(new_table, event)
+        new_table = kind.table.fold(table, events)
         assert new_table is not None
         result = await self.store.append(
             game_id,
             table.version if table else 0,
-            [_new_event(new_table.kind, e) for e in events],
+            [_new_event(kind, e) for e in events],
             command_id=command_id,
             actor=actor,
             fingerprint=fingerprint,
-            due_at=composed.for_kind(new_table.kind).deadline(new_table),
+            due_at=kind.table.deadline(new_table),
             command=recorded,
         )
         if result.duplicate:
@@ -536,19 +521,17 @@ class GameService:
 
     # -- commands ------------------------------------------------------------------------------
 
-    def decode_command(self, decider: Decider, body: bytes) -> Any:
-        decoder = self._command_decoders.get(decider.kind)
-        if decoder is None:
-            decoder = self._command_decoders[decider.kind] = msgspec.json.Decoder(decider.command_type)
+    def decode_command(self, kind: Kind, body: bytes) -> Any:
+        """The body read once, by the game's own decoder (its rules check no field again)."""
         try:
-            return bodies.decode(body, decoder)
+            return bodies.decode(body, kind.commands)
         except ServiceError as exc:
             # Another game's command is a well-formed command of the API (its schema is every
             # game's union): this game refuses it as a rule would, not as a malformed body.
             command = _command_type(body)
-            if command is not None and command in _other_commands(decider.kind):
+            if command is not None and command in kind.foreign_commands:
                 raise ServiceError(
-                    422, "unknown_command", f"A {decider.kind} game has no command {command}."
+                    422, "unknown_command", f"A {kind.kind} game has no command {command}."
                 ) from exc
             raise
 
@@ -572,18 +555,18 @@ class GameService:
         """Decode, decide and append one seat's command; one canonical log line whatever happens.
 
         ``holder``: the occupancy id the caller's token names; the command is refused unless it
-        still holds the seat in the very table the command is decided on. ``checked``: a table
-        of the game the caller already holds (its guard's), read only for the game's kind.
+        still holds the seat in the very table the command is decided on. ``checked``: the table
+        the caller's guard just took from the cache: the command is decided on it first (and the
+        game's kind read from it), so the table is taken once per command.
         ``view``: add the seat's view right after the command (a retry's too: as it was then).
         """
         started = time.perf_counter()
-        outcome, command_type, kind = "error", "?", "?"
+        outcome, command_type, kind_name = "error", "?", "?"
         try:
-            # Only the kind is needed (it never changes): any table of the game will do.
             table = checked if checked is not None else await self.load(game_id, cached_ok=True)
-            decider = table.decider
-            kind = decider.kind
-            command = self.decode_command(decider, body)
+            kind = registry.of(table.kind)
+            kind_name = kind.kind
+            command = self.decode_command(kind, body)
             command_type = type(command).__name__
             keys = keyed(idempotency_key, seat_caller(seat), "sendCommand", (game_id, seat), body)
             sent = _Sent(
@@ -597,6 +580,8 @@ class GameService:
                 **_ids(keys),
                 expected_version=expected_version,
                 viewer=Seat(seat),
+                current=table,
+                kind=kind,
             )
             if done.duplicate:
                 outcome = "duplicate"
@@ -611,7 +596,7 @@ class GameService:
             raise
         finally:
             if self.command_log:
-                _count_command(kind, outcome)
+                _count_command(kind_name, outcome)
                 log.info(
                     "command",
                     game_id=str(game_id),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from domain.a_risk_cat import DECIDER
 from domain.a_risk_cat.events import ARiskCatEvent
 from domain.a_risk_cat.rules import decide, evolve
 from domain.a_risk_cat.state import (
@@ -18,6 +19,7 @@ from domain.a_risk_cat.state import (
 from domain.a_risk_cat.tokens import removed_paintings
 from domain.decider import Command, Context
 from domain.errors import RuleViolation
+from domain.rereading import rereading
 
 
 def make_state(
@@ -98,9 +100,10 @@ def timeout(state: ARiskCatState) -> tuple[ARiskCatState, list[ARiskCatEvent]]:
 
 
 def refusal(state: ARiskCatState, command: object, seat: int | None = None, *, now: float = 0.0) -> str:
-    """The code of the RuleViolation ``decide`` raises (fails if it accepts the command)."""
+    """The code of the RuleViolation ``decide`` raises (fails if it accepts the command), for a
+    command built by hand (read as a client's body would be: domain/rereading.py)."""
     try:
-        decide(state, command, ctx(seat, now=now))
+        HAND_BUILT.decide(state, command, ctx(seat, now=now))
     except RuleViolation as exc:
         return exc.code
     raise AssertionError(f"{command!r} was accepted")
@@ -108,3 +111,6 @@ def refusal(state: ARiskCatState, command: object, seat: int | None = None, *, n
 
 def types(events: Sequence[object]) -> list[str]:
     return [type(e).__name__ for e in events]
+
+
+HAND_BUILT = rereading(DECIDER)

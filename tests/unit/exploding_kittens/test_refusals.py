@@ -22,14 +22,18 @@ from domain.exploding_kittens.commands import (
     TakeFromDiscard,
 )
 from domain.exploding_kittens.events import CardDrawn, KittenDrawn, OwedTurnStarted
+from domain.rereading import rereading
 
 from .builders import CM, TC, A, D, F, K, N, S, act, ctx, rigged
+
+# Commands built by hand, as a client's body would be read (domain/rereading.py).
+HAND_BUILT = rereading(DECIDER)
 
 
 def _code(state: Any, seat: int | None, command: Any, now: float = 0.0) -> str:
     before = msgspec.json.encode(state)
     with pytest.raises(RuleViolation) as err:
-        DECIDER.decide(state, command, ctx(seat, now))
+        HAND_BUILT.decide(state, command, ctx(seat, now))
     assert msgspec.json.encode(state) == before
     assert err.value.message
     return err.value.code
@@ -108,7 +112,7 @@ def test_garbage_commands_raise_only_rule_violations(command: Any) -> None:
     for state in (rigged([[A, TC, TC], [S]]), DECIDER.initial_state(DECIDER.parse_options({"players": 2}))):
         for seat in (None, 0, 1, 5):
             with pytest.raises(RuleViolation):
-                DECIDER.decide(state, command, ctx(seat))
+                HAND_BUILT.decide(state, command, ctx(seat))
 
 
 def test_play_combo_cards_given_as_a_list_are_accepted_after_validation() -> None:
