@@ -51,6 +51,7 @@ __all__ = [
     "fold_stored",
     "is_dispute_type",
     "is_lobby_type",
+    "read_on",
     "schema_version",
     "step",
 ]
@@ -112,6 +113,23 @@ def fold_rows(
             composed = _kind_of(None, event)
         table = composed.table.evolve(table, event)
     return table
+
+
+def read_on(base: Table | None, stored: Iterable[Any]) -> tuple[Table | None, list[Any]]:
+    """Stored events (``seq``, ``type``, ``schema_version``, ``data``; in seq order) each decoded,
+    and the table folded on from ``base`` over those past its version: a reader that needs every
+    event (a feed) folds only what its base does not hold already."""
+    table = base
+    kind = registry.of(base.kind) if base is not None else None
+    events = []
+    for s in stored:
+        event = decode_by(kind, s.type, s.data, s.schema_version)
+        if kind is None:
+            kind = _kind_of(None, event)
+        if table is None or s.seq > table.version:
+            table = kind.table.evolve(table, event)
+        events.append(event)
+    return table, events
 
 
 def fold_stored(base: Table | None, stored: Iterable[Any], up_to: int | None = None) -> Table | None:

@@ -485,8 +485,7 @@ class GameService:
         """A lobby action's answer and its first event; a replay's as the action left the game."""
         first = done.stored[0]
         if done.duplicate:
-            rows = await self.store.read_bodies(game_id, 0, done.stored[-1].seq)
-            table = tables.fold_rows(None, rows)
+            table = await self.tables.fold(game_id, done.stored[-1].seq, keep=False)
             assert table is not None
             event = tables.decode(table.kind, first.type, first.data, first.schema_version)
         else:
@@ -663,15 +662,12 @@ class GameService:
             )
         viewer = Seat(seat)
         first = stored[0].seq
-        table: Table | None = None
-        items: list[tuple[int, float, Any]] = []
-        before = 0
-        for s in await self.store.read(game_id, 0, stored[-1].seq):
-            if s.seq == first:
-                before = version_for(table, viewer) if table is not None else 0
-            table, event = tables.step(table, s.type, s.data, s.schema_version)
-            if s.seq >= first:
-                items.append((s.seq, s.recorded_at.timestamp(), event))
+        # The table just before the command, from the one cache's fold; its events read on.
+        table = await self.tables.fold(game_id, first - 1, keep=False) if first > 1 else None
+        before = version_for(table, viewer) if table is not None else 0
+        since = await self.store.read(game_id, first - 1, stored[-1].seq)
+        table, events = tables.read_on(table, since)
+        items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(since, events, strict=True)]
         assert table is not None
         version = version_for(table, viewer)
         shown = envelopes(table, items, viewer, before)
