@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.batch import states_after
 from domain.decider import Context, Decider
 from domain.table import rules
 from domain.table.commands import TableCommand
@@ -58,8 +59,19 @@ class SeatedDecider:
         return evolve(self.game, table, event)
 
     def fold(self, table: Table | None, events: Sequence[Any]) -> Table | None:
-        for event in events:
-            table = self.evolve(table, event)
+        """``events`` folded onto ``table``; those the game's ``decide`` folded already from this
+        table's state (domain/batch.py) are not evolved again: each event is evolved once."""
+        states = states_after(table.state, events) if table is not None else None
+        if states is None:
+            for event in events:
+                table = self.evolve(table, event)
+            return table
+        for event, state in zip(events, states, strict=True):
+            assert table is not None
+            if any(isinstance(event, part.event_type) for part in self.alongside):
+                table = self.evolve(table, event)
+            else:
+                table = evolve(self.game, table, event, state)
         return table
 
     def deadline(self, table: Table) -> float | None:

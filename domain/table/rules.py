@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from domain import randomness
+from domain.batch import Folded, states_after
 from domain.decider import Context, Decider
 from domain.table.commands import (
     DEFAULT_SPECTATOR_DELAY,
@@ -133,7 +134,8 @@ def leave(game: Decider, table: Table, command: LeaveSeat, ctx: Context) -> Sequ
 
 
 def play(game: Decider, table: Table, command: Play, ctx: Context) -> Sequence[Any]:
-    check_holder(table, command.seat, command.holder)
+    if command.holder is not None:  # None: not to be checked (the caller checked this table)
+        check_holder(table, command.seat, command.holder)
     if table.status == "open":
         raise TableRefusal("conflict", "game_not_started", "The game has not started yet.")
     return game.decide(table.state, command.command, dataclasses.replace(ctx, seat=command.seat))
@@ -154,9 +156,14 @@ def disclosed(game: Decider, table: Table, events: Sequence[Any], ctx: Context) 
     committed seed: a seeded game has none to disclose)."""
     if ctx.server_seed is None or not events or table.status != "running":
         return events
-    if game.outcome(game.fold(table.state, events)) is None:
+    states = states_after(table.state, events)
+    after = states[-1] if states is not None else game.fold(table.state, events)
+    if game.outcome(after) is None:
         return events
-    return [*events, SeedDisclosed(seed=ctx.server_seed)]
+    disclosed = Folded[Any](table.state)  # the game's states ride along: the seed changes none
+    disclosed.extend([*events, SeedDisclosed(seed=ctx.server_seed)])
+    disclosed.states.extend([*states, after] if states is not None else ())
+    return disclosed
 
 
 def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Context) -> Sequence[Any]:

@@ -92,8 +92,12 @@ def created(decider: Decider, event: GameCreated) -> Table:
     )
 
 
-def evolve(decider: Decider, table: Table | None, event: Any) -> Table:
-    """Fold one event (lobby or ``decider``'s game) into the table; the version is bumped by one."""
+_UNKNOWN: Any = object()  # the game's state after an event, not known yet
+
+
+def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKNOWN) -> Table:
+    """Fold one event (lobby or ``decider``'s game) into the table; the version is bumped by one.
+    ``after``: the game's state after a game event, when its ``decide`` folded it already."""
     if table is None:
         assert isinstance(event, GameCreated), "a game log starts with lobby.created"
         return created(decider, event)
@@ -113,7 +117,7 @@ def evolve(decider: Decider, table: Table | None, event: Any) -> Table:
             return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
         case GameCreated():
             raise ValueError("lobby.created can only open a log")
-    state = decider.evolve(table.state, event)
+    state = decider.evolve(table.state, event) if after is _UNKNOWN else after
     outcome = decider.outcome(state)
     status: Status = "finished" if outcome is not None else table.status
     conceded = table.conceded

@@ -146,7 +146,7 @@ class Executed(msgspec.Struct, frozen=True):
     """
 
     table: Table
-    events: list[Any]
+    events: Sequence[Any]
     stored: list[StoredEvent]
     duplicate: bool = False
 
@@ -272,6 +272,7 @@ class GameService:
         expected_version: int | None = None,
         viewer: Viewer | None = None,
         current: Table | None = None,
+        held: bool = False,
         kind: Kind | None = None,
     ) -> Executed:
         """Load, decide, append (expected seq, idempotency key), notify; retry a bounded number
@@ -286,12 +287,14 @@ class GameService:
         else, so the key is looked up here only before a refusal is answered (a stale version,
         a rule's refusal, a game too busy): a retry is never refused for what its first run did.
         ``current``: the game's table as the caller just took it from the cache (a guard's), decided
-        on first instead of taking it again; ``kind``: its kind, if the caller looked it up.
+        on first instead of taking it again; ``held``: the caller checked on ``current`` that the
+        command's holder holds its seat (a guard did), so the rules do not check it again there
+        (a table read again is checked); ``kind``: the game's kind, if the caller looked it up.
         """
         if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
             kind = registry.of(command.kind)
             ctx = await self._created(game_id, command)
-            events = list(kind.table.decide(None, command, ctx))
+            events: Sequence[Any] = kind.table.decide(None, command, ctx)
             recorded = commands.record(command, ctx.now, len(events))
             return await self._append(game_id, kind, None, events, command_id, fingerprint, actor, recorded)
         async with self._lock(game_id):
@@ -315,7 +318,8 @@ class GameService:
                     )
                 ctx = await self._context(table, game_id)
                 try:
-                    events = list(rules.decide(table, command, ctx))
+                    decided = _unheld(command) if held and table is current else command
+                    events = rules.decide(table, decided, ctx)  # as decided: folded (domain/batch.py)
                 except RuleViolation:
                     if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
                         return earlier
@@ -376,7 +380,7 @@ class GameService:
         game_id: uuid.UUID,
         kind: Kind,
         table: Table | None,
-        events: list[Any],
+        events: Sequence[Any],
         command_id: str | None,
         fingerprint: str | None,
         actor: str,
@@ -580,6 +584,7 @@ class GameService:
                 expected_version=expected_version,
                 viewer=Seat(seat),
                 current=table,
+                held=checked is not None and holder is not None,
                 kind=kind,
             )
             if done.duplicate:
@@ -773,6 +778,14 @@ class GameService:
 def _view(game_id: uuid.UUID, table: Table, seat: int, asked: bool) -> SeatViewOut | None:
     """The seat's view of ``table`` when asked for (``?view=true``)."""
     return seat_view(game_id, table, seat) if asked else None
+
+
+def _unheld(command: TableCommand) -> TableCommand:
+    """``command`` without the holder its rules would check (the caller checked it already);
+    the log records the command as it was sent."""
+    if isinstance(command, Play) and command.holder is not None:
+        return msgspec.structs.replace(command, holder=None)
+    return command
 
 
 def _ids(keys: Keyed | None) -> dict[str, Any]:
