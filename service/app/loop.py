@@ -178,7 +178,8 @@ class GameLoop:
         else, so the key is looked up here only before a refusal is answered (a stale version,
         a rule's refusal, a game too busy): a retry is never refused for what its first run did.
         ``current``: the game's table as the caller just took it from the cache (a guard's), decided
-        on first instead of taking it again; ``held``: the caller checked on ``current`` that the
+        on first instead of taking it again (unless a command of this instance appended past it
+        meanwhile: then the cache's newer table); ``held``: the caller checked on ``current`` that the
         command's holder holds its seat (a guard did), so the rules do not check it again there
         (a table read again is checked); ``kind``: the game's kind, if the caller looked it up.
         """
@@ -189,7 +190,10 @@ class GameLoop:
             recorded = commands.record(command, ctx.now, len(events))
             return await self._append(game_id, kind, None, events, command_id, fingerprint, actor, recorded)
         async with self._lock(game_id):
-            table = current if current is not None else await self.load(game_id, cached_ok=True)
+            if current is not None:  # unless a command of this instance went past it meanwhile
+                table = self.tables.past(game_id, current) or current
+            else:
+                table = await self.load(game_id, cached_ok=True)
             kind = kind if kind is not None else registry.of(table.kind)
             rules = kind.table
             checked = False  # whether ``table`` was just read from the log

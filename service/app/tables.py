@@ -56,6 +56,13 @@ class Tables:
         self._games.move_to_end(game_id.int)
         return kept.latest
 
+    def past(self, game_id: uuid.UUID, table: Table) -> Table | None:
+        """The newest table of the game if an append went past ``table`` (another command of
+        this instance, since a caller took it), else None: ``table`` is still the newest."""
+        kept = self._games.get(game_id.int)
+        latest = kept.latest if kept is not None else None
+        return latest if latest is not None and latest.version > table.version else None
+
     def offer(self, game_id: uuid.UUID, table: Table, *, behind: bool = False) -> None:
         """Keep ``table`` as the newest if it is newer, or (``behind``) as the lagging reader's
         (where it goes on from next, even back after a rebuild)."""
