@@ -48,7 +48,6 @@ __all__ = [
     "evolve",
     "fold",
     "fold_rows",
-    "fold_stored",
     "is_dispute_type",
     "is_lobby_type",
     "read_on",
@@ -104,14 +103,14 @@ def fold_rows(
     from ``base`` (None: the log's start) up to seq ``up_to`` (None: every row). The kind is
     looked up once, when the table is known."""
     table = base
-    composed = registry.of(base.kind) if base is not None else None
+    kind = registry.of(base.kind) if base is not None else None
     for event_type, version, data in rows:
         if up_to is not None and table is not None and table.version >= up_to:
             break
-        event = decode_by(composed, event_type, data, version)
-        if composed is None:
-            composed = _kind_of(None, event)
-        table = composed.table.evolve(table, event)
+        event = decode_by(kind, event_type, data, version)
+        if kind is None:
+            kind = _kind_of(None, event)
+        table = kind.table.evolve(table, event)
     return table
 
 
@@ -130,11 +129,6 @@ def read_on(base: Table | None, stored: Iterable[Any]) -> tuple[Table | None, li
             table = kind.table.evolve(table, event)
         events.append(event)
     return table, events
-
-
-def fold_stored(base: Table | None, stored: Iterable[Any], up_to: int | None = None) -> Table | None:
-    """``fold_rows`` over stored events (``type``, ``schema_version``, ``data``)."""
-    return fold_rows(base, ((s.type, s.schema_version, s.data) for s in stored), up_to)
 
 
 def decode(kind: str | None, event_type: str, data: str | bytes, version: int) -> Any:
