@@ -15,9 +15,7 @@ import msgspec
 from domain import registry
 from domain.errors import RuleViolation
 from domain.registry import Kind
-from domain.table.commands import (
-    Play,
-)
+from domain.table.commands import Play
 from domain.viewers import Seat
 from projections import table as tables
 from projections.disputes import RuledOutcome, ruled_outcome
@@ -30,9 +28,7 @@ from service.app.idempotency import keyed, seat_caller
 from service.app.loop import GameLoop, key_arguments
 from service.runtime import metrics
 from service.runtime.log import get_logger
-from service.store.events import (
-    StoredEvent,
-)
+from service.store.events import StoredEvent
 
 log = get_logger("playlog.commands")
 
