@@ -49,8 +49,8 @@ def _timed(part: str, function: Any) -> Any:
 
 def _instrument() -> None:
     """Each part's timer around the functions that do it, where their callers look them up."""
-    import projections.table
-    import service.app.games
+    import service.app.loop
+    import service.app.seat_commands
     import service.http.api.guards
     import service.http.api.play
     import service.http.fast.lanes
@@ -59,11 +59,11 @@ def _instrument() -> None:
 
     parts: list[tuple[Any, str, str]] = [
         (SeatedDecider, "decide", "the rules: decide"),
-        (projections.table, "evolve", "the rules: evolve (the command's own)"),
+        (SeatedDecider, "fold", "the rules: evolve (the command's own)"),
         (service.http.api.play, "seat_view", "the seat's view"),
-        (service.app.games, "envelopes", "the events as the seat sees them"),
-        (service.app.games, "_new_event", "the events encoded"),
-        (service.app.games.GameService, "decode_command", "the command decoded"),
+        (service.app.seat_commands, "envelopes", "the events as the seat sees them"),
+        (service.app.loop, "_new_event", "the events encoded"),
+        (service.app.seat_commands.SeatCommands, "decode_command", "the command decoded"),
         (service.http.api.guards, "read_bearer", "the token read"),
         (service.http.fast.lanes, "encode_json", "the answer encoded"),
         (service.readmodels.models.ReadModels, "_apply", "read models: fold"),

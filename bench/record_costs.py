@@ -29,9 +29,9 @@ from typing import Any
 import msgspec
 
 from domain import randomness
+from domain.registry import for_kind
 from domain.table import seeds
 from domain.table.commands import CreateGame, JoinSeat, Play, StartGame
-from domain.table.decider import for_kind
 from projections import commands
 
 QUICK = {

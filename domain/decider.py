@@ -22,7 +22,8 @@ Events that outlive the code: ``schema_versions`` names each event type's curren
 ``v + 1`` (plain JSON dict in, dict out); projections/upcast.py runs the chain before decoding.
 ``rules_version`` is written into every new game, so a rules change can apply to new games only.
 
-The service and the projections only ever see a ``Decider``; they never import a game.
+The service and the projections only ever see a ``Decider`` (through its kind's value in
+domain/registry.py, the one module that imports the games); they never import a game.
 ``Decider[S, C, E, V]`` is generic in the game's state, command, event and view, so mypy checks
 each game's functions against one another; every game decides through the kernel's batch
 (domain/batch.py) and refuses what every game refuses with the codes of domain/refusals.py.

@@ -1,28 +1,137 @@
-"""Game kind -> decider. The only place that names the games."""
+"""Game kind -> its ``Kind``, built once at import: the one module that names the games.
+
+It is the composition root of the rules, above the kernel (domain/decider.py), the table and the
+disputes: each game's decider composed with the table and, beside it, the disputes
+(``seated(game, DISPUTES)``), with everything fixed per kind that the readers and the service
+would otherwise look up again: the decoders of its commands and events, every event class's tag
+and the schema version it is written with today, the versions and upcasters of every event
+type its log holds (the lobby's and the disputes' too), and the command tags of the other games.
+"""
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, get_args
+
+import msgspec
 
 from domain import refusals
-from domain.decider import Decider
+from domain.a_risk_cat import DECIDER as A_RISK_CAT
+from domain.decider import Decider, Upcaster
+from domain.disputes.decider import DISPUTES
+from domain.disputes.events import DisputeEvents
 from domain.errors import RuleViolation
+from domain.exploding_kittens import DECIDER as EXPLODING_KITTENS
+from domain.table import events as lobby
+from domain.table.decider import SeatedDecider, seated
+
+# The events every log holds whatever its game: the lobby's and the disputes' (at schema
+# version 1 so far; their upcasters, when one is needed, go next to the lobby's).
+LOBBY_DECODER = msgspec.json.Decoder(lobby.LobbyEvents)
+DISPUTE_DECODER = msgspec.json.Decoder(DisputeEvents)
+_SHARED_EVENTS = (*get_args(lobby.LobbyEvents), *get_args(DisputeEvents))
 
 
-@cache
-def games() -> dict[str, Decider]:
-    # Imported lazily so that the kernel can be imported by the games themselves.
-    from domain.a_risk_cat import DECIDER as A_RISK_CAT
-    from domain.exploding_kittens import DECIDER as EXPLODING_KITTENS
+def tag_of(struct: type) -> str:
+    tag = struct.__struct_config__.tag  # type: ignore[attr-defined]
+    assert isinstance(tag, str)
+    return tag
 
-    return {d.kind: d for d in (EXPLODING_KITTENS, A_RISK_CAT)}
+
+@dataclass(frozen=True)
+class Kind:
+    """One game kind, as everything that serves it needs it; built once (``KINDS``)."""
+
+    game: Decider
+    table: SeatedDecider  # the game at its table, the disputes beside it: what decides and folds
+    commands: msgspec.json.Decoder[Any]  # the game's command union, as a client's body is read
+    events: msgspec.json.Decoder[Any]  # the game's event union, as a stored body is read
+    # Every event class of the game's log -> (its tag, the schema version it is written with).
+    tags: Mapping[type, tuple[str, int]]
+    schema_versions: Mapping[str, int]  # the game's event tags -> today's version (absent: 1)
+    upcasters: Mapping[tuple[str, int], Upcaster]  # the game's (domain/decider.py)
+    foreign_commands: frozenset[str]  # the other games' command tags this game does not share
+
+    @property
+    def kind(self) -> str:
+        return self.game.kind
+
+
+def _command_tags(game: Decider) -> frozenset[str]:
+    return frozenset(tag_of(member) for member in get_args(game.command_type))
+
+
+def _kind(game: Decider, every: tuple[Decider, ...]) -> Kind:
+    tags = {}
+    for struct in _SHARED_EVENTS:
+        tags[struct] = (tag_of(struct), lobby.SCHEMA_VERSIONS.get(tag_of(struct), 1))
+    for struct in get_args(game.event_type):
+        tags[struct] = (tag_of(struct), game.schema_versions.get(tag_of(struct), 1))
+    ours = _command_tags(game)
+    others = frozenset().union(*(_command_tags(g) for g in every if g is not game))
+    return Kind(
+        game=game,
+        table=seated(game, DISPUTES),
+        commands=msgspec.json.Decoder(game.command_type),
+        events=msgspec.json.Decoder(game.event_type),
+        tags=tags,
+        schema_versions=dict(game.schema_versions),
+        upcasters=dict(game.upcasters),
+        foreign_commands=others - ours,
+    )
+
+
+# The list of games: one line per game.
+GAMES: tuple[Decider, ...] = (
+    EXPLODING_KITTENS,
+    A_RISK_CAT,
+)
+KINDS: dict[str, Kind] = {}
+_DECIDERS: dict[str, Decider] = {}
+
+
+def _build(games: tuple[Decider, ...]) -> None:
+    kinds = {game.kind: _kind(game, games) for game in games}
+    KINDS.clear()
+    KINDS.update(kinds)
+    _DECIDERS.clear()
+    _DECIDERS.update((kind, k.game) for kind, k in kinds.items())
+
+
+_build(GAMES)
+
+
+@contextmanager
+def serving(*more: Decider) -> Iterator[None]:
+    """``GAMES`` and ``more`` registered while inside (a game outside domain/, such as the
+    tests' own: tests/games/); build the app inside, so that it sees them."""
+    _build((*GAMES, *more))
+    try:
+        yield
+    finally:
+        _build(GAMES)
+
+
+def of(kind: str) -> Kind:
+    """The registered ``kind`` (raises ``unknown_game_kind``)."""
+    found = KINDS.get(kind)
+    if found is None:
+        known = ", ".join(sorted(KINDS))
+        raise RuleViolation(refusals.UNKNOWN_GAME_KIND, f"Unknown game kind {kind!r}; known: {known}.")
+    return found
+
+
+def games() -> Mapping[str, Decider]:
+    """Every registered game's own decider, by kind."""
+    return _DECIDERS
 
 
 def get(kind: str) -> Decider:
-    try:
-        return games()[kind]
-    except KeyError:
-        known = ", ".join(sorted(games()))
-        raise RuleViolation(
-            refusals.UNKNOWN_GAME_KIND, f"Unknown game kind {kind!r}; known: {known}."
-        ) from None
+    return of(kind).game
+
+
+def for_kind(kind: str) -> SeatedDecider:
+    """The composed decider of a registered kind (raises ``unknown_game_kind``)."""
+    return of(kind).table

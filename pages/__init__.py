@@ -10,7 +10,6 @@ Presentation only: no rule lives here (domain/), and nothing here is trusted by 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from domain import registry
@@ -26,8 +25,7 @@ class GamePage:
     options: str  # the options fields' template, relative to ROOT
 
 
-@cache
-def games() -> dict[str, GamePage]:
+def _pages() -> dict[str, GamePage]:
     """The page of every registered game (a game without one is a programming error)."""
     found = {}
     for kind, decider in registry.games().items():
@@ -37,3 +35,11 @@ def games() -> dict[str, GamePage]:
         title = decider.about.title if decider.about else kind
         found[kind] = GamePage(kind, title, script, f"{kind}/options.html")
     return found
+
+
+_PAGES = _pages()  # built once, with the registry's kinds
+
+
+def games() -> dict[str, GamePage]:
+    """The page of every registered game, by kind."""
+    return _PAGES

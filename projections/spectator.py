@@ -9,13 +9,13 @@ end, each ruling that changed it, ``rulings``) and a read shows the latest part 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
 from domain.decider import Outcome
-from domain.table.state import Result, after_ruling
-from projections.table import Table, step
+from domain.disputes.decider import Result, after_ruling
+from projections.table import Table, fold_rows
 
 
 def released_by(now: float, delay: float) -> float:
@@ -72,10 +72,14 @@ def shown_at(rows: Iterable[tuple[float, str, int, str]], instant: float) -> Tab
     schema_version, data)`` folded up to the last event released by then (the creation always,
     so that a game shows from the moment it exists). The one place that decides it: the
     snapshot, ``GET /games/{id}`` and the listing's rule (the same instants, in SQL) agree."""
-    shown: Table | None = None
-    for recorded_at, event_type, version, data in rows:
-        if recorded_at > instant and shown is not None:
-            break
-        shown, _ = step(shown, event_type, data, version)
+    shown = fold_rows(None, _released(rows, instant))
     assert shown is not None, "a game's log starts with lobby.created"
     return shown
+
+
+def _released(rows: Iterable[tuple[float, str, int, str]], instant: float) -> Iterator[tuple[str, int, str]]:
+    """The rows released by ``instant`` (the first always), as the one fold reads them."""
+    for n, (recorded_at, event_type, version, data) in enumerate(rows):
+        if recorded_at > instant and n > 0:
+            return
+        yield event_type, version, data

@@ -1,19 +1,22 @@
 """A game's log read back: decode by kind and schema version (upcasting on the way), then fold.
 
-The table's events, state and ``evolve`` live in domain/table (the table is a decider composed
-with each game); they are re-exported here for the readers that fold a log.
+The table's events and state live in domain/table; the decider that folds them, the table
+composed with the game and the disputes, is the kind's (domain/registry.py). ``fold`` is the one
+fold of stored rows every reader goes through; ``evolve`` and the rest are for readers that hold
+events already.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
 
 from domain import registry
-from domain.decider import Upcaster
 from domain.disputes.events import DisputeEvent, DisputeEvents, is_dispute_type
+from domain.table.events import SCHEMA_VERSIONS as LOBBY_SCHEMA_VERSIONS
+from domain.table.events import UPCASTERS as LOBBY_UPCASTERS
 from domain.table.events import (
     GameCreated,
     GameStarted,
@@ -23,10 +26,12 @@ from domain.table.events import (
     SeatLeft,
     is_lobby_type,
 )
-from domain.table.state import Status, Table, created, evolve, fold
+from domain.table.state import Status, Table
 from projections import upcast
 
 __all__ = [
+    "LOBBY_SCHEMA_VERSIONS",
+    "LOBBY_UPCASTERS",
     "DisputeEvent",
     "DisputeEvents",
     "GameCreated",
@@ -37,89 +42,118 @@ __all__ = [
     "SeatLeft",
     "Status",
     "Table",
-    "created",
     "decode",
     "event_tag",
+    "event_tag_of",
     "evolve",
     "fold",
     "fold_rows",
     "is_dispute_type",
     "is_lobby_type",
+    "read_on",
     "schema_version",
     "step",
 ]
 
-lobby_decoder = msgspec.json.Decoder(LobbyEvents)
-dispute_decoder = msgspec.json.Decoder(DisputeEvents)
-
-# The lobby events' own schema versions and upcasters (as a game's, in domain/decider.py).
-LOBBY_SCHEMA_VERSIONS: dict[str, int] = {}
-LOBBY_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
-
 
 def event_tag(event: msgspec.Struct) -> str:
-    return event_tag_of(type(event))
+    return registry.tag_of(type(event))
 
 
 def event_tag_of(struct: type[msgspec.Struct]) -> str:
-    tag = struct.__struct_config__.tag
-    assert isinstance(tag, str)
-    return tag
-
-
-_decoders: dict[str, tuple[msgspec.json.Decoder[Any], Mapping[str, int]]] = {}
-
-
-def game_decoder(kind: str) -> tuple[msgspec.json.Decoder[Any], Mapping[str, int]]:
-    """The game's event decoder and its current schema versions (looked up once per kind)."""
-    entry = _decoders.get(kind)
-    if entry is None:
-        decider = registry.get(kind)
-        entry = _decoders[kind] = (msgspec.json.Decoder(decider.event_type), decider.schema_versions)
-    return entry
+    return registry.tag_of(struct)
 
 
 def schema_version(kind: str, event_type: str) -> int:
     """The schema version an event of ``event_type`` is written with today."""
     if is_lobby_type(event_type) or is_dispute_type(event_type):
         return LOBBY_SCHEMA_VERSIONS.get(event_type, 1)
-    return registry.get(kind).schema_versions.get(event_type, 1)
+    return registry.of(kind).schema_versions.get(event_type, 1)
 
 
-def step(table: Table | None, event_type: str, data: str | bytes, version: int) -> tuple[Table, Any]:
-    """The one fold's step, used by every reader of a log: decode the stored event by the table's
-    kind and its schema version (upcasting on the way), then evolve. Returns the table after it
-    and the event as today's Struct."""
-    event = decode(table.kind if table is not None else None, event_type, data, version)
-    return evolve(table, event), event
+def _kind_of(table: Table | None, event: Any) -> registry.Kind:
+    return registry.of(table.kind if table is not None else event.kind)
 
 
-def fold_rows(table: Table | None, rows: Iterable[tuple[str, int, str]]) -> Table | None:
-    """``step`` over ``(type, schema_version, data)`` rows (``EventStore.read_bodies``)."""
-    for event_type, version, data in rows:
-        table, _ = step(table, event_type, data, version)
+def evolve(table: Table | None, event: Any) -> Table:
+    """One event (lobby, dispute or game) folded into ``table`` by its kind's composed decider."""
+    return _kind_of(table, event).table.evolve(table, event)
+
+
+def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:
+    """``evolve`` over events already decoded."""
+    for event in events:
+        table = evolve(table, event)
     return table
 
 
+def step(table: Table | None, event_type: str, data: str | bytes, version: int) -> tuple[Table, Any]:
+    """One stored event decoded by the table's kind (the first opens the table) and folded.
+    Returns the table after it and the event as today's Struct."""
+    kind = registry.of(table.kind) if table is not None else None
+    event = decode_by(kind, event_type, data, version)
+    composed = kind.table if kind is not None else _kind_of(None, event).table
+    return composed.evolve(table, event), event
+
+
+def fold_rows(
+    base: Table | None, rows: Iterable[tuple[str, int, str | bytes]], up_to: int | None = None
+) -> Table | None:
+    """The one fold of stored rows: ``(type, schema_version, data)`` rows, in seq order, folded on
+    from ``base`` (None: the log's start) up to seq ``up_to`` (None: every row). The kind is
+    looked up once, when the table is known."""
+    table = base
+    kind = registry.of(base.kind) if base is not None else None
+    for event_type, version, data in rows:
+        if up_to is not None and table is not None and table.version >= up_to:
+            break
+        event = decode_by(kind, event_type, data, version)
+        if kind is None:
+            kind = _kind_of(None, event)
+        table = kind.table.evolve(table, event)
+    return table
+
+
+def read_on(base: Table | None, stored: Iterable[Any]) -> tuple[Table | None, list[Any]]:
+    """Stored events (``seq``, ``type``, ``schema_version``, ``data``; in seq order) each decoded,
+    and the table folded on from ``base`` over those past its version: a reader that needs every
+    event (a feed) folds only what its base does not hold already."""
+    table = base
+    kind = registry.of(base.kind) if base is not None else None
+    events = []
+    for s in stored:
+        event = decode_by(kind, s.type, s.data, s.schema_version)
+        if kind is None:
+            kind = _kind_of(None, event)
+        if table is None or s.seq > table.version:
+            table = kind.table.evolve(table, event)
+        events.append(event)
+    return table, events
+
+
 def decode(kind: str | None, event_type: str, data: str | bytes, version: int) -> Any:
+    """A stored event as today's Struct (``kind``: the game's; None before ``lobby.created``)."""
+    return decode_by(registry.of(kind) if kind is not None else None, event_type, data, version)
+
+
+def decode_by(kind: registry.Kind | None, event_type: str, data: str | bytes, version: int) -> Any:
     """A stored event as today's Struct: the one place where rows become events.
 
-    Lobby events for any game, game events by the game's kind; an event of an older schema
-    ``version`` goes through the upcasters first (projections/upcast.py). At the current version
-    this is a bare decode and one dict look-up.
+    Lobby and dispute events for any game, game events by the game's ``kind``; an event of an
+    older schema ``version`` goes through the upcasters first (projections/upcast.py). At the
+    current version this is a bare decode and one dict look-up.
     """
     if is_dispute_type(event_type):  # written at schema version 1 so far
-        return dispute_decoder.decode(data)
+        return registry.DISPUTE_DECODER.decode(data)
     if is_lobby_type(event_type) or kind is None:
         current = LOBBY_SCHEMA_VERSIONS.get(event_type, 1)
         if version == current:
-            return lobby_decoder.decode(data)
+            return registry.LOBBY_DECODER.decode(data)
         body = upcast.upcast(event_type, version, current, LOBBY_UPCASTERS, data)
-        return lobby_decoder.decode(msgspec.json.encode(body))
-    decoder, versions = _decoders.get(kind) or game_decoder(kind)
-    current = versions.get(event_type, 1)
+        return registry.LOBBY_DECODER.decode(msgspec.json.encode(body))
+    current = kind.schema_versions.get(event_type, 1)
     if version == current:
-        return decoder.decode(data)
-    body = upcast.upcast(event_type, version, current, registry.get(kind).upcasters, data)
-    # Back through the cached decoder: msgspec.convert into a union rebuilds its plan each call.
-    return decoder.decode(msgspec.json.encode(body))
+        return kind.events.decode(data)
+    body = upcast.upcast(event_type, version, current, kind.upcasters, data)
+    # Back through the kind's decoder: msgspec.convert into a union rebuilds its plan each call.
+    return kind.events.decode(msgspec.json.encode(body))

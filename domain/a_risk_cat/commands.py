@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
-
 from domain.decider import Command
 
 
@@ -98,5 +94,3 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     ARiskCatActOnTimeout,
     Concede,
 )
-
-command_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(ARiskCatCommand)

@@ -45,7 +45,6 @@ from domain.a_risk_cat.commands import (
     SwapMusicianCat,
     TakeMusicianCats,
     TakeTokenForLadies,
-    command_decoder,
 )
 from domain.a_risk_cat.decision import Turn
 from domain.a_risk_cat.events import (
@@ -77,7 +76,7 @@ from domain.a_risk_cat.steals import steal, stop
 from domain.a_risk_cat.turn import draw, end_turn, first_after
 from domain.decider import Command, Context, Outcome
 from domain.errors import RuleViolation
-from domain.rereading import reread
+from domain.rereading import checked
 
 __all__ = ["deadline", "decide", "evolve", "initial_state", "on_deadline", "outcome", "start"]
 
@@ -90,7 +89,7 @@ def _refuse_top(state: ARiskCatState, active: int, seat: int, code: str, message
 
 
 def _validated(command: object) -> ARiskCatCommand:
-    valid: ARiskCatCommand = reread(command, COMMAND_TYPES, command_decoder, "A Risk Cat")
+    valid: ARiskCatCommand = checked(command, COMMAND_TYPES, "A Risk Cat")
     return valid
 
 

@@ -6,4 +6,5 @@
 - state.py: ``DisputeState`` per dispute and ``apply``: what the table keeps (no reason, no note)
 - rules.py: ``decide``: who may do what, when, and what a ruling changes
 - views.py: ``redact``: what each viewer may read of a dispute event
+- decider.py: ``DISPUTES``, the disputes as a decider beside the table (their ``evolve`` too)
 """

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import msgspec
-
 from domain.decider import Command
 from domain.exploding_kittens.cards import Card
 
@@ -94,5 +92,3 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     ActOnTimeout,
     Leave,
 )
-
-command_decoder: msgspec.json.Decoder[ExplodingKittensCommand] = msgspec.json.Decoder(ExplodingKittensCommand)

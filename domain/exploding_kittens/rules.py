@@ -29,7 +29,6 @@ from domain.exploding_kittens.commands import (
     PlayCombo,
     ResolveReactions,
     TakeFromDiscard,
-    command_decoder,
 )
 from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.fold import evolve
@@ -38,7 +37,7 @@ from domain.exploding_kittens.reactions import close_window, nope, pass_reaction
 from domain.exploding_kittens.setup import start
 from domain.exploding_kittens.state import ExplodingKittensState
 from domain.exploding_kittens.turns import Steps, answer_defuse, defuse, draw
-from domain.rereading import reread
+from domain.rereading import checked
 
 State = ExplodingKittensState
 
@@ -46,7 +45,7 @@ __all__ = ["deadline", "decide", "evolve", "on_deadline", "outcome", "start"]
 
 
 def _validated(command: object) -> ExplodingKittensCommand:
-    valid: ExplodingKittensCommand = reread(command, COMMAND_TYPES, command_decoder, "Exploding Kittens")
+    valid: ExplodingKittensCommand = checked(command, COMMAND_TYPES, "Exploding Kittens")
     return valid
 
 

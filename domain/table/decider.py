@@ -1,18 +1,21 @@
 """One decider per game kind: the table composed with the game (Chassaing's ``compose``).
 
-``seated(game)`` takes a game's ``Decider`` and gives the decider of the whole log: its commands
-are the table's (the game's travel inside ``Play``), its events the lobby's and the game's, its
-state a ``Table`` holding the game's state. The service knows only this value.
+``seated(game, *alongside)`` takes a game's ``Decider`` and gives the decider of the whole log:
+its commands are the table's (the game's travel inside ``Play``), its events the lobby's and the
+game's, its state a ``Table`` holding the game's state. ``evolve`` calls the game's own
+``evolve`` for the game's facts. Deciders over the table that are not the table's own rules
+(the disputes: domain/disputes/decider.py) are composed beside it as ``Alongside`` values, so
+the table never imports them. The service knows only the composed value (domain/registry.py
+builds one per kind).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from domain import registry
+from domain.batch import states_after
 from domain.decider import Context, Decider
 from domain.table import rules
 from domain.table.commands import TableCommand
@@ -20,24 +23,55 @@ from domain.table.state import Table, evolve
 
 
 @dataclass(frozen=True)
+class Alongside:
+    """A decider over a running table, composed beside the table's rules: the commands it takes
+    (``command_types``), the events it folds (``event_type``), its ``decide`` and ``evolve``."""
+
+    command_types: tuple[type, ...]
+    event_type: type
+    decide: Callable[[Table, Any, Context], Sequence[Any]]
+    evolve: Callable[[Table, Any], Table]
+
+
+@dataclass(frozen=True)
 class SeatedDecider:
     """A game at its table: ``decide`` and ``evolve`` over the whole log of one game."""
 
     game: Decider
+    alongside: tuple[Alongside, ...] = ()
 
     @property
     def kind(self) -> str:
         return self.game.kind
 
     def decide(self, table: Table | None, command: TableCommand, ctx: Context) -> Sequence[Any]:
+        if table is not None:
+            for part in self.alongside:
+                if isinstance(command, part.command_types):
+                    return part.decide(table, command, ctx)
         return rules.decide(self.game, table, command, ctx)
 
     def evolve(self, table: Table | None, event: Any) -> Table:
-        return evolve(table, event)
+        if table is not None:
+            for part in self.alongside:
+                if isinstance(event, part.event_type):
+                    return part.evolve(table, event)
+        return evolve(self.game, table, event)
 
     def fold(self, table: Table | None, events: Sequence[Any]) -> Table | None:
-        for event in events:
-            table = evolve(table, event)
+        """``events`` folded onto ``table``; those the game's ``decide`` folded already from this
+        table's state (domain/batch.py) are not evolved again: each event is evolved once."""
+        states = states_after(table.state, events) if table is not None else None
+        if states is None:
+            for event in events:
+                table = self.evolve(table, event)
+            return table
+        for event, state in zip(events, states, strict=True):
+            assert table is not None
+            if any(isinstance(event, part.event_type) for part in self.alongside):
+                table = self.evolve(table, event)
+            else:
+                table = evolve(self.game, table, event, state)
         return table
 
     def deadline(self, table: Table) -> float | None:
@@ -45,11 +79,5 @@ class SeatedDecider:
         return self.game.deadline(table.state) if table.status == "running" else None
 
 
-def seated(game: Decider) -> SeatedDecider:
-    return SeatedDecider(game)
-
-
-@cache
-def for_kind(kind: str) -> SeatedDecider:
-    """The composed decider of a registered kind (raises ``unknown_game_kind``)."""
-    return seated(registry.get(kind))
+def seated(game: Decider, *alongside: Alongside) -> SeatedDecider:
+    return SeatedDecider(game, alongside)

@@ -10,6 +10,8 @@ from typing import Any
 
 import msgspec
 
+from domain.decider import Upcaster
+
 
 class LobbyEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """Base of the lobby events; their tags start with ``lobby.``."""
@@ -59,6 +61,10 @@ class SeedDisclosed(LobbyEvent, frozen=True, tag="lobby.seed_disclosed"):
 
     seed: str
 
+
+# The lobby events' own schema versions and upcasters (as a game's, in domain/decider.py).
+SCHEMA_VERSIONS: dict[str, int] = {}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
 LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted | SeedRevealed | SeedDisclosed
 

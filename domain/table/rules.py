@@ -2,7 +2,8 @@
 
 ``decide(game, table, command, ctx)`` is the composed decide: lobby commands are decided here,
 a seat's ``Play`` and the server's ``ActOnDeadline`` are routed to ``game`` once it has started.
-Dispute commands (a seat's raise and reply, a moderator's work) go to domain/disputes/rules.py.
+Dispute commands (a seat's raise and reply, a moderator's work) are decided beside it, by
+domain/disputes (composed in domain/table/decider.py).
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from typing import Any
 import msgspec
 
 from domain import randomness
+from domain.batch import Folded, states_after
 from domain.decider import Context, Decider
-from domain.disputes import rules as disputes
-from domain.disputes.commands import ModeratorCommand, RaiseDispute, ReplyToQuestion
 from domain.table.commands import (
     DEFAULT_SPECTATOR_DELAY,
     MAX_SPECTATOR_DELAY,
@@ -134,7 +134,8 @@ def leave(game: Decider, table: Table, command: LeaveSeat, ctx: Context) -> Sequ
 
 
 def play(game: Decider, table: Table, command: Play, ctx: Context) -> Sequence[Any]:
-    check_holder(table, command.seat, command.holder)
+    if command.holder is not None:  # None: not to be checked (the caller checked this table)
+        check_holder(table, command.seat, command.holder)
     if table.status == "open":
         raise TableRefusal("conflict", "game_not_started", "The game has not started yet.")
     return game.decide(table.state, command.command, dataclasses.replace(ctx, seat=command.seat))
@@ -155,9 +156,14 @@ def disclosed(game: Decider, table: Table, events: Sequence[Any], ctx: Context) 
     committed seed: a seeded game has none to disclose)."""
     if ctx.server_seed is None or not events or table.status != "running":
         return events
-    if game.outcome(game.fold(table.state, events)) is None:
+    states = states_after(table.state, events)
+    after = states[-1] if states is not None else game.fold(table.state, events)
+    if game.outcome(after) is None:
         return events
-    return [*events, SeedDisclosed(seed=ctx.server_seed)]
+    disclosed = Folded[Any](table.state)  # the game's states ride along: the seed changes none
+    disclosed.extend([*events, SeedDisclosed(seed=ctx.server_seed)])
+    disclosed.states.extend([*states, after] if states is not None else ())
+    return disclosed
 
 
 def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Context) -> Sequence[Any]:
@@ -179,8 +185,6 @@ def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Conte
             return disclosed(game, table, leave(game, table, command, ctx), ctx)
         case ActOnDeadline():
             return disclosed(game, table, on_deadline(game, table, ctx), ctx)
-        case RaiseDispute() | ReplyToQuestion() | ModeratorCommand():
-            return disputes.decide(table, command, ctx)
         case CreateGame():
             raise TableRefusal("conflict", "game_exists", "This game already exists.")
     raise TableRefusal("invalid", "unknown_command", f"Unknown table command {type(command).__name__}.")

@@ -1,21 +1,19 @@
 """The table's state around any game, and its ``evolve``: lobby facts here, game facts by the game.
 
-``evolve`` only applies facts; what the table derives from the game's state (its outcome, who
-conceded, per-seat private counts) is read through the game's ``Decider`` fields.
+``evolve(game, table, event)`` only applies facts; what the table derives from the game's state
+(its outcome, who conceded, per-seat private counts) is read through the game's ``Decider``
+fields. The table carries its game's decider from ``lobby.created`` on, so a reader of a table
+never looks its kind up. Dispute facts are folded by domain/disputes (composed beside the table
+in domain/table/decider.py); the table only keeps their fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, Literal
 
 import msgspec
 
-from domain import registry
 from domain.decider import Decider, Outcome
-from domain.disputes.events import DisputeEvent, DisputeResolved
-from domain.disputes.state import DisputeState
-from domain.disputes.state import apply as apply_dispute
 from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft, SeedDisclosed, SeedRevealed
 
 Status = Literal["open", "running", "finished"]
@@ -43,9 +41,10 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     # Per seat, how many events only that seat may see (games with ``private_to`` only; empty
     # while there are none): what each viewer's numbering leaves out (projections/numbering).
     private: tuple[int, ...] = ()
-    # Disputes (domain/disputes): each one's progress, the outcome as ruled by an upheld verdict
-    # (None: the original ``outcome`` stands; that one never changes) and the penalties per seat.
-    disputes: tuple[DisputeState, ...] = ()
+    # Disputes (domain/disputes, which folds them): each one's progress (its ``DisputeState``), the
+    # outcome as ruled by an upheld verdict (None: the original ``outcome`` stands; that one never
+    # changes) and the penalties per seat.
+    disputes: tuple[Any, ...] = ()
     ruled_outcome: Outcome | None = None
     penalties: tuple[int, ...] = ()
     # The committed seeds (domain/randomness.py): the server's commitment, each seat's commitment
@@ -54,10 +53,13 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     seat_commitments: tuple[str | None, ...] = ()
     seat_seeds: tuple[str | None, ...] = ()
     server_seed: str | None = None
+    # The game's decider (never encoded: a table is a fold, not a record).
+    game: Any = None
 
     @property
     def decider(self) -> Decider:
-        return registry.get(self.kind)
+        game: Decider = self.game
+        return game
 
     def free_seats(self) -> list[int]:
         return [i for i, name in enumerate(self.seats) if name is None]
@@ -68,8 +70,7 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
         return self.ruled_outcome if self.ruled_outcome is not None else self.outcome
 
 
-def created(event: GameCreated) -> Table:
-    decider = registry.get(event.kind)
+def created(decider: Decider, event: GameCreated) -> Table:
     options = decider.parse_options(event.options)
     return Table(
         kind=event.kind,
@@ -87,14 +88,19 @@ def created(event: GameCreated) -> Table:
         seat_seeds=(None,) * options.players,
         state=decider.initial_state(options),
         version=1,
+        game=decider,
     )
 
 
-def evolve(table: Table | None, event: Any) -> Table:
-    """Fold one event (lobby or game) into the table; the version is bumped by one."""
+_UNKNOWN: Any = object()  # the game's state after an event, not known yet
+
+
+def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKNOWN) -> Table:
+    """Fold one event (lobby or ``decider``'s game) into the table; the version is bumped by one.
+    ``after``: the game's state after a game event, when its ``decide`` folded it already."""
     if table is None:
         assert isinstance(event, GameCreated), "a game log starts with lobby.created"
-        return created(event)
+        return created(decider, event)
     version = table.version + 1
     match event:
         case SeatJoined(seat=seat, name=name, occupancy=occupancy, player=player):
@@ -111,10 +117,7 @@ def evolve(table: Table | None, event: Any) -> Table:
             return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
         case GameCreated():
             raise ValueError("lobby.created can only open a log")
-        case DisputeEvent():
-            return _disputed(table, event, version)
-    decider = table.decider
-    state = decider.evolve(table.state, event)
+    state = decider.evolve(table.state, event) if after is _UNKNOWN else after
     outcome = decider.outcome(state)
     status: Status = "finished" if outcome is not None else table.status
     conceded = table.conceded
@@ -141,40 +144,6 @@ def evolve(table: Table | None, event: Any) -> Table:
     )
 
 
-Result = tuple[Outcome | None, tuple[int, ...]]  # the ruled outcome (None: none) and penalties
-
-
-def after_ruling(table: Table, result: Result, verdict: str, action: str, seats: Iterable[int]) -> Result:
-    """``result`` after one ruling of ``table``'s game: an upheld verdict may change it."""
-    ruled, penalties = result
-    if verdict == "upheld":
-        scores = table.outcome.scores if table.outcome is not None else None
-        if action == "void":
-            ruled = Outcome(winners=(), scores=scores)
-        elif action == "award":
-            ruled = Outcome(winners=tuple(sorted(seats)), scores=scores)
-        elif action == "penalize":
-            counts = list(penalties or (0,) * len(table.seats))
-            for seat in seats:
-                counts[seat] += 1
-            penalties = tuple(counts)
-    return ruled, penalties
-
-
-def _disputed(table: Table, event: DisputeEvent, version: int) -> Table:
-    """``table`` after a dispute event; a ruling may change the outcome and the penalties."""
-    ruled, penalties = table.ruled_outcome, table.penalties
-    if isinstance(event, DisputeResolved):
-        ruled, penalties = after_ruling(table, (ruled, penalties), event.verdict, event.action, event.seats)
-    return msgspec.structs.replace(
-        table,
-        version=version,
-        disputes=apply_dispute(table.disputes, event, version),
-        ruled_outcome=ruled,
-        penalties=penalties,
-    )
-
-
 def _seated(
     table: Table, seat: int, name: str | None, occupancy: str | None, player: str | None, version: int
 ) -> Table:
@@ -197,9 +166,3 @@ def _seat_seed(table: Table, seat: int, commitment: str | None, seed: str | None
     seeds = list(table.seat_seeds or (None,) * seats)
     commitments[seat], seeds[seat] = commitment, seed
     return msgspec.structs.replace(table, seat_commitments=tuple(commitments), seat_seeds=tuple(seeds))
-
-
-def fold(events: Iterable[Any], table: Table | None = None) -> Table | None:
-    for event in events:
-        table = evolve(table, event)
-    return table

@@ -17,7 +17,6 @@ from domain import randomness, registry
 from domain.decider import Context
 from domain.errors import RuleViolation
 from domain.randomness import Draws, SeedUnavailable
-from domain.table import decider as composed
 from domain.table import seeds
 from domain.table.commands import TableCommand
 from projections import commands, upcast
@@ -180,7 +179,7 @@ def _decide(
     need the server seed, not disclosed yet: the group is taken as recorded)."""
     first = group[0]
     try:
-        produced = list(composed.for_kind(table.kind if table else kind).decide(table, command, ctx))
+        produced = list(registry.for_kind(table.kind if table else kind).decide(table, command, ctx))
     except SeedUnavailable:
         if (
             table is not None
@@ -234,7 +233,7 @@ def rerun(export: ExportFile, server_seed: bytes | None = None) -> Table | None:
         try:
             command = commands.decode(kind, canonical(record.get("body")))
             ctx = _context(table, game_id, first, server_seed)
-            produced = composed.for_kind(kind).decide(table, command, ctx)
+            produced = registry.for_kind(kind).decide(table, command, ctx)
         except (RuleViolation, msgspec.ValidationError):
             continue
         except SeedUnavailable:

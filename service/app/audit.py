@@ -36,6 +36,7 @@ __all__ = [
     "moderates",
     "open_to_anyone",
     "replayed",
+    "state_at",
     "verify",
 ]
 
@@ -118,6 +119,21 @@ async def audited(games: GameService, game_id: uuid.UUID, principal: Principal |
     """The audit's replay, as ``principal`` may read it (404 if there is no such game)."""
     _, steps = await log(games, game_id, principal)
     return steps
+
+
+async def state_at(games: GameService, game_id: uuid.UUID, at: int | None) -> tuple[Table, Table]:
+    """The game's table now and after seq ``at`` (None: now): the one cache's fold, on from the
+    newest cached table not past ``at``, never the whole log refolded (404 if there is no such
+    game, or no such seq)."""
+    latest = await games.load(game_id)
+    seq = latest.version if at is None else at
+    if seq > latest.version:
+        raise ServiceError(
+            404, "seq_out_of_range", f"The game has {latest.version} events; there is no seq {seq}."
+        )
+    table = latest if seq == latest.version else await games.tables.fold(game_id, seq, keep=False)
+    assert table is not None
+    return latest, table
 
 
 async def verify(games: GameService, game_id: uuid.UUID) -> ChainReport:

@@ -56,6 +56,13 @@ class Tables:
         self._games.move_to_end(game_id.int)
         return kept.latest
 
+    def past(self, game_id: uuid.UUID, table: Table) -> Table | None:
+        """The newest table of the game if an append went past ``table`` (another command of
+        this instance, since a caller took it), else None: ``table`` is still the newest."""
+        kept = self._games.get(game_id.int)
+        latest = kept.latest if kept is not None else None
+        return latest if latest is not None and latest.version > table.version else None
+
     def offer(self, game_id: uuid.UUID, table: Table, *, behind: bool = False) -> None:
         """Keep ``table`` as the newest if it is newer, or (``behind``) as the lagging reader's
         (where it goes on from next, even back after a rebuild)."""
@@ -71,20 +78,28 @@ class Tables:
         while len(self._games) > self.size:
             self._games.popitem(last=False)
 
+    def base(self, game_id: uuid.UUID, up_to: int | None = None) -> Table | None:
+        """The newest cached table of the game not past seq ``up_to`` (None: any): where a fold
+        to ``up_to`` goes on from."""
+        kept = self._games.get(game_id.int)
+        bases = kept.bases(up_to) if kept is not None else []
+        return max(bases, key=lambda t: t.version) if bases else None
+
     async def fold(
-        self, game_id: uuid.UUID, up_to: int | None = None, *, fresh: bool = False
+        self, game_id: uuid.UUID, up_to: int | None = None, *, fresh: bool = False, keep: bool = True
     ) -> Table | None:
         """The table at seq ``up_to`` (None: the log's end), folded on from the newest cached table
-        not past it (``fresh``: from nothing); None if the log holds nothing up to there."""
-        kept = None if fresh else self._games.get(game_id.int)
-        bases = kept.bases(up_to) if kept is not None else []
-        base = max(bases, key=lambda t: t.version) if bases else None
+        not past it (``fresh``: from nothing); None if the log holds nothing up to there. The
+        table is kept (a fold to the end as the newest, one to ``up_to`` as the lagging
+        reader's) unless ``keep`` is False (a reader looking back, as the audit does)."""
+        base = None if fresh else self.base(game_id, up_to)
         if base is not None and base.version == up_to:
-            self._games.move_to_end(game_id.int)
+            if keep:
+                self._games.move_to_end(game_id.int)
             return base
         rows = await self.store.read_bodies(game_id, base.version if base else 0, up_to)
-        table = tables.fold_rows(base, rows)
-        if table is not None:
+        table = tables.fold_rows(base, rows, up_to)
+        if table is not None and keep:
             self.offer(game_id, table, behind=up_to is not None)
         return table
 

@@ -1,5 +1,8 @@
 """The event store: an append-only log of game events in PostgreSQL, through asyncpg.
 
+Its queries are here; the rows as values and the refusals as errors are in
+service/store/records.py (re-exported here, where every reader imports them from).
+
 Appends
     ``append`` calls the ``playlog_append`` SQL function (migrations/versions/0001): one round
     trip, one transaction. It locks the game's row in ``streams`` (so appends to one game are
@@ -44,183 +47,48 @@ import msgspec
 
 from service.store.batching import CONFLICT, Append, AppendBatcher
 from service.store.pool import Pool
+from service.store.records import (
+    EVENT_COLUMNS,
+    GENESIS_HASH,
+    SQLSTATES,
+    START,
+    AppendResult,
+    ChainReport,
+    ConcurrencyConflict,
+    Cursor,
+    GameUnderIncident,
+    HeadNotInLog,
+    InvalidExpectedSeq,
+    NewEvent,
+    StoredEvent,
+    StoreError,
+    append_result,
+    event_columns,
+    refusal,
+    stored_event,
+    stored_row,
+)
 from service.store.seeds import SeedStore
 
-GENESIS_HASH = bytes(32)
-
-
-class StoreError(Exception):
-    """Base of the store's own errors."""
-
-
-class ConcurrencyConflict(StoreError):
-    """The game moved on since ``expected_seq``: reload and decide again."""
-
-    def __init__(self, game_id: uuid.UUID, expected: int, current: int) -> None:
-        super().__init__(f"Game {game_id} is at seq {current}, not {expected}.")
-        self.game_id = game_id
-        self.expected = expected
-        self.current = current
-
-
-class InvalidExpectedSeq(StoreError):
-    """A negative expected seq, or one ahead of the game (``current``: the game's seq then)."""
-
-    def __init__(self, message: str, current: int | None = None) -> None:
-        super().__init__(message)
-        self.current = current
-
-
-class HeadNotInLog(StoreError):
-    """The game's head in ``streams`` is not the last event of its log (PL412): a commit the
-    head records is missing from the log, so nothing may be chained onto it."""
-
-    def __init__(self, game_id: uuid.UUID, log_seq: int) -> None:
-        super().__init__(f"The head of game {game_id} is not the last event of its log (at {log_seq}).")
-        self.game_id = game_id
-        self.log_seq = log_seq
-
-
-class GameUnderIncident(StoreError):
-    """The game has an open incident (PL423): no append until a moderator clears it."""
-
-    def __init__(self, game_id: uuid.UUID) -> None:
-        super().__init__(f"Game {game_id} has an open incident.")
-        self.game_id = game_id
-
-
-class NewEvent(msgspec.Struct, frozen=True):
-    """An event to append: its type tag and its msgspec-encoded JSON."""
-
-    type: str
-    data: bytes
-    schema_version: int = 1
-
-
-class StoredEvent(msgspec.Struct, frozen=True):
-    position: int
-    game_id: uuid.UUID
-    seq: int
-    type: str
-    schema_version: int
-    data: str  # the event's JSON, as stored
-    metadata_json: str  # decoded on demand by ``metadata``: replays rarely need it
-    recorded_at: datetime
-    prev_hash: bytes
-    hash: bytes
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """Command id, actor and correlation id."""
-        return _metadata_decoder.decode(self.metadata_json)
-
-
-class AppendResult(msgspec.Struct, frozen=True):
-    events: list[StoredEvent]
-    duplicate: bool  # True when command_id had been applied before: nothing was appended
-    fingerprint: str | None  # the fingerprint stored with that command
-
-
-class Cursor(msgspec.Struct, frozen=True):
-    """Where a reader of ``read_all`` stands: after ``seq`` of ``game_id``, in key order."""
-
-    game_id: uuid.UUID = uuid.UUID(int=0)
-    seq: int = 0
-
-    @classmethod
-    def after(cls, event: StoredEvent) -> Cursor:
-        return cls(event.game_id, event.seq)
-
-
-START = Cursor()
-
-
-class ChainReport(msgspec.Struct, frozen=True):
-    ok: bool
-    events: int
-    first_bad_seq: int | None
-    last_hash: str  # hex
-    reason: str | None = None
-
-
-_metadata_decoder = msgspec.json.Decoder(dict[str, Any])
 _encoder = msgspec.json.Encoder()
 
-# Column order of every event query; ``_stored`` reads the rows by position (it is hot).
-_EVENT_COLUMNS = "position, game_id, seq, type, schema_version, data, metadata, recorded_at, prev_hash, hash"
-
-
-def _stored(row: asyncpg.Record, game_id: uuid.UUID | None = None) -> StoredEvent:
-    return StoredEvent(
-        row[0],
-        game_id if game_id is not None else row[1],
-        row[2],
-        row[3],
-        row[4],
-        row[5],
-        row[6],
-        row[7],
-        row[8],
-        row[9],
-    )
-
-
-def event_columns(alias: str) -> str:
-    """The columns ``stored_event`` reads, each qualified by the table's ``alias``."""
-    return ", ".join(f"{alias}.{column.strip()}" for column in _EVENT_COLUMNS.split(","))
-
-
-def stored_event(row: asyncpg.Record) -> StoredEvent:
-    """A row of ``event_columns``."""
-    return _stored(row)
-
-
-def _appended(row: asyncpg.Record, game_id: uuid.UUID, data: str = "", metadata: str = "") -> StoredEvent:
-    """A row returned by ``playlog_append``: a new row comes back without the data and metadata
-    the caller sent (``data``, ``metadata``); an earlier command's rows come back whole."""
-    return StoredEvent(
-        row[0],
-        game_id,
-        row[1],
-        row[2],
-        row[3],
-        data if row[4] is None else row[4],
-        metadata if row[5] is None else row[5],
-        row[6],
-        row[7],
-        row[8],
-    )
-
-
-def _result(rows: list[Any], game_id: uuid.UUID, bodies: list[str], metadata: str) -> AppendResult:
-    """An append's rows (``playlog_append``'s, or its item's of ``playlog_append_batch``)."""
-    duplicate = bool(rows) and rows[0][9]
-    if duplicate:
-        stored = [_appended(row, game_id) for row in rows]
-    else:
-        stored = [_appended(row, game_id, body, metadata) for row, body in zip(rows, bodies, strict=True)]
-    return AppendResult(events=stored, duplicate=duplicate, fingerprint=rows[0][10] if rows else None)
-
-
-def _ahead(expected: int, current: int) -> InvalidExpectedSeq:
-    return InvalidExpectedSeq(f"Expected seq {expected} is ahead of the game (at {current}).", current)
-
-
-def _refusal(game_id: uuid.UUID, expected: int, conflict: str, seq: int) -> StoreError:
-    """The error for an append's conflict ('stale', 'ahead', 'torn', 'incident'); ``seq``: the
-    game's seq (the log's last one for 'torn')."""
-    if conflict == "stale":
-        return ConcurrencyConflict(game_id, expected, seq)
-    if conflict == "ahead":
-        return _ahead(expected, seq)
-    if conflict == "torn":
-        return HeadNotInLog(game_id, seq)
-    if conflict == "incident":
-        return GameUnderIncident(game_id)
-    raise ValueError(f"playlog_append_batch answered an unknown conflict: {conflict!r}")
-
-
-_SQLSTATES = {"PL409": "stale", "PL422": "ahead", "PL412": "torn", "PL423": "incident"}
+__all__ = [
+    "GENESIS_HASH",
+    "START",
+    "AppendResult",
+    "ChainReport",
+    "ConcurrencyConflict",
+    "Cursor",
+    "EventStore",
+    "GameUnderIncident",
+    "HeadNotInLog",
+    "InvalidExpectedSeq",
+    "NewEvent",
+    "StoreError",
+    "StoredEvent",
+    "event_columns",
+    "stored_event",
+]
 
 
 class EventStore:
@@ -271,8 +139,8 @@ class EventStore:
             )  # fmt: skip
             conflict = rows[0][CONFLICT] if rows else None
             if conflict is not None:
-                raise _refusal(game_id, expected_seq, conflict, rows[0][1])
-            return _result(rows, game_id, bodies, metadata)
+                raise refusal(game_id, expected_seq, conflict, rows[0][1])
+            return append_result(rows, game_id, bodies, metadata)
         try:
             rows = await self.db.fetch(
                 "SELECT * FROM playlog_append($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -287,11 +155,11 @@ class EventStore:
                 due_at,
             )
         except asyncpg.PostgresError as exc:
-            conflict = _SQLSTATES.get(getattr(exc, "sqlstate", None) or "")
+            conflict = SQLSTATES.get(getattr(exc, "sqlstate", None) or "")
             if conflict is not None:
-                raise _refusal(game_id, expected_seq, conflict, int(exc.detail or 0)) from None
+                raise refusal(game_id, expected_seq, conflict, int(exc.detail or 0)) from None
             raise
-        return _result(rows, game_id, bodies, metadata)
+        return append_result(rows, game_id, bodies, metadata)
 
     async def current_seq(self, game_id: uuid.UUID) -> int:
         seq = await self.db.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)
@@ -354,13 +222,13 @@ class EventStore:
     ) -> list[StoredEvent]:
         """One game's events after ``after_seq`` (and up to ``up_to_seq``), in seq order."""
         rows = await self.db.fetch(
-            f"SELECT {_EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq > $2"
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = $1 AND seq > $2"
             " AND ($3::int IS NULL OR seq <= $3) ORDER BY seq",
             game_id,
             after_seq,
             up_to_seq,
         )
-        return [_stored(row, game_id) for row in rows]
+        return [stored_row(row, game_id) for row in rows]
 
     async def seat_moves(self, game_id: uuid.UUID, seat: int) -> list[tuple[str, str | None, datetime]]:
         """A seat's joins and leaves in log order: ``(type, the join's occupancy, recorded_at)``."""
@@ -398,13 +266,13 @@ class EventStore:
         """Up to ``limit`` events of every game after the cursor, in ``(game_id, seq)`` order
         (see above); ``Cursor.after(batch[-1])`` continues."""
         rows = await self.db.fetch(
-            f"SELECT {_EVENT_COLUMNS} FROM events WHERE (game_id, seq) > ($1, $2)"
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE (game_id, seq) > ($1, $2)"
             " ORDER BY game_id, seq LIMIT $3",
             after.game_id,
             after.seq,
             limit,
         )
-        return [_stored(row) for row in rows]
+        return [stored_row(row) for row in rows]
 
     async def verify(self, game_id: uuid.UUID) -> ChainReport:
         """Recompute the hash chain of one game and report the first seq that breaks it."""

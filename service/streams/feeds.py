@@ -103,13 +103,16 @@ class FeedHub:
         stored = await self.reads.events(feed.game_id, after_seq=feed.seq, needs=feed.known)
         if not stored:
             return
-        table = feed.table
-        items = []
-        for s in stored:
-            table, event = tables.step(table, s.type, s.data, s.schema_version)
-            private = private_seat(table.decider, event)  # the kind never changes: after == before
-            items.append(Item(s.seq, s.recorded_at.timestamp(), s.type, event, private, s.hash))
+        # A new feed reads every event (its streams start anywhere) but folds on from the one
+        # cache's newest table it reaches, not from the game's first event.
+        base = feed.table if feed.table is not None else self.tables.base(feed.game_id, stored[-1].seq)
+        table, events = tables.read_on(base, stored)
         assert table is not None
+        decider = table.decider  # the kind never changes
+        items = [
+            Item(s.seq, s.recorded_at.timestamp(), s.type, event, private_seat(decider, event), s.hash)
+            for s, event in zip(stored, events, strict=True)
+        ]
         feed.extend(items, table)
         self.tables.offer(feed.game_id, table)
 

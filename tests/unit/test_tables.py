@@ -105,3 +105,23 @@ async def test_a_game_another_instance_finished_is_open_to_audit_before_its_noti
     await games.leave(game_id, 1)  # the game ends through the first instance
     assert (await elsewhere.load(game_id, cached_ok=True)).status == "running"  # not told yet
     assert await open_to_anyone(elsewhere, game_id)
+
+
+async def test_a_command_decided_on_its_guard_s_table_takes_the_newer_one_an_append_left() -> None:
+    store = CountingStore()
+    games, game_id = await started(store)
+    guards = await games.load(game_id, cached_ok=True)  # taken by a guard
+    assert games.tables.past(game_id, guards) is None  # still the newest
+    await games.leave(game_id, 1)  # another command of this instance appends meanwhile
+    newer = games.tables.past(game_id, guards)
+    assert newer is not None and newer is games.tables.latest(game_id)
+
+
+async def test_a_reader_looking_back_keeps_nothing_in_the_cache() -> None:
+    store = CountingStore()
+    games, game_id = await started(store)
+    head = len(await store.read(game_id))
+    back = await games.tables.fold(game_id, 2, keep=False)
+    assert back is not None and back.version == 2
+    assert games.tables.behind(game_id) is None
+    assert games.tables.latest(game_id) is not None and games.tables.latest(game_id).version == head

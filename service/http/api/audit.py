@@ -204,14 +204,9 @@ class AuditController(Controller):
         state: State,
         at: Annotated[int | None, QueryParameter(name="at", required=False, ge=1, le=INT32_MAX)] = None,
     ) -> StateAt:
-        steps = await audits.audited(games, game_id, principal)
-        seq = len(steps) if at is None else at
-        if seq > len(steps):
-            raise ServiceError(
-                404, "seq_out_of_range", f"The game has {len(steps)} events; there is no seq {seq}."
-            )
-        await access_of(state).face_up(game_id, principal, "auditState", ask, (1, seq), steps[-1].table)
-        return StateAt(seq=seq, state=snapshot(steps[seq - 1].table, raisers=audits.moderates(principal)))
+        latest, table = await audits.state_at(games, game_id, at)
+        await access_of(state).face_up(game_id, principal, "auditState", ask, (1, table.version), latest)
+        return StateAt(seq=table.version, state=snapshot(table, raisers=audits.moderates(principal)))
 
     @get(
         "/diffs",

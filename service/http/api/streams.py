@@ -68,7 +68,7 @@ class SpectatorSnapshot(msgspec.Struct, frozen=True):
 
 
 async def spectated(games: GameService, game_id: uuid.UUID) -> tables.Table:
-    table = await games.load(game_id)
+    table = await games.load(game_id, cached_ok=True)  # what it reads never changes but the version
     if not table.public:
         raise ServiceError(403, "private_game", "This game is private: it has no spectators.")
     return table

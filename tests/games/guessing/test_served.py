@@ -1,13 +1,12 @@
 """The guessing game served by the real app over HTTP, registered for this test only.
 
-The registry has no seam for a game outside domain/ yet: the test adds the game to the dict
-``registry.games()`` caches, for its own length (monkeypatch undoes it). A private note (``Mark``)
-is numbered for its seat alone (RULES 3): the other seat's numbers show no gap.
+The game is registered by one line, ``registry.serving(DECIDER)``, for the test's length. A private
+note (``Mark``) is numbered for its seat alone (RULES 3): the other seat's numbers show no gap.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -17,8 +16,9 @@ from tests.games.guessing import DECIDER
 
 
 @pytest.fixture
-def registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(registry.games(), DECIDER.kind, DECIDER)
+def registered() -> Iterator[None]:
+    with registry.serving(DECIDER):
+        yield
 
 
 @pytest.fixture

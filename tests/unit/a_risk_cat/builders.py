@@ -14,6 +14,7 @@ from domain.a_risk_cat.state import (
     PendingFirstDraw,
 )
 from domain.a_risk_cat.tokens import removed_paintings
+from domain.rereading import rereading
 from tests.given import Rules, given_for
 
 
@@ -72,9 +73,11 @@ def types(events: Sequence[object]) -> list[str]:
 
 # The one idiom of rule tests (tests/given.py): given(make_state(...)).when(command[, seat]).then(...);
 # without a seat, the seat the game waits for acts.
+# Commands built by hand, read as a client's body would be (domain/rereading.py).
+HAND_BUILT = rereading(DECIDER)
 given = given_for(
     Rules(
-        decide=DECIDER.decide,
+        decide=HAND_BUILT.decide,
         fold=DECIDER.fold,
         acting=lambda state: state.pending.seat if state.pending is not None else None,
         deadline=DECIDER.deadline,

@@ -31,8 +31,8 @@ from domain.disputes.events import (
     QuestionAsked,
 )
 from domain.disputes.views import redact
+from domain.registry import for_kind
 from domain.table.commands import LeaveSeat, StartGame, TableCommand
-from domain.table.decider import for_kind
 from domain.table.events import GameCreated, SeatJoined
 from domain.table.refusals import TableRefusal
 from domain.table.state import Table

@@ -12,6 +12,7 @@ from domain.decider import Context
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.cards import Card
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
+from domain.rereading import rereading
 from tests.given import Rules, given_for
 
 K = Card.EXPLODING_KITTEN
@@ -71,6 +72,10 @@ def types(events: Sequence[object]) -> list[str]:
 # The one idiom of rule tests (tests/given.py): given(rigged(...)).when(command, seat).then(...)
 given = given_for(
     Rules(
-        decide=DECIDER.decide, fold=DECIDER.fold, deadline=DECIDER.deadline, on_deadline=DECIDER.on_deadline
+        # Commands built by hand, read as a client's body would be (domain/rereading.py).
+        decide=rereading(DECIDER).decide,
+        fold=DECIDER.fold,
+        deadline=DECIDER.deadline,
+        on_deadline=DECIDER.on_deadline,
     )
 )

@@ -14,9 +14,9 @@ import pytest
 from domain import randomness
 from domain.decider import Context
 from domain.randomness import Draws, SeedUnavailable
+from domain.registry import for_kind
 from domain.table import seeds
 from domain.table.commands import CreateGame, JoinSeat, LeaveSeat, Play, RevealSeed, StartGame
-from domain.table.decider import for_kind
 from domain.table.events import GameCreated, SeatJoined, SeedDisclosed, SeedRevealed
 from domain.table.refusals import TableRefusal
 from domain.table.state import Table

@@ -11,6 +11,7 @@ import pytest
 
 from domain.decider import Context
 from domain.errors import RuleViolation
+from domain.registry import for_kind
 from domain.table.commands import (
     MAX_SPECTATOR_DELAY,
     ActOnDeadline,
@@ -21,7 +22,6 @@ from domain.table.commands import (
     StartGame,
     TableCommand,
 )
-from domain.table.decider import for_kind
 from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft
 from domain.table.refusals import TableRefusal
 from domain.table.state import Table

@@ -1,0 +1,283 @@
+"""A seat's command and its answer: the body read once by the game's own decoder, wrapped in the
+table's ``Play`` for the one loop, and the events answered as the seat may see them (with its
+view, on ``?view=true``, and the service's signed receipt).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import msgspec
+
+from domain import registry
+from domain.errors import RuleViolation
+from domain.registry import Kind
+from domain.table.commands import Play
+from domain.viewers import Seat
+from projections import table as tables
+from projections.disputes import RuledOutcome, ruled_outcome
+from projections.envelopes import EventOut, envelopes
+from projections.numbering import count_seen, version_for
+from projections.table import Table
+from service.app import bodies, idempotency
+from service.app.errors import ServiceError
+from service.app.idempotency import keyed, seat_caller
+from service.app.loop import GameLoop, key_arguments
+from service.runtime import metrics
+from service.runtime.log import get_logger
+from service.store.events import StoredEvent
+
+log = get_logger("playlog.commands")
+
+
+class SeatViewOut(msgspec.Struct, frozen=True):
+    game_id: uuid.UUID
+    kind: str
+    status: str
+    version: int  # how many events this seat may see (projections/numbering)
+    seat: int
+    seats: list[str | None]
+    view: Any  # the game's view for this seat (None before the game starts)
+    # The seat's own moves now: its legal commands but leaving (conceding), which is always legal
+    # and never a move; empty while the game waits for another seat.
+    moves: list[Any]
+    winners: list[int] | None = None
+    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
+
+
+def _moves(table: Table, seat: int) -> list[Any]:
+    if table.status != "running":
+        return []
+    decider = table.decider
+    leaving = type(decider.concede()) if decider.concede is not None else None
+    return [c for c in decider.legal_commands(table.state, seat) if type(c) is not leaving]
+
+
+def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
+    """What ``seat`` sees of ``table``, with its legal commands and, apart, its own moves."""
+    return SeatViewOut(
+        game_id=game_id,
+        kind=table.kind,
+        status=table.status,
+        version=version_for(table, Seat(seat)),
+        seat=seat,
+        seats=list(table.seats),
+        view=table.decider.view(table.state, Seat(seat)) if table.status != "open" else None,
+        winners=list(table.outcome.winners) if table.outcome else None,
+        ruled_outcome=ruled_outcome(table),
+        moves=_moves(table, seat),
+    )
+
+
+class CommandResult(msgspec.Struct, frozen=True):
+    version: int  # the seat's version right after the command (projections/numbering)
+    events: list[EventOut]
+    view: SeatViewOut | None = None  # the seat's view right after, when asked for (``?view=true``)
+    receipt: Annotated[
+        str | None,
+        msgspec.Meta(
+            description=(
+                "The service's signed receipt of this answer (docs/receipts.md): a signed note over"
+                " the game, seat, versions, a digest of these events, a commitment to the game's head"
+                " and the command's fingerprint and key; null when the command appended nothing"
+            )
+        ),
+    ] = None
+
+
+class _Sent(msgspec.Struct, frozen=True):
+    """What a seat's command request was, as its receipt names it."""
+
+    fingerprint: str
+    key: str | None
+
+
+# (kind, outcome) -> the commands counter's child: ``labels()`` checks and sorts its labels each time.
+_command_counters: dict[tuple[str, str], Any] = {}
+
+
+def _count_command(kind: str, outcome: str) -> None:
+    counter = _command_counters.get((kind, outcome))
+    if counter is None:
+        counter = _command_counters[(kind, outcome)] = metrics.COMMANDS.labels(kind=kind, outcome=outcome)
+    counter.inc()
+
+
+def _command_type(body: bytes) -> str | None:
+    try:
+        value = bodies.decode_any(body)
+    except ServiceError:  # malformed, or nested too deep
+        return None
+    command = value.get("type") if isinstance(value, dict) else None
+    return command if isinstance(command, str) else None
+
+
+class SeatCommands(GameLoop):
+    """A seat's command through the one loop, and its answer."""
+
+    def decode_command(self, kind: Kind, body: bytes) -> Any:
+        """The body read once, by the game's own decoder (its rules check no field again)."""
+        try:
+            return bodies.decode(body, kind.commands)
+        except ServiceError as exc:
+            # Another game's command is a well-formed command of the API (its schema is every
+            # game's union): this game refuses it as a rule would, not as a malformed body.
+            command = _command_type(body)
+            if command is not None and command in kind.foreign_commands:
+                raise ServiceError(
+                    422, "unknown_command", f"A {kind.kind} game has no command {command}."
+                ) from exc
+            raise
+
+    async def applied(self, game_id: uuid.UUID, seat: int, idempotency_key: str) -> bool:
+        """Whether the seat's request with this key is in the log (its retry gets its result)."""
+        command_id = idempotency.command_id(seat_caller(seat), idempotency_key)
+        return await self.store.command_events(game_id, command_id) is not None
+
+    async def command(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        body: bytes,
+        *,
+        idempotency_key: str | None = None,
+        expected_version: int | None = None,
+        holder: str | None = None,
+        checked: Table | None = None,
+        view: bool = False,
+    ) -> CommandResult:
+        """Decode, decide and append one seat's command; one canonical log line whatever happens.
+
+        ``holder``: the occupancy id the caller's token names; the command is refused unless it
+        still holds the seat in the very table the command is decided on. ``checked``: the table
+        the caller's guard just took from the cache: the command is decided on it first (and the
+        game's kind read from it), so the table is taken once per command.
+        ``view``: add the seat's view right after the command (a retry's too: as it was then).
+        """
+        started = time.perf_counter()
+        outcome, command_type, kind_name = "error", "?", "?"
+        try:
+            table = checked if checked is not None else await self.load(game_id, cached_ok=True)
+            kind = registry.of(table.kind)
+            kind_name = kind.kind
+            command = self.decode_command(kind, body)
+            command_type = type(command).__name__
+            keys = keyed(idempotency_key, seat_caller(seat), "sendCommand", (game_id, seat), body)
+            sent = _Sent(
+                keys.fingerprint if keys else idempotency.fingerprint("sendCommand", (game_id, seat), body),
+                idempotency_key,
+            )
+            done = await self.execute(
+                game_id,
+                Play(seat=seat, command=command, holder=holder),
+                f"seat:{seat}",
+                **key_arguments(keys),
+                expected_version=expected_version,
+                viewer=Seat(seat),
+                current=table,
+                held=checked is not None and holder is not None,
+                kind=kind,
+            )
+            if done.duplicate:
+                outcome = "duplicate"
+                return await self._earlier_result(game_id, seat, done.stored, view, sent)
+            outcome = "applied"
+            return self._result(game_id, done.table, seat, done.stored, done.events, view, sent)
+        except (RuleViolation, ServiceError) as exc:
+            outcome = exc.code
+            raise
+        except msgspec.ValidationError:
+            outcome = "invalid_body"
+            raise
+        finally:
+            if self.command_log:
+                _count_command(kind_name, outcome)
+                log.info(
+                    "command",
+                    game_id=str(game_id),
+                    seat=seat,
+                    command=command_type,
+                    outcome=outcome,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 2),
+                )
+
+    def _result(
+        self,
+        game_id: uuid.UUID,
+        table: Table,
+        seat: int,
+        stored: Sequence[StoredEvent],
+        events: Sequence[Any],
+        view: bool,
+        sent: _Sent,
+    ) -> CommandResult:
+        """What the seat may see of the events just appended (``table``: right after them)."""
+        items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
+        viewer = Seat(seat)
+        version = version_for(table, viewer)
+        # Numbered back from the seat's version: the last event it sees is its number ``version``.
+        before = version - count_seen(table.decider, events, viewer)
+        shown = envelopes(table, items, viewer, before)
+        return CommandResult(
+            version=version,
+            events=shown,
+            view=_view(game_id, table, seat, view),
+            receipt=self._receipt(game_id, seat, (before, version), shown, stored, sent),
+        )
+
+    def _receipt(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        versions: tuple[int, int],
+        shown: Sequence[EventOut],
+        stored: Sequence[StoredEvent],
+        sent: _Sent,
+    ) -> str | None:
+        """The signed receipt of a command's answer (None: nothing appended, or no signer)."""
+        if self.receipts is None or not stored:
+            return None
+        return self.receipts.sign(
+            game_id,
+            seat,
+            versions,
+            [(e.seq, e.type, e.data) for e in shown],
+            stored[-1].hash,
+            fingerprint=sent.fingerprint,
+            key=sent.key,
+        )
+
+    async def _earlier_result(
+        self, game_id: uuid.UUID, seat: int, stored: Sequence[StoredEvent], view: bool, sent: _Sent
+    ) -> CommandResult:
+        """What the seat may see of an earlier command's events, numbered as they were then."""
+        if not stored:
+            current = await self.load(game_id)
+            return CommandResult(
+                version=version_for(current, Seat(seat)), events=[], view=_view(game_id, current, seat, view)
+            )
+        viewer = Seat(seat)
+        first = stored[0].seq
+        # The table just before the command, from the one cache's fold; its events read on.
+        table = await self.tables.fold(game_id, first - 1, keep=False) if first > 1 else None
+        before = version_for(table, viewer) if table is not None else 0
+        since = await self.store.read(game_id, first - 1, stored[-1].seq)
+        table, events = tables.read_on(table, since)
+        items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(since, events, strict=True)]
+        assert table is not None
+        version = version_for(table, viewer)
+        shown = envelopes(table, items, viewer, before)
+        return CommandResult(
+            version=version,
+            events=shown,
+            view=_view(game_id, table, seat, view),
+            receipt=self._receipt(game_id, seat, (before, version), shown, stored, sent),
+        )
+
+
+def _view(game_id: uuid.UUID, table: Table, seat: int, asked: bool) -> SeatViewOut | None:
+    """The seat's view of ``table`` when asked for (``?view=true``)."""
+    return seat_view(game_id, table, seat) if asked else None
