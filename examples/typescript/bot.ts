@@ -3,7 +3,8 @@
 // stream (SSE, read by sse.ts, which resumes a dropped connection) and, whenever its view lists
 // moves of its own (`moves`: the legal commands but leaving), sends one of them at random.
 // Refusals that only mean the game moved on are read from the document (`x-playlog-races`). It
-// checks and keeps the signed receipt of every command it sends (receipts.ts).
+// checks and keeps the signed receipt of every command it sends (receipts.ts), the receipt's
+// digest against the events of the answer as written (so a command's answer is read as text).
 //
 //   npm ci && npm run generate && npm run check     (types into generated/, JavaScript into build/)
 //   node build/bot.js http://127.0.0.1:8000 GAME_ID SEAT SEAT_TOKEN [--drop 0.25]
@@ -13,10 +14,11 @@ import { randomUUID } from "node:crypto";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/playlog.js";
 import { droppingFetch, flag, retried } from "./drops.js";
-import { checkReceipt, logKeys } from "./receipts.js";
+import { answerEvents, checkEvents, checkReceipt, logKeys } from "./receipts.js";
 import { follow } from "./sse.js";
 
 type Command = components["schemas"]["Command"];
+type CommandResult = components["schemas"]["CommandResult"];
 
 const [url, gameId, seatText, token] = process.argv.slice(2);
 if (!url || !gameId || !seatText || !token) {
@@ -45,6 +47,7 @@ async function races(): Promise<Set<string>> {
 const RACES = await races();
 const KEYS = await logKeys(url);
 const receipts: string[] = []; // the service's signed word for every command it took
+let digests = 0; // of those, the receipts whose events digest matched the answer's events
 
 /** Look at the seat's view and play if it may; true once the game is over. */
 async function turn(): Promise<boolean> {
@@ -55,7 +58,8 @@ async function turn(): Promise<boolean> {
   trace("view", error ?? view?.status);
   if (error) throw new Error(`view refused: ${error.code} (${error.detail})`);
   if (view.status === "finished") {
-    console.log(`seat ${seat}: game over, winners ${JSON.stringify(view.winners)}, ${receipts.length} receipts`);
+    const kept = `${receipts.length} receipts, ${digests} with their events digest checked`;
+    console.log(`seat ${seat}: game over, winners ${JSON.stringify(view.winners)}, ${kept}`);
     return true;
   }
   // The seat's own moves (its legal commands but leaving); each variant of the seat view (by
@@ -68,15 +72,19 @@ async function turn(): Promise<boolean> {
   const key = randomUUID();
   console.log(`decided ${key} ${command.type}`);
   const params = { path, query: { expected_version: view.version }, header: { "Idempotency-Key": key } };
-  const { data: taken, error: refused } = await retried(
-    () => client.POST("/games/{game_id}/seats/{seat}/commands", { params, body: command }),
+  // The answer as text: its receipt's digest covers the events' numbers as they were written.
+  const { data: answer, error: refused } = await retried(
+    () => client.POST("/games/{game_id}/seats/{seat}/commands", { params, body: command, parseAs: "text" }),
     `command ${key}`,
   );
   trace("sent", command.type, refused?.code);
   if (!refused) console.log(`applied ${key}`);
-  if (taken?.receipt) {
-    checkReceipt(taken.receipt, KEYS, path.game_id, seat, taken.version);
+  const taken = answer === undefined ? undefined : (JSON.parse(answer) as CommandResult);
+  if (answer !== undefined && taken?.receipt) {
+    const receipt = checkReceipt(taken.receipt, KEYS, path.game_id, seat, taken.version);
+    checkEvents(receipt, answerEvents(answer));
     receipts.push(taken.receipt);
+    digests += 1;
   }
   if (refused && !RACES.has(refused.code)) {
     throw new Error(`${command.type} refused: ${refused.code} (${refused.detail})`);

@@ -1,12 +1,17 @@
 // A small verifier of playlog's signed receipts (docs/receipts.md), with node's own crypto:
 // a receipt is a C2SP signed note by the log's Ed25519 key (GET /log/keys). It checks the
-// signature and that the receipt is this answer's: its game, seat and version. (The digest of
-// the events, the canonical text of docs/receipts.md, needs the answer's numbers as written:
-// export/receipts.ts's `eventsDigest` computes it from JSON read with lossless-json, not
-// JSON.parse, which this bot's client uses.)
+// signature, that the receipt is this answer's (its game, seat and version) and that its events
+// digest is that of the events the answer gave. That digest is over the canonical text of
+// docs/receipts.md, written from the answer's numbers as they were written: so the events are
+// read from the answer's raw text with lossless-json (JSON.parse, which openapi-fetch uses,
+// loses number literals) and hashed by export/receipts.ts's `eventsDigest`.
 import { createHash, createPublicKey, verify, type KeyObject } from "node:crypto";
+import { isLosslessNumber, parse } from "lossless-json";
+import type { Json, JsonObject } from "./export/canonical.js";
+import { eventsDigest } from "./export/receipts.js";
 
 export interface Receipt {
+  version: number; // 2: `events` hashes the canonical text (checked here); 1: msgspec's JSON
   game: string;
   seat: number;
   before: number;
@@ -56,10 +61,12 @@ export function verifyReceipt(text: string, keys: LogKey[]): Receipt {
     });
   if (!signed) throw new Error("the receipt bears no signature of the log's keys");
   const lines = body.slice(0, -1).split("\n");
-  if (lines[0] !== "playlog/receipt/v2" && lines[0] !== "playlog/receipt/v1") throw new Error("not a playlog receipt");
+  const version = { "playlog/receipt/v1": 1, "playlog/receipt/v2": 2 }[lines[0] ?? ""];
+  if (version === undefined) throw new Error("not a playlog receipt");
   const fields = new Map(lines.slice(1).map((line) => [line.split(" ", 1)[0], line.slice(line.indexOf(" ") + 1)]));
   const [before, after] = (fields.get("versions") ?? "").split(" ").map(Number);
   const receipt: Receipt = {
+    version,
     game: fields.get("game") ?? "",
     seat: Number(fields.get("seat")),
     before: before ?? NaN,
@@ -82,6 +89,25 @@ export function checkReceipt(text: string, keys: LogKey[], game: string, seat: n
     throw new Error("the receipt is not this answer's (game, seat or version)");
   }
   return receipt;
+}
+
+/** The events of a JSON answer's raw `text` (a list of events, or an object with `events`), each
+ * number as its literal. */
+export function answerEvents(text: string): Json[] {
+  const value = parse(text) as Json;
+  const events = Array.isArray(value) || value === null || typeof value !== "object" || isLosslessNumber(value) ? value : (value as JsonObject).events;
+  if (!Array.isArray(events)) throw new Error("the answer carries no list of events");
+  return events;
+}
+
+/** Check `receipt` vouches for exactly `events` (read by `answerEvents`): a v2 receipt's digest.
+ * The service signs v2 receipts; a v1 receipt's digest is not reproduced here, so it fails. */
+export function checkEvents(receipt: Receipt, events: Json[]): void {
+  const where = `versions ${receipt.before}..${receipt.after}`;
+  if (receipt.version < 2) throw new Error(`a v${receipt.version} receipt (${where}): its events digest cannot be checked`);
+  if (!eventsDigest(events).equals(Buffer.from(receipt.events, "base64"))) {
+    throw new Error(`the receipt's events digest (${where}) is not that of the ${events.length} events given`);
+  }
 }
 
 /** The log's keys, as the service publishes them. */

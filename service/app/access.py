@@ -12,6 +12,13 @@ read moves no number a seat can count (RULES 3). The seats of a game list them (
 it has ended, and at any time the records of a dispute they raised; a seat reads each range in
 its own numbering and no chain fields. Anyone reading a finished public game without a moderator
 token reads nothing hidden from spectators, so leaves no record.
+
+The list is read in pages (docs/api.md, "Pages"), oldest first, keyed by what the reader already
+reads on the page: a page starts after a ``Place``, the last record's ``at`` and how many records
+with that same ``at`` this reader has read (``at`` is the database's clock at the append, taken
+under the game's lock, so it rises with the chain; two records in one microsecond are the only
+tie). The chain's ``n`` is no key: a seat that read it in a cursor would count the moderators'
+reads it may not see (RULES 3). So the cursor tells a reader nothing its pages did not.
 """
 
 from __future__ import annotations
@@ -72,8 +79,12 @@ class AccessRecord(msgspec.Struct, frozen=True):
     hash: str | None
 
 
-class AccessList(msgspec.Struct, frozen=True):
-    items: list[AccessRecord]
+class Place(msgspec.Struct, frozen=True):
+    """Where a page of records starts: after the ``seen`` records of this reader whose ``at`` is
+    ``at_us`` (epoch microseconds), and every record before that time."""
+
+    at_us: int
+    seen: int
 
 
 def _refused(code: str, message: str) -> ServiceError:
@@ -156,28 +167,42 @@ class Access:
             "access", game_id=str(game_id), moderator=moderator, operation=operation, reason=grant.reason
         )
 
-    async def records(self, game_id: uuid.UUID) -> list[AccessRecord]:
-        rows = await self.games.store.db.fetch(
-            "SELECT n, at, moderator, operation, seq_from, seq_to, reason, dispute_id, note,"
-            " prev_hash, hash FROM access_records WHERE game_id = $1 ORDER BY n",
-            game_id,
-        )
-        return [_record(row) for row in rows]
-
-    async def listed(self, game_id: uuid.UUID, principal: Principal) -> AccessList:
-        """The game's records as ``principal`` may read them: all of them for a moderator; for a
-        seat (its seat token, or the player token of the player who held it) those of an ended
-        game, or of a dispute it raised; anyone else is refused."""
+    async def listed(
+        self, game_id: uuid.UUID, principal: Principal, limit: int, after: Place | None = None
+    ) -> tuple[list[AccessRecord], Place | None]:
+        """A page of the game's records as ``principal`` may read them, at most ``limit`` after
+        ``after``, and where the next page starts (None: this is the last). All of them for a
+        moderator; for a seat (its seat token, or the player token of the player who held it)
+        those of an ended game, or of a dispute it raised; anyone else is refused."""
         steps = await replayed(self.games, game_id)
         table = steps[-1].table
-        records = await self.records(game_id)
-        if moderates(principal):
-            return AccessList(items=records)
-        seats = await self._seats(game_id, table, principal)
-        raised = {d.dispute_id for d in table.disputes if d.seat in seats}
-        ended = table.status == "finished"
-        shown = [r for r in records if ended or (r.dispute_id is not None and str(r.dispute_id) in raised)]
-        return AccessList(items=[_seen(r, steps, Seat(seats[0])) for r in shown])
+        seats: list[int] = []
+        if not moderates(principal):
+            seats = await self._seats(game_id, table, principal)
+        raised = [uuid.UUID(d.dispute_id) for d in table.disputes if d.seat in seats]
+        start = after or Place(at_us=0, seen=0)
+        # The rows this reader may read from ``start`` on: those of its time it has read are the
+        # first of them, so skipping that many (OFFSET) skips nothing it has not read.
+        rows = await self.games.store.db.fetch(
+            "SELECT n, at, moderator, operation, seq_from, seq_to, reason, dispute_id, note,"
+            " prev_hash, hash FROM access_records WHERE game_id = $1 AND at >= $2"
+            " AND ($3 OR dispute_id = ANY($4::uuid[])) ORDER BY at, n OFFSET $5 LIMIT $6",
+            game_id,
+            Decimal(start.at_us).scaleb(-6),
+            not seats or table.status == "finished",
+            raised,
+            start.seen,
+            limit + 1,
+        )
+        page = rows[:limit]
+        records = [_record(row) for row in page]
+        if seats:
+            records = [_seen(r, steps, Seat(seats[0])) for r in records]
+        if len(rows) <= limit:
+            return records, None
+        last = _micros(page[-1]["at"])
+        tied = sum(1 for row in page if _micros(row["at"]) == last)
+        return records, Place(at_us=last, seen=tied + (start.seen if last == start.at_us else 0))
 
     async def _seats(self, game_id: uuid.UUID, table: Table, principal: Principal) -> list[int]:
         """The seats ``principal`` speaks for in the game (none: 403)."""
@@ -212,6 +237,10 @@ def _record(row: Any) -> AccessRecord:
         prev_hash=bytes(row["prev_hash"]).hex(),
         hash=bytes(row["hash"]).hex(),
     )
+
+
+def _micros(at: Decimal) -> int:
+    return int(at.scaleb(6))
 
 
 def _seen(record: AccessRecord, steps: list[Step], seat: Seat) -> AccessRecord:

@@ -116,6 +116,15 @@ DESCRIPTIONS: dict[str, str] = {
         " changes hands. After each batch of events, a `receipt` message without an `id` carries"
         ' the service\'s signed receipt of them (`{"receipt": note}`, docs/receipts.md).'
     ),
+    "listAccessRecords": (
+        "Moderators read every record with the log's seqs and the records' hash chain. A seat"
+        " (its seat token, or the player token of the player who held it, also after the seat"
+        " token lapsed) reads them once the game has ended, and at any time those of a dispute"
+        " it raised: each range in the seat's own numbering, no chain. Spectators never."
+        " Oldest first." + _PAGES + " The cursor holds the last record's `at` and how many of this"
+        " reader's records share it, values the reader's page shows: never the records' `n`, so"
+        " a seat's cursor counts no read it may not see."
+    ),
     "seatTranscript": (
         "The finished game in words as this seat saw it: its own cards face up, the others' hidden."
     ),

@@ -3,6 +3,7 @@ read face up only with a why, and each seat of a game sees who looked (service/a
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import uuid
@@ -294,6 +295,136 @@ async def test_a_seat_reads_each_range_in_its_own_numbering(server_url: str, set
         [seen] = (await http.get(f"{base}/access", headers=_auth(game, 2))).json()["items"]
         own = (await http.get(f"{base}/seats/2/events", headers=_auth(game, 2))).json()
         assert seen["seq_to"] == own[-1]["seq"] < logged["seq_to"]
+
+
+# -- pages (docs/api.md, "Pages") ------------------------------------------------------------------
+
+
+async def _pages(
+    http: AsyncTestClient[Litestar], url: str, headers: dict[str, str], between: Any = None
+) -> list[dict[str, Any]]:
+    """Every page of ``url`` following ``next`` (and checking ``Link`` says the same), awaiting
+    ``between()`` after each page but the last."""
+    pages: list[dict[str, Any]] = []
+    while True:
+        response = await http.get(url, headers=headers)
+        assert response.status_code == 200, response.text
+        pages.append(response.json())
+        following = pages[-1]["next"]
+        if following is None:
+            assert "link" not in response.headers
+            return pages
+        assert response.headers["link"] == f'<{following}>; rel="next"'
+        url = following
+        if between is not None:
+            await between()
+
+
+async def _read(http: AsyncTestClient[Litestar], table: Table, mod: dict[str, str], **why: str) -> None:
+    response = await http.get(f"/games/{table.game_id}/audit/log", params=why, headers=mod)
+    assert response.status_code == 200, response.text
+
+
+async def test_paging_to_the_end_gives_every_record_once_with_records_added_between_pages(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str]
+) -> None:
+    table = await running(api)
+    await end(api, table)
+    for _ in range(5):
+        await _read(http, table, mod)
+    base = f"/games/{table.game_id}/access"
+
+    async def another() -> None:
+        await _read(http, table, mod, note="while a client pages")
+
+    for headers in (mod, table.seat(0), table.player(1)):
+        pages = await _pages(http, f"{base}?limit=2", headers, between=another)
+        assert all(len(page["items"]) <= 2 for page in pages)
+        paged = [r for page in pages for r in page["items"]]
+        everything = await records(http, table.game_id, headers)
+        assert len(everything) > 5 and paged == everything  # each once, none skipped, in order
+    by_n = [r["n"] for r in await records(http, table.game_id, mod)]
+    assert by_n == list(range(1, len(by_n) + 1))
+
+
+async def test_records_of_one_microsecond_page_without_a_skip_or_a_repeat(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], pool: asyncpg.Pool
+) -> None:
+    """The database's clock can give two appends one ``at``: the cursor counts the reader's ties."""
+    table = await running(api)
+    await end(api, table)
+    await _read(http, table, mod)
+    for n in (2, 3, 4):  # ties of record 1's time, as two appends in one microsecond would be
+        await pool.execute(
+            "INSERT INTO access_records (game_id, n, at, moderator, operation, seq_from, seq_to,"
+            " reason, dispute_id, note, prev_hash, hash) SELECT game_id, $2, at, moderator,"
+            " operation, seq_from, seq_to, reason, dispute_id, $3, prev_hash, hash"
+            " FROM access_records WHERE game_id = $1 AND n = 1",
+            table.game_id,
+            n,
+            f"tie {n}",
+        )
+    await _read(http, table, mod)
+    for limit in (1, 2, 3):
+        for headers in (mod, table.seat(1)):
+            pages = await _pages(http, f"/games/{table.game_id}/access?limit={limit}", headers)
+            notes = [r["note"] for page in pages for r in page["items"]]
+            assert notes == [None, "tie 2", "tie 3", "tie 4", None]
+
+
+async def test_a_seats_cursor_shows_nothing_it_may_not_see(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str]
+) -> None:
+    """Seat 0 pages the reads of its own dispute while the game runs: the moderators' reads for
+    another seat's dispute or with a reason, which it may not see, change none of its pages,
+    cursors or links."""
+    table = await running(api)
+    mine = await raise_dispute(http, table, seat=0)
+    theirs = await raise_dispute(http, table, seat=1)
+    for _ in range(3):
+        await _read(http, table, mod, dispute=mine)
+    url = f"/games/{table.game_id}/access?limit=1"
+
+    async def seen() -> list[tuple[dict[str, Any], str | None]]:
+        pages: list[tuple[dict[str, Any], str | None]] = []
+        following: str | None = url
+        while following is not None:
+            response = await http.get(following, headers=table.seat(0))
+            assert response.status_code == 200, response.text
+            pages.append((response.json(), response.headers.get("link")))
+            following = response.json()["next"]
+        return pages
+
+    alone = await seen()
+    assert [len(page["items"]) for page, _ in alone] == [1, 1, 1]
+    for why in ({"dispute": theirs}, {"reason": "incident"}, {"dispute": theirs}):
+        await _read(http, table, mod, **why)
+    assert len(await records(http, table.game_id, mod)) == 6
+    assert await seen() == alone  # the same bodies, cursors and links
+    assert len(await records(http, table.game_id, table.seat(1))) == 2  # seat 1's own dispute's
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("limit=0", "invalid_limit"),
+        ("limit=201", "invalid_limit"),
+        ("limit=many", "invalid_limit"),
+        ("cursor=made-up", "invalid_cursor"),
+        ("cursor=" + base64.urlsafe_b64encode(b'["disputes",1,2]').decode().rstrip("="), "invalid_cursor"),
+        ("cursor=" + base64.urlsafe_b64encode(b'["access",1,-1]').decode().rstrip("="), "invalid_cursor"),
+        ("cursor=" + base64.urlsafe_b64encode(b'["access",1]').decode().rstrip("="), "invalid_cursor"),
+    ],
+)
+async def test_a_bad_cursor_or_limit_is_refused(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], mod: dict[str, str], query: str, code: str
+) -> None:
+    table = await running(api)
+    await end(api, table)
+    for headers in (mod, table.seat(0)):
+        response = await http.get(f"/games/{table.game_id}/access?{query}", headers=headers)
+        await refused(response, 400, code)
+        assert response.headers["content-type"].startswith("application/problem+json")
 
 
 @asynccontextmanager

@@ -276,9 +276,12 @@ async def test_the_typescript_example_bot_plays_a_whole_game(
         name: [node, str(typescript_build / f"{name}.js")] for name in ("lobby", "bot", "spectate", "export")
     }
     printed = await _play(server_url, kind, example, None)
-    # Each bot checked the signed receipt of every command it sent (receipts.ts) and kept it.
-    kept = [int(m.group(1)) for out in printed if (m := re.search(r"(\d+) receipts", out))]
-    assert len(kept) == len(printed) and sum(kept) > 0, printed
+    # Each bot checked the signed receipt of every command it sent (receipts.ts), its events
+    # digest against the events of the answer as written included, and kept it.
+    counts = [re.search(r"(\d+) receipts, (\d+) with their events digest checked", out) for out in printed]
+    kept = [(int(m.group(1)), int(m.group(2))) for m in counts if m]
+    assert len(kept) == len(printed) and sum(k for k, _ in kept) > 0, printed
+    assert all(digests == receipts for receipts, digests in kept), kept
 
 
 def test_the_game_kinds_are_the_registry_s() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, MediaType, Response
@@ -25,7 +25,7 @@ from projections.replay import Change, ShuffleProof, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
 from service.app import audit as audits
-from service.app.access import Access, AccessList, Ask
+from service.app.access import Access, AccessRecord, Ask, Place
 from service.app.audit import ChainReport
 from service.app.auth import Principal
 from service.app.errors import ServiceError
@@ -54,7 +54,7 @@ from service.http.api.problems import (
 )
 from service.http.api.transparency import log_of
 from service.http.fast.routes import get
-from service.http.paging import LINK
+from service.http.paging import CURSOR_CODES, DEFAULT_LIMIT, LINK, Cursor, Limit
 from service.transparency.proofs import proof_lines
 
 
@@ -83,6 +83,20 @@ class Audit(msgspec.Struct, frozen=True):
     chain: ChainReport
     shuffles: list[ShuffleProof]
     shuffles_valid: bool
+
+
+class AccessList(msgspec.Struct, frozen=True):
+    items: list[AccessRecord]  # oldest first
+    next: str | None  # the next page's URL (docs/api.md, "Pages"); None: the last page
+
+
+class AccessKey(paging.Key, frozen=True, array_like=True):
+    """A page of access records starts after a time and the records of it the reader has read:
+    values on the reader's own page, never the chain's ``n`` (service/app/access.py says why)."""
+
+    list: Literal["access"]
+    at_us: Annotated[int, msgspec.Meta(ge=0, le=2**62)]
+    seen: Annotated[int, msgspec.Meta(ge=0, le=INT32_MAX)]
 
 
 def access_of(state: State) -> Access:
@@ -322,15 +336,25 @@ class AccessController(Controller):
         "/",
         operation_id="listAccessRecords",
         summary="Who looked at this game face up: the moderators' reads, when, why, what range",
-        description=(
-            "Moderators read every record with the log's seqs and the records' hash chain. A seat"
-            " (its seat token, or the player token of the player who held it, also after the seat"
-            " token lapsed) reads them once the game has ended, and at any time those of a dispute"
-            " it raised: each range in the seat's own numbering, no chain. Spectators never."
-        ),
         guards=[guards.bearer],
         dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
-        responses=problems(PARAMS, BEARER, {403: ["not_seated"]}, UNKNOWN_GAME, UNAVAILABLE),
+        responses=problems(
+            PARAMS, {400: CURSOR_CODES}, BEARER, {403: ["not_seated"]}, UNKNOWN_GAME, UNAVAILABLE
+        ),
+        response_headers=[LINK],
     )
-    async def listed(self, game_id: uuid.UUID, principal: Principal, state: State) -> AccessList:
-        return await access_of(state).listed(game_id, principal)
+    async def listed(
+        self,
+        game_id: uuid.UUID,
+        principal: Principal,
+        state: State,
+        request: AnyRequest,
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+    ) -> Response[AccessList]:
+        after = paging.decode(cursor, AccessKey)
+        items, last = await access_of(state).listed(
+            game_id, principal, limit, Place(after.at_us, after.seen) if after else None
+        )
+        more = paging.next_page(request, AccessKey("access", last.at_us, last.seen) if last else None)
+        return paging.page(AccessList(items=items, next=more), more)
