@@ -40,7 +40,9 @@ def then(kind: str, state: Any, seat: int, command: dict[str, Any]) -> Any:
     """``state`` after ``seat``'s ``command``, decided by the game's rules. Nothing may be drawn
     (a later draw's stream is not the start's): such a step raises, and the candidate is passed."""
     game = registry.get(kind)
-    decided = game.decide(state, msgspec.convert(command, game.command_type), Context(Draws(None, 0), 0.0, seat))
+    decided = game.decide(
+        state, msgspec.convert(command, game.command_type), Context(Draws(None, 0), 0.0, seat)
+    )
     return game.fold(state, decided)
 
 

@@ -12,12 +12,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app.auth import Principal, issue
-from service.config import Settings
 from service.tools.client import EventOut, PlaylogClient
 
 from .conftest import Game, started_game
@@ -25,11 +22,6 @@ from .dealt import dealt_game, legal, then
 
 ARC = "a_risk_cat"
 NO_TIMEOUT = 600.0  # a deadline that exists but never passes during a test
-
-
-@pytest.fixture
-def moderator(settings: Settings) -> dict[str, str]:
-    return {"Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='mod'), 3600)}"}
 
 
 async def _public(game: Game, seat: int = 0) -> dict[str, Any]:
