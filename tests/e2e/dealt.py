@@ -16,9 +16,8 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import msgspec
-from litestar import Litestar
-from litestar.testing import AsyncTestClient
 
 from domain import randomness, registry
 from domain.decider import Context
@@ -63,7 +62,7 @@ def _wanted(wish: Callable[[Any], bool], state: Any) -> bool:
 
 async def dealt_game(
     api: PlaylogClient,
-    http: AsyncTestClient[Litestar],
+    http: httpx.AsyncClient,
     moderator: dict[str, str],
     kind: str,
     options: dict[str, Any],
