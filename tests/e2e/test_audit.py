@@ -18,7 +18,7 @@ from service.config import Settings
 from service.store.events import EventStore
 from service.tools.bot import play_game
 from service.tools.client import PlaylogClient
-from tests.e2e.dealt import dealt_game, legal, then
+from tests.e2e.conftest import started_game
 
 
 @pytest.fixture
@@ -103,17 +103,10 @@ async def test_the_log_and_its_diffs_read_in_pages_are_the_whole_reads_cut(
         assert (refused.status_code, refused.json()["code"]) == (400, code)
 
 
-def _seat_1_draws_after_seat_0(state: Any) -> bool:
-    """Seat 0 draws no Kitten, so that seat 1 draws next."""
-    state = then("exploding_kittens", state, 0, {"type": "DrawCard"})
-    return {"type": "DrawCard"} in legal("exploding_kittens", state, 1)
-
-
 async def test_a_seats_events_read_in_pages_are_its_whole_read_cut(
-    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
 ) -> None:
-    options = {"players": 2, "reaction_window": 0, "first_seat": 0}
-    game = await dealt_game(api, http, moderator, "exploding_kittens", options, _seat_1_draws_after_seat_0)
+    game = await started_game(api, reaction_window=0, seed=1, first_seat=0)
     await game.send(0, {"type": "DrawCard"})
     await game.send(1, {"type": "DrawCard"})
     headers = {"Authorization": f"Bearer {game.seats[1].token}"}
