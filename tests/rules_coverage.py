@@ -933,6 +933,8 @@ RULES: tuple[Rule, ...] = (
             EK + "test_refusals.py::test_3_timeout_option__idle_active_seat_draws_on_timeout_by_the_server",
             ARC + "test_arc_timeouts.py::test_3_timeout_option__no_deadline_without_a_decision_timeout",
             ARC + "test_arc_timeouts.py::test_3_timeout_option__every_pending_decision_gets_a_deadline",
+            HTTP_RULES + "test_exploding_kittens_deadline_is_acted_on_by_the_scheduler_over_http",
+            HTTP_RULES + "test_a_risk_cat_deadline_is_acted_on_by_the_scheduler_over_http",
         ),
     ),
     Rule(
@@ -944,7 +946,6 @@ RULES: tuple[Rule, ...] = (
             EK + "test_actions.py::test_3_timeout_ek__favor_timeout_gives_a_random_card",
             EK
             + "test_actions.py::test_3_timeout_ek__five_different_timeout_takes_a_uniformly_random_eligible_discard",
-            HTTP_RULES + "test_five_different_pick_on_timeout_takes_an_eligible_discard_over_http",
         ),
     ),
     Rule(
@@ -968,7 +969,6 @@ RULES: tuple[Rule, ...] = (
             + "test_arc_concede.py::test_3_timeout_robin_tie__on_timeout_the_first_tied_stack_in_seat_order_after_the_chooser",
             ARC
             + "test_arc_timeouts.py::test_3_timeout_robin_tie__timeout_robin_tell_target_is_the_first_candidate_from_the_active_seat",
-            HTTP_RULES + "test_robin_tell_tie_on_timeout_robs_the_first_stack_after_the_chooser_over_http",
         ),
     ),
     Rule(
@@ -980,7 +980,8 @@ RULES: tuple[Rule, ...] = (
             ARC + "test_arc_concede.py::test_3_concede_arc__a_conceded_seats_turns_are_skipped",
             ARC
             + "test_arc_concede.py::test_3_concede_arc__a_conceded_seat_can_neither_concede_again_nor_play",
-            HTTP_RULES + "test_concede_before_drawing_skips_the_turn_over_http",
+            HTTP_RULES
+            + "test_a_risk_cat_leaving_concedes_and_the_last_seat_standing_ends_the_game_over_http",
         ),
     ),
     Rule(
@@ -993,9 +994,6 @@ RULES: tuple[Rule, ...] = (
             + "test_arc_concede.py::test_3_concede_arc_decisions__active_seat_conceding_on_a_steal_declines_it_by_the_server",
             ARC
             + "test_arc_concede.py::test_3_concede_arc_decisions__chooser_conceding_a_robin_tell_tie_robs_the_first_tied_after_it",
-            HTTP_RULES + "test_concede_mid_turn_stacks_the_tokens_in_front_over_http",
-            HTTP_RULES + "test_concede_during_a_pending_steal_declines_it_over_http",
-            HTTP_RULES + "test_concede_as_the_chooser_of_a_robin_tell_tie_over_http",
         ),
     ),
     Rule(
@@ -1006,7 +1004,6 @@ RULES: tuple[Rule, ...] = (
             + "test_arc_concede.py::test_3_concede_arc_stack__a_steal_target_conceding_leaves_the_decision_and_its_deadline",
             ARC
             + "test_arc_concede.py::test_3_concede_arc_stack__a_conceded_seats_stack_is_still_reachable_by_powers",
-            HTTP_RULES + "test_concede_as_the_target_of_a_pending_steal_keeps_it_open_over_http",
         ),
     ),
     Rule(
@@ -1026,7 +1023,8 @@ RULES: tuple[Rule, ...] = (
             + "test_arc_concede.py::test_3_concede_arc_end__fewer_than_two_seats_standing_end_the_game_at_once_scored",
             ARC
             + "test_arc_concede.py::test_3_concede_arc_end__the_other_conceding_before_the_last_seat_draws_ends_the_game",
-            HTTP_RULES + "test_fewer_than_two_seats_standing_ends_and_scores_the_game_over_http",
+            HTTP_RULES
+            + "test_a_risk_cat_leaving_concedes_and_the_last_seat_standing_ends_the_game_over_http",
         ),
     ),
     Rule(

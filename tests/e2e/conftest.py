@@ -11,6 +11,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service.app.auth import Principal, issue
+from service.config import Settings
 from service.tools.client import CreatedGame, JoinedSeat, PlaylogClient, SeatView
 from tests.e2e.contract import Contract
 from tests.e2e.examples import RECORDING, Recorder
@@ -63,3 +65,10 @@ async def started_game(api: PlaylogClient, kind: str = "exploding_kittens", **op
 @pytest.fixture
 async def game(api: PlaylogClient) -> Game:
     return await started_game(api, seed=7, reaction_window=0)
+
+
+@pytest.fixture
+def moderator(settings: Settings) -> dict[str, str]:
+    """A moderator's headers (tests/e2e/dealt.py reads the server's seed with them)."""
+    token = issue(settings.keyring(), Principal(role="moderator", name="mod"), 3600)
+    return {"Authorization": f"Bearer {token}"}

@@ -8,12 +8,17 @@ import random
 from typing import Any
 
 import msgspec
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
 
 from domain.viewers import Moderator
 from projections import table as tables
 from service.store.events import EventStore
 from service.tools.client import ApiError, PlaylogClient
 from tests.e2e.conftest import Game, started_game
+from tests.e2e.dealt import dealt_game, legal
+
+EK = "exploding_kittens"
 
 
 async def test_same_expected_version_twice_applies_exactly_one(game: Game) -> None:
@@ -47,23 +52,29 @@ async def test_without_expected_version_each_command_sees_the_other(game: Game, 
     assert len(drawn) == 1
 
 
-async def _game_with_playable_action(api: PlaylogClient) -> tuple[Game, int, dict[str, Any]]:
-    for seed in range(50):
-        game = await started_game(api, seed=seed, reaction_window=0.3)
-        active = await game.active()
-        view = await game.view(active)
-        plays = [
-            c
-            for c in view.legal_commands
-            if c["type"] == "PlayCard" and c["card"] in {"Skip", "Shuffle", "See the Future"}
-        ]
-        if plays:
-            return game, active, plays[0]
-    raise AssertionError("no seed gave a playable action card")
+ACTIONS = {"Skip", "Shuffle", "See the Future"}  # a card that opens a Nope window when played
 
 
-async def test_nope_window_closes_on_time_without_any_request(api: PlaylogClient) -> None:
-    game, active, play = await _game_with_playable_action(api)
+def _active_holds_an_action_card(state: Any) -> bool:
+    return any(c["type"] == "PlayCard" and c["card"] in ACTIONS for c in legal(EK, state, state.active))
+
+
+async def _game_with_playable_action(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> tuple[Game, int, dict[str, Any]]:
+    """A game whose active seat may play an action card, dealt through the committed seeds."""
+    options = {"players": 2, "reaction_window": 0.3}
+    game = await dealt_game(api, http, moderator, EK, options, _active_holds_an_action_card)
+    active = await game.active()
+    view = await game.view(active)
+    plays = [c for c in view.legal_commands if c["type"] == "PlayCard" and c["card"] in ACTIONS]
+    return game, active, plays[0]
+
+
+async def test_nope_window_closes_on_time_without_any_request(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    game, active, play = await _game_with_playable_action(api, http, moderator)
     await game.send(active, play)
     view = await game.view(active)
     assert view.view is not None and view.view["public"]["window"] is not None

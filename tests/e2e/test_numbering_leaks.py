@@ -13,9 +13,12 @@ from typing import Any
 import httpx
 
 from service.tools.client import ApiError, PlaylogClient
-from tests.e2e.conftest import Game, started_game
+from tests.e2e.conftest import Game
+from tests.e2e.dealt import dealt_game, legal
 from tests.e2e.sse import read_events
 
+EK = "exploding_kittens"
+ACTIONS = {"Skip", "Shuffle", "See the Future"}  # a card that opens a Nope window when played
 WINDOW = 60.0  # long enough for the test; every eligible seat passes, which closes it at once
 
 
@@ -23,19 +26,20 @@ def _auth(game: Game, seat: int) -> dict[str, str]:
     return {"Authorization": f"Bearer {game.seats[seat].token}"}
 
 
-async def _window_open(api: PlaylogClient) -> Game:
-    """A 3-player game whose seat 0 has just played an action card (seats 1 and 2 may answer)."""
-    for seed in range(60):
-        game = await started_game(api, players=3, seed=seed, first_seat=0, reaction_window=WINDOW)
-        plays = [
-            c
-            for c in (await game.view(0)).legal_commands
-            if c["type"] == "PlayCard" and c["card"] in {"Skip", "Shuffle", "See the Future"}
-        ]
-        if plays:
-            await game.send(0, plays[0])
-            return game
-    raise AssertionError("no seed gave seat 0 a playable action card")
+def _seat_0_holds_an_action_card(state: Any) -> bool:
+    return any(c["type"] == "PlayCard" and c["card"] in ACTIONS for c in legal(EK, state, 0))
+
+
+async def _window_open(api: PlaylogClient, moderator: dict[str, str]) -> Game:
+    """A 3-player game whose seat 0 has just played an action card (seats 1 and 2 may answer),
+    dealt through the committed seeds (tests/e2e/dealt.py)."""
+    options = {"players": 3, "first_seat": 0, "reaction_window": WINDOW}
+    game = await dealt_game(api, api.http, moderator, EK, options, _seat_0_holds_an_action_card)
+    plays = [
+        c for c in (await game.view(0)).legal_commands if c["type"] == "PlayCard" and c["card"] in ACTIONS
+    ]
+    await game.send(0, plays[0])
+    return game
 
 
 async def _readable(http: httpx.AsyncClient, game: Game, seat: int) -> dict[str, Any]:
@@ -60,9 +64,11 @@ async def _readable(http: httpx.AsyncClient, game: Game, seat: int) -> dict[str,
     }
 
 
-async def test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read(server_url: str) -> None:
+async def test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read(
+    server_url: str, moderator: dict[str, str]
+) -> None:
     async with httpx.AsyncClient(base_url=server_url) as http:
-        game = await _window_open(PlaylogClient(server_url, http=http))
+        game = await _window_open(PlaylogClient(server_url, http=http), moderator)
         before = await _readable(http, game, 2)
         passed = await game.send(1, {"type": "PassReaction"})
         assert [e.type for e in passed.events] == ["ReactionPassed"]
@@ -72,9 +78,11 @@ async def test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read(serve
         assert before["summary"]["version"] == before["snapshot"]["version"] == before["view"]["version"]
 
 
-async def test_expected_version_refuses_only_what_the_seat_can_see(server_url: str) -> None:
+async def test_expected_version_refuses_only_what_the_seat_can_see(
+    server_url: str, moderator: dict[str, str]
+) -> None:
     async with httpx.AsyncClient(base_url=server_url) as http:
-        game = await _window_open(PlaylogClient(server_url, http=http))
+        game = await _window_open(PlaylogClient(server_url, http=http), moderator)
         seen = (await game.view(2)).version
         await game.send(1, {"type": "PassReaction"})
         # Seat 1's pass is not something seat 2 can see: its version still holds.
@@ -91,10 +99,12 @@ async def test_expected_version_refuses_only_what_the_seat_can_see(server_url: s
             raise AssertionError("a stale version was accepted")
 
 
-async def test_after_passes_every_viewer_reads_gapless_numbers_and_resumes_in_them(server_url: str) -> None:
+async def test_after_passes_every_viewer_reads_gapless_numbers_and_resumes_in_them(
+    server_url: str, moderator: dict[str, str]
+) -> None:
     async with httpx.AsyncClient(base_url=server_url) as http:
         api = PlaylogClient(server_url, http=http)
-        game = await _window_open(api)
+        game = await _window_open(api, moderator)
         await game.send(1, {"type": "PassReaction"})
         await game.send(2, {"type": "PassReaction"})  # the window closes: both passed
         for seat in range(3):

@@ -4,6 +4,7 @@ and keeps them, a retry gets the same one, and they speak in the seat's own numb
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import asyncpg
 import msgspec
@@ -15,7 +16,31 @@ from projections import receipts
 from projections.notes import Verifier
 from service.app.idempotency import fingerprint
 from service.tools.client import PlaylogClient, ReceiptRefused
-from tests.e2e.conftest import Game, started_game
+from tests.e2e.conftest import Game
+from tests.e2e.dealt import dealt_game, legal, then
+
+EK = "exploding_kittens"
+
+
+def _action(state: Any, seat: int) -> dict[str, Any]:
+    """The first action card ``seat`` may play without a target (one that opens a Nope window)."""
+    return next(c for c in legal(EK, state, seat) if c["type"] == "PlayCard" and c.get("target") is None)
+
+
+def _the_actor_plays_is_passed_and_draws_within_three_turns(state: Any) -> bool:
+    actor = state.active
+    state = then(EK, state, actor, _action(state, actor))
+    state = then(EK, state, 1 - actor, {"type": "PassReaction"})
+    for _ in range(3):
+        seat = state.active
+        state = then(EK, state, seat, {"type": "DrawCard"})
+        if seat == actor:
+            return True
+    return False
+
+
+def _the_active_seat_holds_an_action_card(state: Any) -> bool:
+    return bool(_action(state, state.active))
 
 
 async def log_keys(http: AsyncTestClient[Litestar]) -> list[Verifier]:
@@ -56,11 +81,13 @@ async def test_a_command_s_answer_carries_a_receipt_the_client_checks_and_keeps(
 
 
 async def test_a_receipt_speaks_in_the_seat_s_own_numbering(
-    api: PlaylogClient, http: AsyncTestClient[Litestar], database_url: str
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str], database_url: str
 ) -> None:
     """A pass is known to its seat alone (RULES 1.7): the other seat's receipts count without it,
     never in the log's seqs."""
-    game = await started_game(api, seed=3, reaction_window=30)  # the first seat holds a Shuffle
+    options = {"players": 2, "reaction_window": 30}
+    wish = _the_actor_plays_is_passed_and_draws_within_three_turns
+    game = await dealt_game(api, http, moderator, EK, options, wish)
     actor = await game.active()
     view = await game.view(actor)
     assert view.view is not None
@@ -88,12 +115,13 @@ async def test_a_receipt_speaks_in_the_seat_s_own_numbering(
 
 
 async def test_the_event_list_carries_a_receipt_that_no_hidden_event_changes(
-    api: PlaylogClient, http: AsyncTestClient[Litestar]
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
 ) -> None:
     """RULES 3: a pass is known to its seat alone, so the other seats' receipts of their event
     list are the same before and after it; the receipt commits to the head at the last event the
     seat may know of."""
-    game = await started_game(api, players=3, seed=3, reaction_window=30)
+    options = {"players": 3, "reaction_window": 30}
+    game = await dealt_game(api, http, moderator, EK, options, _the_active_seat_holds_an_action_card)
     actor = await game.active()
     view = await game.view(actor)
     assert view.view is not None
