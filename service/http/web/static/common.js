@@ -422,7 +422,12 @@ const PL = (() => {
     const section = document.getElementById("who-looked");
     if (!section || !token) return;
     let items;
-    try { items = (await api(`/games/${gameId}/access`, { token })).items; } catch { section.hidden = true; return; }
+    try {
+      // Every page, by each page's `next` (the list is in pages, docs/api.md "Pages").
+      let page = await api(`/games/${gameId}/access?limit=200`, { token });
+      items = page.items;
+      while (page.next) { page = await api(page.next, { token }); items = items.concat(page.items); }
+    } catch { section.hidden = true; return; }
     const why = (r) => (r.reason === "dispute" ? "for a dispute" : r.reason === "after_end" ? "after the end" : words(r.reason));
     document.getElementById("who-looked-list").replaceChildren(...(items.length ? items.map((r) => el("li", {},
       `${when(r.at)}: ${r.moderator} read ${READS[r.operation] || words(r.operation)}`,
