@@ -141,8 +141,9 @@ async def seat_stream_events(page: Page, base: str, game_id: str, seat: int) -> 
     async with httpx.AsyncClient(timeout=30) as http, http.stream("GET", url, headers=headers) as response:
         assert response.status_code == 200
         async for line in response.aiter_lines():
-            if line.startswith("data:"):
-                events.append(json.loads(line[5:]))
+            message = json.loads(line[5:]) if line.startswith("data:") else {}
+            if "type" in message:  # an event (the stream's receipts are not)
+                events.append(message)
                 if len(events) >= wanted:
                     break
     return events
