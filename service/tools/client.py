@@ -18,7 +18,6 @@ verify raises ``ReceiptRefused``.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import uuid
 from collections.abc import Sequence
@@ -43,6 +42,7 @@ from service.http.api.lobby import SeatOut as JoinedSeat
 from service.http.api.players import PlayerCreatedOut as CreatedPlayer
 from service.http.api.players import PlayerGames
 from service.store.events import ChainReport
+from service.tools.transport import ApiError, Retrying, RoundRobin
 
 __all__ = [
     "ApiError",
@@ -56,40 +56,9 @@ __all__ = [
     "Player",
     "PlaylogClient",
     "ReceiptRefused",
+    "RoundRobin",
     "SeatView",
 ]
-
-
-RETRIED_STATUSES = frozenset({500, 502, 503, 504})
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout)  # the server never saw the request
-
-
-class RoundRobin(httpx.AsyncBaseTransport):
-    """Sends each request to the next of several instances of the service (one database)."""
-
-    def __init__(self, urls: Sequence[str], **kwargs: Any) -> None:
-        self._targets = [httpx.URL(url) for url in urls]
-        self._inner = httpx.AsyncHTTPTransport(**kwargs)
-        self._next = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        target = self._targets[self._next % len(self._targets)]
-        self._next += 1
-        request.url = request.url.copy_with(scheme=target.scheme, host=target.host, port=target.port)
-        request.headers["Host"] = target.netloc.decode()
-        return await self._inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, detail: str, body: dict[str, Any]) -> None:
-        super().__init__(f"{status} {code}: {detail}")
-        self.status = status
-        self.code = code
-        self.detail = detail
-        self.body = body
 
 
 class ReceiptRefused(Exception):
@@ -139,10 +108,12 @@ class PlaylogClient:
         self.receipts: list[str] = []  # every receipt checked, in the order received
         self._own = http is None
         self.http = http or httpx.AsyncClient(base_url=base_url, timeout=timeout)
-        self.max_retries = max_retries
-        self.first_pause = first_pause
-        self.max_pause = max_pause
-        self.retries = 0  # requests sent again, over this client's life
+        self.retrying = Retrying(max_retries, first_pause, max_pause)
+
+    @property
+    def retries(self) -> int:
+        """Requests sent again, over this client's life."""
+        return self.retrying.sent_again
 
     async def __aenter__(self) -> PlaylogClient:
         return self
@@ -176,27 +147,16 @@ class PlaylogClient:
         if content is not None:
             all_headers.setdefault("Content-Type", "application/json")
         repeatable = method == "GET" if idempotent is None else idempotent
-        attempt = 0
-        while True:
-            try:
-                response = await self.http.request(
-                    method, path, json=json, content=content, params=params, headers=all_headers
-                )
-            except httpx.TransportError as exc:
-                if attempt >= self.max_retries or not (repeatable or isinstance(exc, _NOT_SENT)):
-                    raise
-                await self._pause(attempt, None)
-            else:
-                status = response.status_code
-                if (
-                    attempt >= self.max_retries
-                    or status not in RETRIED_STATUSES
-                    or not (repeatable or status == 503)
-                ):
-                    break
-                await self._pause(attempt, response.headers.get("Retry-After"))
-            attempt += 1
-            self.retries += 1
+        response = await self.retrying.send(
+            self.http,
+            method,
+            path,
+            repeatable,
+            json=json,
+            content=content,
+            params=params,
+            headers=all_headers,
+        )
         if response.status_code >= 400:
             try:
                 body = response.json()
@@ -206,12 +166,6 @@ class PlaylogClient:
         if answered is not None:  # the caller reads the answer's headers too
             answered.update(response.headers)
         return msgspec.json.decode(response.content, type=type_)
-
-    async def _pause(self, attempt: int, retry_after: str | None) -> None:
-        pause = min(self.first_pause * 2**attempt, self.max_pause)
-        if retry_after is not None and retry_after.isdigit():
-            pause = min(float(retry_after), self.max_pause)
-        await asyncio.sleep(pause)
 
     async def create_game(
         self,
