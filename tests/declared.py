@@ -15,17 +15,11 @@ import importlib
 from types import ModuleType
 
 from domain import registry
-from domain.decider import Decider
-
-
-def package(decider: Decider) -> str:
-    """The game's folder, as a package: where its ``decide`` lives."""
-    return decider.decide.__module__.rpartition(".")[0]
 
 
 def declared(kind: str, name: str) -> ModuleType | None:
     """The registered game's declarations module ``name`` (``kit``, ``golden``), or None."""
-    module = f"{package(registry.get(kind))}.tests.{name}"
+    module = f"{registry.package(kind)}.tests.{name}"
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as error:
