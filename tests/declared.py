@@ -3,8 +3,9 @@
 A game's folder (the package its ``decide`` lives in: ``domain/<game>/``, or ``tests/games/<game>/``
 for the tests' own games) has a ``tests`` package holding what the shared tests need to know of it:
 ``kit.py`` (``KITS``: its declarations for the conformance kit, tests/conformance/kit.py) and
-``golden.py`` (``GOLDEN``: its configurations of the golden corpus, tests/golden/corpus.py). Every
-game of the service declares both (the readers fail on a game that does not); the tests' own
+``golden.py`` (``GOLDEN``: its configurations of the golden corpus, tests/golden/corpus.py) and
+``rules.py`` (its lines of RULES.md with the tests proving each: tests/rules_coverage.py). Every
+game of the service declares all three (the readers fail on a game that does not); the tests' own
 games, never served for real, declare their kit only. No shared test names a game: adding one is
 its folder and its line in ``registry.GAMES``.
 """
