@@ -58,6 +58,7 @@ examples: install
 # The event catalogue, generated from the msgspec event types (tests/unit/test_docs.py checks it).
 docs: install
 	$(BIN)/python -m service.tools.eventdocs > docs/events.md
+	$(BIN)/python -m service.tools.eventdocs --rules-index > docs/rules/README.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

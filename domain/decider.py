@@ -97,13 +97,13 @@ V = TypeVar("V", default=Any)
 @dataclass(frozen=True)
 class About:
     """What tools say of a game, so that none of them names it (service/tools/bot.py, service/tools/cli.py,
-    service/tools/eventdocs.py): its title and rules page, option sets that exercise its rules (the
-    event catalogue), the options that make it quick for bots, every refusal code its rules
-    raise (``RuleViolation.code``: the OpenAPI document lists them as an enum), and those that
-    only mean the game moved on between a view and a command (a bot retries those)."""
+    service/tools/eventdocs.py): its title, option sets that exercise its rules (the event
+    catalogue), the options that make it quick for bots, every refusal code its rules raise
+    (``RuleViolation.code``: the OpenAPI document lists them as an enum), and those that only mean
+    the game moved on between a view and a command (a bot retries those). Its rules document is
+    its folder's ``rules.md`` (``registry.folder``)."""
 
     title: str
-    rules_page: str
     option_samples: Sequence[Mapping[str, Any]] = ()
     quick_options: Mapping[str, Any] = field(default_factory=dict)
     refusal_codes: frozenset[str] = frozenset()

@@ -10,9 +10,11 @@ type its log holds (the lobby's and the disputes' too), and the command tags of 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, get_args
 
 import msgspec
@@ -126,6 +128,21 @@ def of(kind: str) -> Kind:
 def games() -> Mapping[str, Decider]:
     """Every registered game's own decider, by kind."""
     return _DECIDERS
+
+
+def package(kind: str) -> str:
+    """The registered game's folder, as a package: the one its ``decide`` lives in (``domain.<game>``;
+    ``tests.games.<game>`` for the tests' own). Its rules document (``rules.md``), its page
+    (``page/``) and its test declarations (``tests/``) are found there (service/tools/eventdocs.py,
+    pages/, tests/declared.py)."""
+    return get(kind).decide.__module__.rpartition(".")[0]
+
+
+def folder(kind: str) -> Path:
+    """The registered game's folder, as a directory (its package's)."""
+    module = importlib.import_module(package(kind))
+    assert module.__file__ is not None
+    return Path(module.__file__).parent
 
 
 def get(kind: str) -> Decider:

@@ -9,7 +9,11 @@ gains or changes a line, change this table with it.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import NamedTuple
+
+from domain import registry
+from tests.declared import declared
 
 
 class Rule(NamedTuple):
@@ -18,921 +22,29 @@ class Rule(NamedTuple):
     tests: tuple[str, ...]
 
 
-EK = "unit/exploding_kittens/"
-ARC = "unit/a_risk_cat/"
 E2E = "e2e/"
 HTTP_RULES = E2E + "test_rules_decisions_over_http.py::"
 LEAKS = E2E + "test_numbering_leaks.py::"
 # The conformance kit: random games of every game, every promise checked at every step.
 KIT = "conformance/test_conformance.py::test_random_games_keep_secrets_replay_draw_fairly_conserve_and_offer_what_is_accepted"
 
-RULES: tuple[Rule, ...] = (
-    Rule(
-        "0.enforced",
-        "every rule is enforced by the server: the client is never trusted",
-        (
-            EK + "test_properties.py::test_0_enforced__legal_commands_are_exactly_the_accepted_ones",
-            EK + "test_properties.py::test_0_enforced__garbage_commands_only_raise_rule_violations",
-            ARC + "test_arc_properties.py::test_0_enforced__every_command_legal_commands_offers_is_accepted",
-            ARC + "test_arc_properties.py::test_0_enforced__garbage_commands_raise_only_rule_violations",
-        ),
-    ),
-    # ---- 1. Exploding Kittens -------------------------------------------------------------
-    Rule(
-        "1.1",
-        "56 cards: 4 Kittens, 6 Defuses, 4 Attack/Skip/Favor/Shuffle, 5 See the Future, 5 Nope, 5 Cat kinds x 4",
-        (
-            EK + "test_setup.py::test_1_1__setup_counts_table",
-            EK + "test_properties.py::test_1_1__random_games_keep_every_invariant_and_end_with_one_winner",
-        ),
-    ),
-    Rule(
-        "1.2.option",
-        "game option edition, default 2022",
-        (EK + "test_setup.py::test_1_2_option__option_defaults",),
-    ),
-    Rule(
-        "1.2.defuses",
-        "Defuses back: 2022 2/2/2/1; classic 2 with 2 players, else 6 - players",
-        (
-            EK + "test_setup.py::test_1_2_defuses__three_players_2022_puts_two_defuses_back",
-            EK + "test_setup.py::test_1_2_defuses__five_players_2022_puts_one_defuse_back",
-            EK + "test_setup.py::test_1_2_defuses__classic_three_players_puts_all_remaining_defuses_back",
-            EK + "test_setup.py::test_1_2_defuses__two_players_put_two_defuses_back_in_both_editions",
-        ),
-    ),
-    Rule(
-        "1.2.attack-victim",
-        "Attack by a victim: 2022 remaining + 2; classic exactly 2",
-        (
-            EK + "test_turns.py::test_1_2_attack_victim__attack_on_first_of_two_attacked_turns_gives_four",
-            EK + "test_turns.py::test_1_2_attack_victim__classic_edition_attack_on_attack_gives_two",
-        ),
-    ),
-    Rule(
-        "1.2.five-different",
-        "five different only in classic with special combos",
-        (
-            EK
-            + "test_actions.py::test_1_2_five_different__five_different_is_refused_in_2022_and_without_special_combos",
-        ),
-    ),
-    Rule(
-        "1.2.decision-seed-004",
-        "2022 follows seed 004 (and the booklet), not seed 001's hybrid",
-        (
-            EK + "test_setup.py::test_1_1__setup_counts_table",
-            EK
-            + "test_turns.py::test_1_2_decision_seed_004__attack_on_second_of_two_attacked_turns_gives_three",
-        ),
-    ),
-    Rule(
-        "1.2.spare-defuses",
-        "spare Defuses go into the deck after the deal: no hand starts with two",
-        (
-            EK
-            + "test_setup.py::test_1_2_spare_defuses__each_hand_starts_with_exactly_one_defuse_and_no_kitten",
-        ),
-    ),
-    Rule(
-        "1.2.attack-ends-all",
-        "Attack ends all of the player's owed turns (both editions)",
-        (
-            EK + "test_turns.py::test_1_2_attack_victim__attack_on_first_of_two_attacked_turns_gives_four",
-            EK + "test_turns.py::test_1_2_attack_victim__classic_edition_attack_on_attack_gives_two",
-        ),
-    ),
-    Rule(
-        "1.2.no-faster-variant",
-        "the faster 2-3 player variant is not implemented (full deck)",
-        (EK + "test_setup.py::test_1_1__setup_counts_table",),
-    ),
-    Rule(
-        "1.2.special-combos",
-        "special_combos default true; off: only pairs of one Cat kind",
-        (
-            EK + "test_setup.py::test_1_2_option__option_defaults",
-            EK
-            + "test_actions.py::test_1_2_special_combos__without_special_combos_only_cat_pairs_are_allowed",
-        ),
-    ),
-    Rule(
-        "1.3.1-2",
-        "set Kittens and Defuses aside; one Defuse to each player",
-        (
-            EK
-            + "test_setup.py::test_1_2_spare_defuses__each_hand_starts_with_exactly_one_defuse_and_no_kitten",
-        ),
-    ),
-    Rule(
-        "1.3.3",
-        "deal 7 face down to each player: 8 cards in hand",
-        (EK + "test_setup.py::test_1_1__setup_counts_table",),
-    ),
-    Rule(
-        "1.3.4",
-        "Defuses back into the deck per edition; the rest leave the game",
-        (EK + "test_setup.py::test_1_1__setup_counts_table",),
-    ),
-    Rule(
-        "1.3.5",
-        "insert exactly players - 1 Kittens; the rest leave the game",
-        (EK + "test_setup.py::test_1_1__setup_counts_table",),
-    ),
-    Rule(
-        "1.3.6-shuffle",
-        "shuffle: the draw pile (committed, reproducible from the RNG)",
-        (
-            EK + "test_setup.py::test_1_3_6_shuffle__setup_commits_to_the_draw_pile_order",
-            EK + "test_setup.py::test_1_3_6_shuffle__setup_is_reproducible_from_the_rng",
-        ),
-    ),
-    Rule(
-        "1.3.6-first-seat",
-        "the first seat is random, or given by the creator",
-        (
-            EK + "test_setup.py::test_1_3_6_first_seat__first_seat_is_random_when_not_given",
-            EK + "test_setup.py::test_1_3_6_first_seat__first_seat_given_by_creator_is_used",
-        ),
-    ),
-    Rule(
-        "1.3.6-clockwise",
-        "play goes clockwise, skipping eliminated seats",
-        (
-            EK + "test_turns.py::test_1_3_6_clockwise__draw_ends_the_turn_and_passes_to_next_seat",
-            EK + "test_turns.py::test_1_3_6_clockwise__play_order_skips_eliminated_seats",
-        ),
-    ),
-    Rule(
-        "1.3.check",
-        "pile sizes and cards out of the game per edition and player count; no Kitten dealt",
-        (
-            EK + "test_setup.py::test_1_1__setup_counts_table",
-            EK
-            + "test_setup.py::test_1_2_spare_defuses__each_hand_starts_with_exactly_one_defuse_and_no_kitten",
-        ),
-    ),
-    Rule(
-        "1.4.turn",
-        "play any number of cards, each fully resolved, then end the turn by drawing",
-        (
-            EK + "test_turns.py::test_1_4_turn__playing_a_card_does_not_end_the_turn",
-            EK + "test_turns.py::test_1_3_6_clockwise__draw_ends_the_turn_and_passes_to_next_seat",
-        ),
-    ),
-    Rule(
-        "1.4.no-start-draw",
-        "drawing at the end is the rule; no draw at the start of a turn",
-        (EK + "test_setup.py::test_1_4_no_start_draw__no_draw_at_start_of_turn",),
-    ),
-    Rule(
-        "1.4.owed",
-        "turns_owed and under_attack; a draw or a Skip ends one; then next seat owes 1",
-        (
-            EK + "test_turns.py::test_1_4_owed__drawing_while_owing_two_leaves_one",
-            EK + "test_turns.py::test_1_4_owed__skip_ends_one_turn_without_drawing",
-            EK + "test_turns.py::test_1_3_6_clockwise__draw_ends_the_turn_and_passes_to_next_seat",
-        ),
-    ),
-    Rule(
-        "1.4.under-attack",
-        "an Attack sets under_attack on the seat it targets (both editions)",
-        (EK + "test_turns.py::test_1_4_under_attack__attack_sets_under_attack_in_both_editions",),
-    ),
-    Rule(
-        "1.4.noped-turns",
-        "a Noped Attack or Skip changes nothing about turns",
-        (
-            EK + "test_turns.py::test_1_4_noped_turns__noped_attack_changes_nothing_about_turns",
-            EK + "test_turns.py::test_1_4_noped_turns__noped_skip_still_requires_draw",
-        ),
-    ),
-    Rule(
-        "1.4.who-plays",
-        "only the active seat plays, with no window open and no decision pending (leaving is always accepted)",
-        (
-            EK
-            + "test_refusals.py::test_1_4_who_plays__command_from_a_seat_that_is_not_the_active_one_is_refused",
-            EK + "test_refusals.py::test_1_4_who_plays__decision_pending_blocks_the_turn",
-            EK + "test_nope.py::test_1_4_who_plays__only_nope_and_pass_while_a_window_is_open",
-            EK + "test_end.py::test_1_4_who_plays__leave_while_placing_a_kitten_removes_that_kitten",
-        ),
-    ),
-    Rule(
-        "1.4.attack-2022",
-        "2022: next seat owes 2 + the attacker's remaining turns if under attack",
-        (
-            EK + "test_turns.py::test_1_4_attack_2022__attack_ends_turn_without_drawing_and_next_owes_two",
-            EK + "test_turns.py::test_1_2_attack_victim__attack_on_first_of_two_attacked_turns_gives_four",
-            EK
-            + "test_turns.py::test_1_2_decision_seed_004__attack_on_second_of_two_attacked_turns_gives_three",
-            EK + "test_turns.py::test_1_4_attack_2022__attack_after_drawing_first_of_two_gives_three",
-        ),
-    ),
-    Rule(
-        "1.4.attack-classic",
-        "classic: always 2",
-        (EK + "test_turns.py::test_1_2_attack_victim__classic_edition_attack_on_attack_gives_two",),
-    ),
-    Rule(
-        "1.4.skip",
-        "Skip while owing 2 leaves 1; two Skips clear both",
-        (
-            EK + "test_turns.py::test_1_4_skip__skip_while_owing_two_leaves_one",
-            EK + "test_turns.py::test_1_4_skip__two_skips_clear_both_owed_turns",
-        ),
-    ),
-    Rule(
-        "1.4.defuse-turn",
-        "a Defuse ends only the turn whose draw it answered",
-        (EK + "test_turns.py::test_1_4_defuse_turn__defuse_ends_only_the_turn_it_answered",),
-    ),
-    Rule(
-        "1.4.eliminated-owed",
-        "a player eliminated owing turns loses them; the next seat owes 1",
-        (EK + "test_turns.py::test_1_4_eliminated_owed__eliminated_while_owing_turns_next_seat_owes_one",),
-    ),
-    Rule(
-        "1.4.hand-size",
-        "no hand size limit; an empty hand plays on and draws",
-        (
-            EK + "test_turns.py::test_1_4_hand_size__empty_hand_plays_on_and_draws",
-            EK + "test_turns.py::test_1_4_hand_size__hand_size_has_no_maximum",
-        ),
-    ),
-    Rule(
-        "1.4.no-recycle",
-        "the discard pile is never recycled",
-        (EK + "test_turns.py::test_1_4_no_recycle__discard_pile_is_never_recycled",),
-    ),
-    Rule(
-        "1.5.revealed",
-        "a drawn Exploding Kitten is revealed at once (public event)",
-        (EK + "test_kittens.py::test_1_5_revealed__drawn_kitten_is_revealed_publicly",),
-    ),
-    Rule(
-        "1.5.defuse",
-        "with a Defuse: the seat chooses the position 0..len; Defuse discarded; no shuffle",
-        (
-            EK + "test_kittens.py::test_1_5_defuse__defuse_at_position_zero_puts_kitten_on_top",
-            EK + "test_kittens.py::test_1_5_defuse__defuse_at_position_len_puts_kitten_at_bottom",
-            EK + "test_kittens.py::test_1_5_defuse__defuse_in_the_middle_keeps_the_order_without_shuffling",
-            EK + "test_kittens.py::test_1_5_defuse__defuse_spends_the_defuse_to_the_discard_pile",
-            EK + "test_kittens.py::test_1_5_defuse__defuse_out_of_range_is_refused",
-        ),
-    ),
-    Rule(
-        "1.5.secret-position",
-        "the Kitten's new position is secret (that seat and moderators only)",
-        (EK + "test_kittens.py::test_1_5_secret_position__defuse_position_is_seen_by_the_defuser_only",),
-    ),
-    Rule(
-        "1.5.explode",
-        "no Defuse: eliminated, hand face up to the discard, the Kitten leaves the game",
-        (
-            EK
-            + "test_kittens.py::test_1_5_explode__player_without_defuse_is_eliminated_hand_to_discard_kitten_leaves_game",
-        ),
-    ),
-    Rule(
-        "1.5.dead-defuse",
-        "a dead player's discarded Defuse can be taken by five different",
-        (
-            EK
-            + "test_kittens.py::test_1_5_explode__player_without_defuse_is_eliminated_hand_to_discard_kitten_leaves_game",
-            EK
-            + "test_actions.py::test_1_5_dead_defuse__five_different_classic_takes_a_card_from_the_discard_pile",
-        ),
-    ),
-    Rule(
-        "1.5.no-nope",
-        "neither a Defuse nor an Exploding Kitten can be Noped",
-        (EK + "test_kittens.py::test_1_5_no_nope__defuse_and_kitten_cannot_be_noped",),
-    ),
-    Rule(
-        "1.5.always-defuse",
-        "decision: a seat holding a Defuse always defuses; only the position is chosen",
-        (
-            EK
-            + "test_kittens.py::test_1_5_always_defuse__holding_a_defuse_always_defuses_only_the_position_is_chosen",
-        ),
-    ),
-    Rule(
-        "1.5.timeout",
-        "decision: on timeout the Kitten goes to a uniformly random position",
-        (EK + "test_kittens.py::test_1_5_timeout__defuse_timeout_puts_kitten_at_random_position",),
-    ),
-    Rule(
-        "1.6.window",
-        "every action card and combo opens a reaction window before it resolves",
-        (EK + "test_nope.py::test_1_6_window__played_action_opens_a_window_until_the_deadline",),
-    ),
-    Rule(
-        "1.6.combo-no-effect",
-        "combos ignore the cards' own effects",
-        (
-            EK
-            + "test_turns.py::test_1_6_combo_no_effect__combo_ignores_card_effects_three_attacks_give_no_turns",
-        ),
-    ),
-    Rule(
-        "1.6.combo-shapes",
-        "2 or 3 of one title, or 5 different (classic); anything else refused",
-        (
-            EK + "test_actions.py::test_1_6_combo_shapes__four_of_a_kind_is_refused",
-            EK + "test_actions.py::test_1_6_combo_shapes__pair_of_different_cats_is_refused",
-            EK + "test_refusals.py::test_1_6_combo_shapes__wrong_combo_shapes_are_refused",
-        ),
-    ),
-    Rule(
-        "1.6.any-title",
-        "with special combos any title counts (Defuse, Nope); without, pairs of one Cat kind",
-        (
-            EK + "test_actions.py::test_1_6_any_title__special_combos_allow_a_pair_of_any_title",
-            EK
-            + "test_actions.py::test_1_2_special_combos__without_special_combos_only_cat_pairs_are_allowed",
-        ),
-    ),
-    Rule(
-        "1.6.favor",
-        "Favor: a living opponent; once resolved the target chooses the card",
-        (
-            EK + "test_actions.py::test_1_6_favor__favor_target_chooses_the_card",
-            EK + "test_actions.py::test_1_6_favor__action_on_an_eliminated_target_is_refused",
-        ),
-    ),
-    Rule(
-        "1.6.pair",
-        "pair: a uniformly random card from the target's hand, by the server's own RNG",
-        (EK + "test_actions.py::test_1_6_pair__pair_steals_a_random_card_with_the_server_rng",),
-    ),
-    Rule(
-        "1.6.triple",
-        "triple: name any title but the Kitten; given if held, else nothing; three spent",
-        (
-            EK + "test_actions.py::test_1_6_triple__triple_takes_the_named_card_when_held",
-            EK
-            + "test_actions.py::test_1_6_triple__triple_named_card_not_held_takes_nothing_and_spends_the_three",
-            EK + "test_actions.py::test_1_6_triple__triple_must_name_a_title_but_not_the_kitten",
-        ),
-    ),
-    Rule(
-        "1.6.five",
-        "five different: take any card of the discard pile then (the five included, never a Kitten)",
-        (
-            EK
-            + "test_actions.py::test_1_5_dead_defuse__five_different_classic_takes_a_card_from_the_discard_pile",
-            EK + "test_actions.py::test_1_6_five__five_different_may_take_one_of_the_five",
-            EK + "test_actions.py::test_1_6_five__five_different_never_takes_a_kitten",
-        ),
-    ),
-    Rule(
-        "1.6.lone-cat",
-        "a single Cat card cannot be played (clear error)",
-        (EK + "test_actions.py::test_1_6_lone_cat__single_cat_is_refused",),
-    ),
-    Rule(
-        "1.6.no-cards-target",
-        "decision: targeting an opponent with no cards is refused when played",
-        (EK + "test_actions.py::test_1_6_no_cards_target__action_on_a_target_with_no_cards_is_refused",),
-    ),
-    Rule(
-        "1.6.emptied-target",
-        "decision: a target's hand emptied during the window: no effect",
-        (
-            EK
-            + "test_actions.py::test_1_6_emptied_target__target_hand_emptied_during_the_window_resolves_with_no_effect",
-            EK
-            + "test_actions.py::test_1_6_emptied_target__pair_target_hand_emptied_during_the_window_resolves_with_no_effect",
-        ),
-    ),
-    Rule(
-        "1.7.chain",
-        "a Nope cancels what it answers; the action resolves on an even chain",
-        (
-            EK + "test_nope.py::test_1_7_chain__nope_cancels_the_action",
-            EK + "test_nope.py::test_1_7_chain__yup_restores_the_favor",
-            EK + "test_nope.py::test_1_7_chain__three_nopes_cancel_the_action",
-        ),
-    ),
-    Rule(
-        "1.7.who-nopes",
-        "any living holder, out of turn, on the chain's top; not on one's own card",
-        (
-            EK + "test_nope.py::test_1_7_who_nopes__nope_is_played_out_of_turn_by_any_living_player",
-            EK + "test_nope.py::test_1_7_who_nopes__nobody_nopes_their_own_card",
-            EK + "test_nope.py::test_1_7_who_nopes__the_actor_may_nope_a_nope_against_its_action",
-            EK + "test_nope.py::test_1_7_who_nopes__eliminated_players_cannot_nope",
-            EK + "test_nope.py::test_1_7_who_nopes__nope_without_a_nope_card_is_refused",
-        ),
-    ),
-    Rule(
-        "1.7.no-window",
-        "a Nope with no window open or after the deadline is refused (the deadline decides)",
-        (
-            EK + "test_nope.py::test_1_7_no_window__nope_when_no_window_is_open_is_refused",
-            EK
-            + "test_nope.py::test_1_7_no_window__nope_after_the_deadline_is_refused_even_before_the_resolution_is_written",
-        ),
-    ),
-    Rule(
-        "1.7.close",
-        "closes when all eligible seats passed or reaction_window elapsed; each Nope restarts it",
-        (
-            EK + "test_nope.py::test_1_7_close__window_closes_when_all_other_living_seats_passed",
-            EK + "test_nope.py::test_1_6_window__played_action_opens_a_window_until_the_deadline",
-            EK + "test_nope.py::test_1_7_close__each_nope_restarts_the_window_and_the_passes",
-            EK + "test_nope.py::test_1_7_close__reaction_window_zero_resolves_at_once",
-            EK + "test_nope.py::test_1_7_close__a_seat_that_passed_may_still_nope",
-        ),
-    ),
-    Rule(
-        "1.7.stale",
-        "a Nope names the chain length; a grown chain refuses it and the card is not spent",
-        (EK + "test_nope.py::test_1_7_stale__stale_nope_is_refused_and_the_card_is_not_spent",),
-    ),
-    Rule(
-        "1.7.public-window",
-        "the window names all eligible seats and the deadline; passes are not broadcast",
-        (
-            EK
-            + "test_nope.py::test_1_7_public_window__eligible_seats_are_all_living_seats_but_the_top_card_player",
-            EK + "test_nope.py::test_1_7_public_window__passes_are_not_broadcast",
-            EK
-            + "test_numbering.py::test_1_7_public_window__a_pass_changes_no_number_another_seat_or_a_spectator_can_read",
-            LEAKS + "test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read",
-        ),
-    ),
-    Rule(
-        "1.7.security",
-        "the window never closes early because of what is in someone's hand",
-        (EK + "test_nope.py::test_1_7_security__window_does_not_close_early_when_nobody_holds_nope",),
-    ),
-    Rule(
-        "1.7.on-time",
-        "the window closes on time even if no client sends anything",
-        (
-            EK + "test_nope.py::test_1_7_on_time__window_closes_on_time_without_any_client",
-            EK + "test_nope.py::test_1_7_on_time__an_expired_window_is_closed_before_the_next_command",
-            E2E + "test_api_play.py::test_nope_window_closes_on_time_without_any_request",
-        ),
-    ),
-    Rule(
-        "1.7.noped",
-        "Noped cards stay discarded; a Noped action has no effect, private ones included",
-        (
-            EK + "test_nope.py::test_1_7_noped__noped_cards_stay_in_the_discard_pile",
-            EK + "test_nope.py::test_1_7_chain__nope_cancels_the_action",
-            EK + "test_nope.py::test_1_7_noped__noped_pair_takes_nothing",
-            EK + "test_nope.py::test_1_7_noped__noped_shuffle_does_not_shuffle",
-            EK + "test_nope.py::test_1_7_noped__noped_see_the_future_shows_nothing",
-            EK + "test_turns.py::test_1_4_noped_turns__noped_skip_still_requires_draw",
-        ),
-    ),
-    Rule(
-        "1.8.last-wins",
-        "the last living player wins at once, even with turns owed or a window open",
-        (
-            EK
-            + "test_end.py::test_1_8_last_wins__the_last_living_player_wins_at_once_even_with_a_window_open",
-            EK + "test_kittens.py::test_1_8_last_wins__last_explosion_leaves_the_winner",
-        ),
-    ),
-    Rule(
-        "1.8.leave",
-        "leaving: eliminated as if exploded, hand to the discard pile",
-        (
-            EK + "test_end.py::test_1_8_leave__leave_discards_the_hand_and_removes_the_bottom_most_kitten",
-            HTTP_RULES + "test_everything_is_shown_to_moderators_and_to_everyone_once_a_public_game_is_over",
-        ),
-    ),
-    Rule(
-        "1.8.leave-kitten",
-        "the Kitten being placed leaves, else the bottom-most Kitten (not saying where)",
-        (
-            EK + "test_end.py::test_1_4_who_plays__leave_while_placing_a_kitten_removes_that_kitten",
-            EK + "test_end.py::test_1_8_leave__leave_discards_the_hand_and_removes_the_bottom_most_kitten",
-            EK
-            + "test_facts.py::test_1_8_leave_kitten__when_a_seat_leaves_the_event_names_the_bottom_most_kitten",
-            EK + "test_facts.py::test_1_8_leave_kitten__only_a_moderator_sees_where_the_leaving_kitten_was",
-        ),
-    ),
-    Rule(
-        "1.8.leave-turns",
-        "owed turns are lost; if it was their turn the next living seat owes 1",
-        (
-            EK
-            + "test_end.py::test_1_8_leave_turns__leave_on_own_turn_loses_owed_turns_and_next_seat_owes_one",
-        ),
-    ),
-    Rule(
-        "1.8.leave-chain",
-        "their chain is discarded unresolved; their decisions cancelled; no more targeting",
-        (
-            EK + "test_end.py::test_1_8_leave_chain__leave_discards_an_unresolved_chain_of_the_leaver",
-            EK + "test_end.py::test_1_8_leave_chain__leave_of_the_favor_giver_resolves_with_nothing",
-            EK
-            + "test_end.py::test_1_8_leave_chain__leave_of_the_target_during_the_window_resolves_with_no_effect",
-            EK + "test_end.py::test_1_8_leave_chain__nothing_can_target_a_seat_that_left",
-        ),
-    ),
-    Rule(
-        "1.9.public",
-        "public: seats, alive, turn, owed, hand sizes, pile size, discard, plays, targets, who saw the future or defused (not what or where), that a card moved, a triple's title, five different's pick",
-        (
-            EK + "test_information.py::test_1_9_public__seat_view_holds_its_hand_and_the_public_state",
-            EK + "test_information.py::test_1_9_public__spectator_view_has_no_hands_and_no_pile_order",
-            EK + "test_actions.py::test_1_9_public__see_the_future_shows_the_top_three_to_the_seer_only",
-            EK + "test_kittens.py::test_1_5_secret_position__defuse_position_is_seen_by_the_defuser_only",
-            EK + "test_actions.py::test_1_9_public__favor_card_is_visible_to_giver_and_receiver_only",
-            EK
-            + "test_actions.py::test_1_5_dead_defuse__five_different_classic_takes_a_card_from_the_discard_pile",
-            EK + "test_actions.py::test_1_6_triple__triple_takes_the_named_card_when_held",
-        ),
-    ),
-    Rule(
-        "1.9.one-seat",
-        "known to one seat: its hand, its See the Future, where it put a defused Kitten",
-        (
-            EK
-            + "test_information.py::test_1_9_one_seat__setup_event_shows_a_seat_only_its_own_hand_and_the_pile_size",
-            EK + "test_information.py::test_1_9_one_seat__drawn_card_is_seen_by_the_drawer_only",
-            EK + "test_actions.py::test_1_9_public__see_the_future_shows_the_top_three_to_the_seer_only",
-            EK + "test_kittens.py::test_1_5_secret_position__defuse_position_is_seen_by_the_defuser_only",
-        ),
-    ),
-    Rule(
-        "1.9.knowledge-now",
-        "a view shows that knowledge as it stands now: draws, Shuffles, others' Defuses",
-        (
-            EK + "test_knowledge.py::test_1_9_knowledge_now__each_draw_moves_every_known_card_one_place_up",
-            EK + "test_knowledge.py::test_1_9_knowledge_now__a_shuffle_voids_every_seats_knowledge",
-            EK + "test_knowledge.py::test_1_9_knowledge_now__another_seats_defuse_voids_the_knowledge",
-            EK
-            + "test_knowledge.py::test_1_9_knowledge_now__the_defusing_seat_keeps_an_exact_updated_picture",
-        ),
-    ),
-    Rule(
-        "1.9.two-seats",
-        "known to exactly two seats: the card given by Favor or taken by a pair",
-        (
-            EK + "test_actions.py::test_1_9_public__favor_card_is_visible_to_giver_and_receiver_only",
-            EK + "test_actions.py::test_1_9_two_seats__pair_stolen_card_is_visible_to_thief_and_victim_only",
-        ),
-    ),
-    Rule(
-        "1.9.hidden",
-        "hidden from all players: the pile order, the RNG's seed and state",
-        (
-            EK + "test_information.py::test_1_9_public__spectator_view_has_no_hands_and_no_pile_order",
-            EK
-            + "test_information.py::test_1_9_hidden__the_rng_seed_is_hidden_from_every_player_and_spectator",
-            E2E
-            + "test_api_play.py::test_no_response_of_a_seat_contains_another_seats_cards_or_the_pile_order",
-        ),
-    ),
-    Rule(
-        "1.9.no-positions",
-        "Shuffle, Defuse (timeout included) and leave events carry no position or order",
-        (
-            EK + "test_actions.py::test_1_9_no_positions__shuffle_shuffles_commits_and_does_not_end_the_turn",
-            EK + "test_kittens.py::test_1_5_secret_position__defuse_position_is_seen_by_the_defuser_only",
-            EK + "test_end.py::test_1_8_leave__leave_discards_the_hand_and_removes_the_bottom_most_kitten",
-        ),
-    ),
-    Rule(
-        "1.9.moderators",
-        "moderators see everything; everyone does once a public game is over",
-        (
-            EK + "test_information.py::test_1_9_moderators__moderator_view_has_everything",
-            E2E + "test_audit.py::test_audit_needs_a_moderator_until_a_public_game_is_over",
-            HTTP_RULES + "test_everything_is_shown_to_moderators_and_to_everyone_once_a_public_game_is_over",
-        ),
-    ),
-    # ---- 2. A Risk Cat ---------------------------------------------------------------------
-    Rule(
-        "2.1.tokens",
-        "11 paintings, painting n has n tokens (66); values are the numbers",
-        (ARC + "test_arc_setup.py::test_2_1_tokens__sixty_six_tokens_painting_n_has_n_tokens",),
-    ),
-    Rule(
-        "2.1.black-cat",
-        "one black-cat token per painting; for painting 2 the Banker",
-        (
-            ARC
-            + "test_arc_setup.py::test_2_1_black_cat__banker_is_painting_two_black_cat_and_cheater_is_distinct",
-            ARC + "test_arc_scoring.py::test_2_1_black_cat__banker_breaks_painting_two_ties",
-        ),
-    ),
-    Rule(
-        "2.1.identical",
-        "decision: tokens of one painting are identical (Banker = Cheater) for duplicates and steals",
-        (
-            ARC + "test_arc_turn.py::test_2_1_identical__banker_and_cheater_are_identical",
-            ARC + "test_arc_powers.py::test_2_1_identical__cheater_drawn_as_a_duplicate_of_the_banker_busts",
-        ),
-    ),
-    Rule(
-        "2.2.removal",
-        "3 or 4 players: painting 10 and its tokens removed",
-        (
-            ARC + "test_arc_setup.py::test_2_2_removal__three_players_remove_painting_ten",
-            ARC + "test_arc_setup.py::test_2_2_removal__five_or_more_players_keep_painting_ten",
-        ),
-    ),
-    Rule(
-        "2.2.first-seat",
-        "the first seat is random or given; play is clockwise",
-        (
-            ARC + "test_arc_setup.py::test_2_2_first_seat__first_seat_is_random_unless_given",
-            ARC + "test_arc_turn.py::test_2_2_first_seat__play_passes_clockwise",
-        ),
-    ),
-    Rule(
-        "2.2.stacks",
-        "all tokens in the bag; every stack starts empty, listed bottom to top",
-        (
-            ARC
-            + "test_arc_setup.py::test_2_2_stacks__start_puts_every_token_in_a_shuffled_bag_with_a_commitment",
-            ARC + "test_arc_setup.py::test_2_2_stacks__initial_state_holds_options_and_nothing_drawn",
-        ),
-    ),
-    Rule(
-        "2.3.draw",
-        "at least one draw; after each, draw again or stop; a uniformly random token, public",
-        (
-            ARC + "test_arc_turn.py::test_2_3_draw__turn_must_start_with_a_draw",
-            ARC
-            + "test_arc_turn.py::test_2_3_draw__draw_takes_the_bag_top_and_places_it_in_front_of_the_seat",
-            ARC + "test_arc_turn.py::test_2_3_draw__after_a_draw_the_seat_may_draw_again_or_stop",
-            ARC
-            + "test_arc_setup.py::test_2_2_stacks__start_puts_every_token_in_a_shuffled_bag_with_a_commitment",
-        ),
-    ),
-    Rule(
-        "2.3.1.bust",
-        "a token of a painting drawn earlier this turn busts",
-        (
-            ARC + "test_arc_turn.py::test_2_3_1_bust__duplicate_busts_and_returns_stolen_tokens_too",
-            ARC + "test_arc_turn.py::test_2_3_1_bust__only_drawn_tokens_count_for_the_bust_check",
-        ),
-    ),
-    Rule(
-        "2.3.1.no-bust-by-joining",
-        "decision: steals, Cat swaps and the ladies never bust; a swapped Cat still counts",
-        (
-            ARC + "test_arc_turn.py::test_2_3_1_no_bust_by_joining__stolen_token_never_causes_a_bust",
-            ARC + "test_arc_turn.py::test_2_3_1_no_bust_by_joining__swapped_away_cat_still_counts_as_drawn",
-            ARC
-            + "test_arc_powers.py::test_2_3_1_no_bust_by_joining__ladies_taken_tokens_trigger_powers_and_return_on_bust",
-        ),
-    ),
-    Rule(
-        "2.3.1.bust-effect",
-        "a bust returns every token obtained this turn, ends the turn; robbed stacks stay robbed",
-        (
-            ARC + "test_arc_turn.py::test_2_3_1_bust__duplicate_busts_and_returns_stolen_tokens_too",
-            ARC + "test_arc_turn.py::test_2_3_1_bust_effect__bust_reshuffles_the_bag_with_a_new_commitment",
-        ),
-    ),
-    Rule(
-        "2.3.2.steal",
-        "per matching stack: take its whole top run, or nothing",
-        (
-            ARC + "test_arc_turn.py::test_2_3_2_steal__steal_takes_the_whole_identical_run_below_the_top",
-            ARC + "test_arc_turn.py::test_2_3_2_steal__steal_is_per_stack_all_or_nothing",
-            ARC + "test_arc_turn.py::test_2_3_2_steal__steal_can_be_declined",
-            ARC + "test_arc_turn.py::test_2_3_2_steal__only_matching_stacks_can_be_stolen_from",
-            ARC + "test_arc_turn.py::test_2_3_2_steal__no_steal_decision_when_no_top_matches",
-        ),
-    ),
-    Rule(
-        "2.3.2.cat",
-        "Musician Cat: take every Cat run, or swap for another stack's top, or keep it",
-        (
-            ARC + "test_arc_turn.py::test_2_3_2_cat__musician_cat_takes_every_cat_run",
-            ARC + "test_arc_turn.py::test_2_3_2_cat__musician_cat_swaps_with_a_top_token",
-            ARC + "test_arc_turn.py::test_2_3_2_cat__musician_cat_can_be_kept",
-            ARC + "test_arc_turn.py::test_2_3_2_cat__non_cat_draw_does_not_steal_cat_tops",
-            ARC + "test_arc_powers.py::test_2_3_2_cat__angel_on_top_blocks_cat_swap",
-            ARC + "test_arc_turn.py::test_2_3_2_cat__musician_cat_with_nothing_to_do_is_kept_without_asking",
-        ),
-    ),
-    Rule(
-        "2.3.2.only-draws",
-        "only draws open steals; taken tokens join this turn's tokens",
-        (ARC + "test_arc_turn.py::test_2_3_2_only_draws__only_draws_open_steals",),
-    ),
-    Rule(
-        "2.3.3.powers",
-        "full mode: powers of the tokens that joined, in the order they joined",
-        (
-            ARC + "test_arc_powers.py::test_2_3_3_powers__powers_resolve_in_the_order_their_tokens_joined",
-            ARC + "test_arc_powers.py::test_2_3_3_powers__powers_resolve_after_the_steal_choice",
-        ),
-    ),
-    Rule(
-        "2.3.4.empty-bag",
-        "draw again or stop; with the bag empty only stop remains",
-        (ARC + "test_arc_turn.py::test_2_3_4_empty_bag__empty_bag_leaves_only_stop",),
-    ),
-    Rule(
-        "2.3.stop",
-        "stop: this turn's tokens in the seat's order go on top; older tokens untouched",
-        (
-            ARC + "test_arc_turn.py::test_2_3_stop__stop_puts_tokens_in_chosen_order_on_top",
-            ARC + "test_arc_turn.py::test_2_3_stop__stop_order_must_be_a_permutation_of_this_turns_tokens",
-        ),
-    ),
-    Rule(
-        "2.4.end",
-        "the game ends when a turn ends with the bag empty; a bust or a Banker refill lets play go on",
-        (
-            ARC + "test_arc_turn.py::test_2_4_end__game_ends_when_a_turn_ends_with_the_bag_empty",
-            ARC + "test_arc_turn.py::test_2_4_end__bust_refills_the_bag_so_play_goes_on",
-            ARC + "test_arc_powers.py::test_2_4_end__banker_refilling_an_empty_bag_lets_play_go_on",
-        ),
-    ),
-    Rule(
-        "2.4.paintings",
-        "most tokens wins a painting; a tie goes to the black-cat holder, tied or not",
-        (
-            ARC + "test_arc_scoring.py::test_2_4_paintings__most_tokens_wins_the_painting",
-            ARC + "test_arc_scoring.py::test_2_4_paintings__tie_goes_to_black_cat_holder_outside_the_tie",
-            ARC + "test_arc_scoring.py::test_2_4_paintings__tie_goes_to_black_cat_holder_inside_the_tie",
-        ),
-    ),
-    Rule(
-        "2.4.score",
-        "1 a token, 2 a Twins token, plus paintings won; equal highest scores share the win",
-        (
-            ARC + "test_arc_scoring.py::test_2_4_score__twins_score_two_points_each",
-            ARC + "test_arc_scoring.py::test_2_4_score__equal_highest_scores_share_the_win",
-            ARC
-            + "test_arc_scoring.py::test_2_4_score__outcome_is_none_while_running_and_the_scores_at_the_end",
-        ),
-    ),
-    Rule(
-        "2.4.check",
-        "totals 74 + 66 = 140 with all paintings; 64 + 56 = 120 without painting 10",
-        (
-            ARC + "test_arc_scoring.py::test_2_4_check__scoring_totals_140_with_all_paintings",
-            ARC + "test_arc_scoring.py::test_2_4_check__scoring_totals_120_without_painting_ten",
-        ),
-    ),
-    Rule(
-        "2.5.trigger",
-        "decision: a power triggers once, when its token joins (drawn, stolen, swapped in, taken)",
-        (
-            ARC + "test_arc_powers.py::test_2_5_trigger__stolen_banker_triggers_too",
-            ARC + "test_arc_powers.py::test_2_5_trigger__swapped_in_token_triggers_its_power",
-            ARC
-            + "test_arc_powers.py::test_2_3_1_no_bust_by_joining__ladies_taken_tokens_trigger_powers_and_return_on_bust",
-        ),
-    ),
-    Rule(
-        "2.5.no-undo",
-        "decision: a later bust undoes nothing a power did",
-        (ARC + "test_arc_powers.py::test_2_5_no_undo__a_power_is_not_undone_by_a_later_bust",),
-    ),
-    Rule(
-        "2.5.dealt-no-trigger",
-        "decision: tokens dealt by Robin Tell never trigger",
-        (ARC + "test_arc_powers.py::test_2_5_dealt_no_trigger__robin_tell_dealt_tokens_never_trigger",),
-    ),
-    Rule(
-        "2.5.angel",
-        "an Angel on top: immune to every power and the Cat swap; still stolen from, still receives",
-        (
-            ARC + "test_arc_powers.py::test_2_5_angel__banker_is_blocked_by_an_angel_on_its_own_stack",
-            ARC + "test_arc_powers.py::test_2_5_angel__robin_tell_skips_angel_topped_and_empty_stacks",
-            ARC + "test_arc_powers.py::test_2_3_2_cat__angel_on_top_blocks_cat_swap",
-            ARC + "test_arc_powers.py::test_2_5_angel__ladies_skip_angel_topped_and_own_stacks",
-            ARC + "test_arc_powers.py::test_2_5_angel__angel_topped_stack_can_still_be_stolen_from",
-            ARC + "test_arc_powers.py::test_2_5_angel__robin_tell_deals_onto_an_angel_topped_stack",
-        ),
-    ),
-    Rule(
-        "2.5.robin-tell",
-        "Robin Tell: the largest eligible stack; ties picked by the active seat; none: no effect",
-        (
-            ARC + "test_arc_powers.py::test_2_5_robin_tell__robin_tell_robs_the_largest_stack_and_deals_it",
-            ARC + "test_arc_powers.py::test_2_5_robin_tell__robin_tell_can_rob_the_active_seats_own_stack",
-            ARC
-            + "test_arc_powers.py::test_2_5_robin_tell__robin_tell_lets_the_seat_choose_among_equal_stacks",
-            ARC + "test_arc_powers.py::test_2_5_robin_tell__robin_tell_target_refuses_an_angel_topped_stack",
-            ARC + "test_arc_powers.py::test_2_5_robin_tell__robin_tell_without_a_target_has_no_effect",
-        ),
-    ),
-    Rule(
-        "2.5.banker",
-        "Banker: the top ceil(n/2) of the own stack back into the bag, unrevealed; turn tokens untouched",
-        (
-            ARC + "test_arc_powers.py::test_2_5_banker__banker_returns_top_half_rounded_up",
-            ARC + "test_arc_powers.py::test_2_5_banker__banker_ignores_this_turns_tokens",
-            ARC + "test_arc_views.py::test_2_5_banker__banker_redacted_shows_only_count_and_new_top",
-        ),
-    ),
-    Rule(
-        "2.5.cheater",
-        "decision: the Cheater, drawn or stolen, spares the first later duplicate; a second busts",
-        (
-            ARC + "test_arc_powers.py::test_2_5_cheater__cheater_forgives_exactly_one_duplicate",
-            ARC + "test_arc_powers.py::test_2_5_cheater__stolen_cheater_also_forgives",
-            ARC + "test_arc_powers.py::test_2_5_cheater__banker_spared_by_the_cheater_still_triggers",
-        ),
-    ),
-    Rule(
-        "2.5.ladies",
-        "the three ladies: once a turn, take 0-4 tops of other non-Angel stacks, one at a time",
-        (
-            ARC + "test_arc_powers.py::test_2_5_ladies__three_ladies_take_up_to_four_tops",
-            ARC + "test_arc_powers.py::test_2_5_ladies__three_ladies_may_take_nothing",
-            ARC + "test_arc_powers.py::test_2_5_ladies__ladies_trigger_once_per_turn",
-            ARC + "test_arc_powers.py::test_2_5_ladies__ladies_fire_for_a_swapped_in_third_lady",
-            ARC
-            + "test_arc_powers.py::test_2_3_1_no_bust_by_joining__ladies_taken_tokens_trigger_powers_and_return_on_bust",
-        ),
-    ),
-    Rule(
-        "2.5.no-power",
-        "Astronaut, Mason, Firefighter: no power; Twins: 2 points each",
-        (
-            ARC + "test_arc_powers.py::test_2_5_no_power__astronaut_mason_and_firefighter_have_no_power",
-            ARC + "test_arc_scoring.py::test_2_4_score__twins_score_two_points_each",
-        ),
-    ),
-    Rule(
-        "2.5.base",
-        "base mode: no token has a power; the Angel protects nothing",
-        (
-            ARC + "test_arc_powers.py::test_2_5_base__base_mode_tokens_have_no_powers",
-            ARC + "test_arc_powers.py::test_2_5_base__angel_protects_nothing_in_base_mode",
-        ),
-    ),
-    Rule(
-        "2.6.public",
-        "public: tokens drawn or taken, every top and size, bag size, paintings removed, scores",
-        (
-            ARC
-            + "test_arc_views.py::test_2_6_public__seat_and_spectator_views_show_tops_and_sizes_never_contents",
-            ARC + "test_arc_views.py::test_2_6_public__view_before_the_start_shows_empty_stacks_and_no_turn",
-        ),
-    ),
-    Rule(
-        "2.6.stop-event",
-        "a stop's public event shows only the new top and the count",
-        (ARC + "test_arc_views.py::test_2_6_stop_event__stop_redacted_shows_only_new_top_and_count",),
-    ),
-    Rule(
-        "2.6.hidden",
-        "hidden: the bag's order and each stack below its top (moderators only)",
-        (
-            ARC + "test_arc_views.py::test_2_6_hidden__setup_redacted_hides_bag_and_salt",
-            ARC + "test_arc_views.py::test_2_6_hidden__robin_tell_redacted_hides_the_pile_below_its_top",
-            ARC + "test_arc_views.py::test_2_6_hidden__moderator_sees_everything",
-        ),
-    ),
-    Rule(
-        "2.6.no-hints",
-        "views give tops and sizes, never contents nor hints beyond the legal options",
-        (
-            ARC
-            + "test_arc_views.py::test_2_6_public__seat_and_spectator_views_show_tops_and_sizes_never_contents",
-            ARC + "test_arc_views.py::test_2_6_no_hints__views_show_drawn_paintings_not_drawn_token_ids",
-            ARC
-            + "test_arc_views.py::test_2_6_no_hints__seat_view_lists_legal_commands_only_for_the_waited_seat",
-        ),
-    ),
-    # ---- 3. Every game --------------------------------------------------------------------
+# The lines every game shares (sections 0 and 3); each game adds its tests of them.
+SHARED: tuple[Rule, ...] = (
+    Rule("0.enforced", "every rule is enforced by the server: the client is never trusted", ()),
     Rule(
         "3.not-waited",
         "a command from a seat the game is not waiting for is refused (reactions excepted)",
-        (
-            EK
-            + "test_refusals.py::test_1_4_who_plays__command_from_a_seat_that_is_not_the_active_one_is_refused",
-            ARC + "test_arc_refusals.py::test_3_not_waited__not_your_turn",
-            EK + "test_nope.py::test_1_7_who_nopes__nope_is_played_out_of_turn_by_any_living_player",
-            E2E + "test_api_errors.py::test_not_your_turn",
-        ),
+        (E2E + "test_api_errors.py::test_not_your_turn",),
     ),
     Rule(
         "3.refused-nothing",
         "a refused command changes nothing and appends nothing",
-        (
-            ARC + "test_arc_refusals.py::test_3_refused_nothing__refused_command_changes_nothing",
-            EK + "test_properties.py::test_0_enforced__legal_commands_are_exactly_the_accepted_ones",
-            E2E + "test_api_errors.py::test_stale_expected_version_is_409_with_the_current_version",
-        ),
+        (E2E + "test_api_errors.py::test_stale_expected_version_is_409_with_the_current_version",),
     ),
     Rule(
         "3.timeout-option",
         "decision_timeout (default off): the server acts; the choice is marked by_server",
         (
-            EK + "test_refusals.py::test_3_timeout_option__decision_timeout_is_off_by_default",
-            EK + "test_refusals.py::test_3_timeout_option__idle_active_seat_draws_on_timeout_by_the_server",
-            ARC + "test_arc_timeouts.py::test_3_timeout_option__no_deadline_without_a_decision_timeout",
-            ARC + "test_arc_timeouts.py::test_3_timeout_option__every_pending_decision_gets_a_deadline",
             HTTP_RULES + "test_exploding_kittens_deadline_is_acted_on_by_the_scheduler_over_http",
             HTTP_RULES + "test_a_risk_cat_deadline_is_acted_on_by_the_scheduler_over_http",
         ),
@@ -940,141 +52,86 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "3.timeout-ek",
         "EK: draw / random Kitten position / random card given / uniform eligible discard pick",
-        (
-            EK + "test_refusals.py::test_3_timeout_option__idle_active_seat_draws_on_timeout_by_the_server",
-            EK + "test_kittens.py::test_1_5_timeout__defuse_timeout_puts_kitten_at_random_position",
-            EK + "test_actions.py::test_3_timeout_ek__favor_timeout_gives_a_random_card",
-            EK
-            + "test_actions.py::test_3_timeout_ek__five_different_timeout_takes_a_uniformly_random_eligible_discard",
-        ),
+        (),
     ),
     Rule(
         "3.timeout-arc",
         "ARC: draw first, decline a steal, keep a Cat, deal back, ladies take nothing, stop as obtained",
-        (
-            ARC + "test_arc_timeouts.py::test_3_timeout_arc__timeout_draws_at_the_start_of_a_turn",
-            ARC + "test_arc_timeouts.py::test_3_timeout_arc__timeout_declines_a_steal",
-            ARC + "test_arc_timeouts.py::test_3_timeout_arc__timeout_keeps_a_cat",
-            ARC
-            + "test_arc_timeouts.py::test_3_timeout_arc__timeout_robin_tell_deals_everything_back_to_the_robbed_seat",
-            ARC + "test_arc_timeouts.py::test_3_timeout_arc__timeout_ladies_take_nothing",
-            ARC + "test_arc_timeouts.py::test_3_timeout_arc__timeout_stops_with_tokens_in_the_order_obtained",
-        ),
+        (),
     ),
     Rule(
         "3.timeout-robin-tie",
         "ARC: Robin Tell's tied target on timeout: the first in seat order after the chooser",
-        (
-            ARC
-            + "test_arc_concede.py::test_3_timeout_robin_tie__on_timeout_the_first_tied_stack_in_seat_order_after_the_chooser",
-            ARC
-            + "test_arc_timeouts.py::test_3_timeout_robin_tie__timeout_robin_tell_target_is_the_first_candidate_from_the_active_seat",
-        ),
+        (),
     ),
     Rule(
         "3.concede-arc",
         "ARC: leaving concedes; its turns are skipped",
-        (
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc__active_seat_conceding_before_drawing_is_skipped_without_a_draw",
-            ARC + "test_arc_concede.py::test_3_concede_arc__a_conceded_seats_turns_are_skipped",
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc__a_conceded_seat_can_neither_concede_again_nor_play",
-            HTTP_RULES
-            + "test_a_risk_cat_leaving_concedes_and_the_last_seat_standing_ends_the_game_over_http",
-        ),
+        (HTTP_RULES + "test_a_risk_cat_leaving_concedes_and_the_last_seat_standing_ends_the_game_over_http",),
     ),
     Rule(
         "3.concede-arc-decisions",
         "ARC: the conceding seat's pending decisions resolve with the timeout choice",
-        (
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc_decisions__active_seat_conceding_with_tokens_stops_in_the_order_obtained",
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc_decisions__active_seat_conceding_on_a_steal_declines_it_by_the_server",
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc_decisions__chooser_conceding_a_robin_tell_tie_robs_the_first_tied_after_it",
-        ),
+        (),
     ),
     Rule(
         "3.concede-arc-stack",
         "ARC: a conceded stack stays (stealable, reachable by powers) and is scored",
-        (
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc_stack__a_steal_target_conceding_leaves_the_decision_and_its_deadline",
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc_stack__a_conceded_seats_stack_is_still_reachable_by_powers",
-        ),
+        (),
     ),
-    Rule(
-        "3.concede-arc-win",
-        "ARC: a conceded seat cannot win",
-        (
-            ARC + "test_arc_concede.py::test_3_concede_arc_win__a_conceded_seat_is_scored_but_cannot_win",
-            ARC
-            + "test_arc_properties.py::test_3_concede_arc_win__random_games_with_concessions_end_scored_and_no_conceded_seat_wins",
-        ),
-    ),
+    Rule("3.concede-arc-win", "ARC: a conceded seat cannot win", ()),
     Rule(
         "3.concede-arc-end",
         "ARC: with fewer than two seats not conceded the game ends at once and is scored",
-        (
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc_end__fewer_than_two_seats_standing_end_the_game_at_once_scored",
-            ARC
-            + "test_arc_concede.py::test_3_concede_arc_end__the_other_conceding_before_the_last_seat_draws_ends_the_game",
-            HTTP_RULES
-            + "test_a_risk_cat_leaving_concedes_and_the_last_seat_standing_ends_the_game_over_http",
-        ),
+        (HTTP_RULES + "test_a_risk_cat_leaving_concedes_and_the_last_seat_standing_ends_the_game_over_http",),
     ),
     Rule(
         "3.creation",
         "player counts out of range, unknown options and bad values are refused at creation",
-        (
-            EK + "test_setup.py::test_3_creation__bad_options_are_refused",
-            ARC + "test_arc_setup.py::test_3_creation__bad_options_are_refused",
-            E2E + "test_api_errors.py::test_bad_options_are_refused_at_creation",
-        ),
+        (E2E + "test_api_errors.py::test_bad_options_are_refused_at_creation",),
     ),
     Rule(
         "3.no-inference-numbers",
         "nothing hidden is inferable from versions, seqs, stream ids or cursors",
         (
-            EK
-            + "test_numbering.py::test_1_7_public_window__a_pass_changes_no_number_another_seat_or_a_spectator_can_read",
-            EK
-            + "test_numbering.py::test_3_no_inference_numbers__every_viewers_numbers_run_without_gaps_after_passes",
             LEAKS + "test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read",
             LEAKS + "test_expected_version_refuses_only_what_the_seat_can_see",
             LEAKS + "test_after_passes_every_viewer_reads_gapless_numbers_and_resumes_in_them",
             KIT,
         ),
     ),
-    Rule(
-        "3.no-inference-errors",
-        "nor from error messages",
-        (
-            ARC
-            + "test_arc_refusals.py::test_3_no_inference_errors__messages_do_not_reveal_the_bag_or_stacks",
-            EK + "test_actions.py::test_1_6_no_cards_target__action_on_a_target_with_no_cards_is_refused",
-        ),
-    ),
-    Rule(
-        "3.no-inference-offers",
-        "nor from which commands a viewer is offered",
-        (
-            ARC
-            + "test_arc_views.py::test_2_6_no_hints__seat_view_lists_legal_commands_only_for_the_waited_seat",
-            EK + "test_nope.py::test_1_7_security__window_does_not_close_early_when_nobody_holds_nope",
-        ),
-    ),
+    Rule("3.no-inference-errors", "nor from error messages", ()),
+    Rule("3.no-inference-offers", "nor from which commands a viewer is offered", ()),
     Rule(
         "3.no-trace",
         "an event hidden from a viewer leaves no trace in anything it can read",
         (
-            EK + "test_numbering.py::test_3_no_trace__numbering_resumes_from_any_prefix",
             LEAKS + "test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read",
             KIT,
         ),
     ),
 )
+
+
+def rules() -> tuple[Rule, ...]:
+    """Every line: the shared ones (sections 0 and 3) and every registered game's (its folder's
+    ``tests/rules.py``: ``RULES``, and its tests of the shared lines, ``EVERY_GAME``)."""
+    games = [_declared(kind) for kind in registry.games()]
+    shared = [
+        rule._replace(tests=rule.tests + tuple(t for game in games for t in game.EVERY_GAME.get(rule.id, ())))
+        for rule in SHARED
+    ]
+    first = [rule for rule in shared if rule.id.startswith("0.")]
+    return (*first, *(rule for game in games for rule in game.RULES), *(r for r in shared if r not in first))
+
+
+def sections() -> tuple[str, ...]:
+    """The sections of RULES.md the lines must cover: every registered game's, and the shared one."""
+    return (*(s for kind in registry.games() for s in _declared(kind).SECTIONS), "3.")
+
+
+def _declared(kind: str) -> ModuleType:
+    module = declared(kind, "rules")
+    if module is None:
+        raise LookupError(f"The game {kind!r} declares no RULES.md lines (its folder's tests/rules.py).")
+    return module

@@ -6,7 +6,6 @@ from domain.decider import About
 
 ABOUT = About(
     title="A Risk Cat",
-    rules_page="rules/a-risk-cat.md",
     option_samples=[{"players": p, "mode": m} for p in (3, 5, 8) for m in ("base", "full")],
     # Every RuleViolation code of the rules (tests/unit/test_refusal_codes.py reads them off the
     # sources); invalid_viewer refuses a view, invalid_clock and invalid_context a server fault.

@@ -6,7 +6,6 @@ from domain.decider import About
 
 ABOUT = About(
     title="Exploding Kittens",
-    rules_page="rules/exploding-kittens.md",
     option_samples=[
         {"players": p, "edition": e, "special_combos": c, "reaction_window": w}
         for p in (2, 3, 5)

@@ -1,6 +1,6 @@
 """The conformance kit: what any game must pass, given only its ``Decider`` and a few declarations.
 
-A game author fills in a ``GameKit`` (tests/conformance/games.py holds one per game) and the kit
+A game author fills in a ``GameKit`` (its folder's ``tests/kit.py``: tests/declared.py) and the kit
 plays random games through the decider's public fields (``initial_state``, ``start``, ``decide``,
 ``evolve``, ``view``, ``redact``, ``private_to``, ``legal_commands``, ``deadline``/``on_deadline``,
 ``concede``, ``outcome``, ``about``), checking after every accepted command (docs/game-authors.md):

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from domain import registry
 from service.tools.client import PlaylogClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,10 +39,12 @@ PYTHON = ROOT / "examples" / "python"
 TYPESCRIPT = ROOT / "examples" / "typescript"
 BIN = Path(sys.executable).parent
 
-# Small, fast games: no reaction window; the server acts for a seat that does not answer.
+# Small, fast games of every registered kind: its fewest players and its quick options (``About``);
+# the server acts for a seat that does not answer.
+QUICK = {kind: game.about.quick_options if game.about else {} for kind, game in registry.games().items()}
 GAMES = {
-    "exploding_kittens": {"players": 2, "reaction_window": 0, "decision_timeout": 5},
-    "a_risk_cat": {"players": 3, "decision_timeout": 5},
+    kind: {"players": game.min_players, **QUICK[kind], "decision_timeout": 5}
+    for kind, game in registry.games().items()
 }
 GAME_TIMEOUT = 180.0  # a guard against a hang (a busy machine plays slowly), not a speed check
 # The share of answers the examples' transports lose on purpose (examples/python/drops.py).

@@ -180,7 +180,7 @@ async def test_parameter_refusals_carry_the_documented_codes(
     assert contract.violations == []
 
 
-@pytest.mark.parametrize("kind", ["exploding_kittens", "a_risk_cat"])
+@pytest.mark.parametrize("kind", list(registry.games()))
 async def test_a_seeded_games_answers_to_each_viewer_keep_to_the_document(
     contract: Contract, api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings, kind: str
 ) -> None:
@@ -209,7 +209,7 @@ async def test_a_seeded_games_answers_to_each_viewer_keep_to_the_document(
     assert contract.violations == []
 
 
-@pytest.mark.parametrize("kind", ["exploding_kittens", "a_risk_cat"])
+@pytest.mark.parametrize("kind", list(registry.games()))
 async def test_an_integer_option_may_come_as_a_number_without_a_fraction(
     contract: Contract, http: AsyncTestClient[Litestar], kind: str
 ) -> None:

@@ -25,6 +25,7 @@ from schemathesis import Case, CheckContext, Response
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import StopReason, events
 
+from domain import registry
 from service.app import auth
 from service.app.auth import Principal
 from service.config import Settings
@@ -36,7 +37,6 @@ from tests.conftest import free_port
 # Fixed, so that CI is reproducible; set PLAYLOG_SCHEMATHESIS_SEED to explore further.
 SEED = int(os.environ.get("PLAYLOG_SCHEMATHESIS_SEED", "12"))
 MAX_EXAMPLES = 15  # per operation and phase: about a minute on two cores
-OPTIONS = {"players": 2, "reaction_window": 0}
 # A schema-valid request may still be refused for the state it meets: which games, seats, disputes
 # and tokens exist and what they hold, what came before, what a game's rules allow now. Those
 # refusals, by status and code; any other refusal of schema-valid data is a rule the document
@@ -182,27 +182,41 @@ def threaded_server(settings: Settings) -> Iterator[str]:
         thread.join(timeout=30)
 
 
+def aimed_at() -> list[tuple[str, dict[str, Any]]]:
+    """The games the fuzzer aims at: one of every registered kind (the registry's order), at its
+    fewest players with its quick options (``About``): no game is named here."""
+    return [
+        (kind, {"players": game.min_players, **(game.about.quick_options if game.about else {})})
+        for kind, game in registry.games().items()
+    ]
+
+
 async def _games(url: str, keys: auth.Keyring) -> tuple[list[str], list[str], list[str]]:
-    """Real games for the fuzzer to aim at (open, running, finished), tokens that act in them and
-    a dispute of the running game."""
+    """Real games for the fuzzer to aim at (of every kind a lobby and a running game, and a
+    finished game of the first kind), tokens that act in them and a dispute of a running game."""
+    kinds = aimed_at()
     async with PlaylogClient(url) as api:
-        finished = await play_game(api, "exploding_kittens", OPTIONS, rng=random.Random(5))
-        running = await api.create_game("exploding_kittens", OPTIONS, spectator_delay=0)
-        seats = [await api.join(running.game_id, f"p{n}") for n in range(running.seats)]
-        await api.start(running.game_id, running.host_token)
-        lobby = await api.create_game("a_risk_cat", {"players": 3})
-        seats.append(await api.join(lobby.game_id, "q"))
+        first, first_options = kinds[0]
+        finished = await play_game(api, first, first_options, rng=random.Random(5))
+        game_ids, tokens, seats = [finished.game_id], [], []
+        for kind, options in kinds:
+            running = await api.create_game(kind, options, spectator_delay=0)
+            seats += [await api.join(running.game_id, f"p{n}") for n in range(running.seats)]
+            await api.start(running.game_id, running.host_token)
+            lobby = await api.create_game(kind, options)
+            seats.append(await api.join(lobby.game_id, "q"))
+            game_ids += [running.game_id, lobby.game_id]
+            tokens += [running.host_token, lobby.host_token]
     async with httpx.AsyncClient(base_url=url) as http:
         raised = await http.post(
-            f"/games/{running.game_id}/disputes",
+            f"/games/{game_ids[1]}/disputes",
             json={"seqs": [1], "category": "rules", "reason": "fuzz"},
             headers={"Authorization": f"Bearer {seats[0].token}"},
         )
         dispute_id = raised.raise_for_status().json()["dispute_id"]
     moderator = auth.issue(keys, Principal(role="moderator", name="fuzz"), 3600)
-    game_ids = [str(g) for g in (finished.game_id, running.game_id, lobby.game_id)]
-    tokens = [running.host_token, lobby.host_token, moderator, *(seat.token for seat in seats)]
-    return game_ids, [f"Bearer {token}" for token in tokens], [dispute_id]
+    tokens += [moderator, *(seat.token for seat in seats)]
+    return [str(g) for g in game_ids], [f"Bearer {token}" for token in tokens], [dispute_id]
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from domain import registry
 from domain.viewers import SPECTATOR
 from projections import table as tables
 from projections.export import format as export_format
@@ -26,6 +27,7 @@ from projections.replay import plain, snapshot
 from projections.table import Table
 from service.app.games import seat_view
 from service.store import portable
+from tests.declared import declared
 
 GAMES = Path(__file__).parent / "games"
 SAMPLES = 5  # seqs at which every view is kept: the first after the start, spread to the last
@@ -44,22 +46,14 @@ class Config:
 
 
 def configs() -> list[Config]:
-    """Every kind, edition and mode, at every player count."""
+    """Every registered game's declared configurations (its folder's ``tests/golden.py``, found
+    through the registry: tests/declared.py), in the registry's order."""
     out = []
-    for edition in ("2022", "classic"):
-        for combos in (True, False):
-            for players in range(2, 6):
-                options = {
-                    "players": players,
-                    "edition": edition,
-                    "special_combos": combos,
-                    "reaction_window": 0,
-                }
-                tag = "combos" if combos else "pairs"
-                out.append(Config(f"ek-{edition}-{tag}-{players}p", "exploding_kittens", options))
-    for mode in ("base", "full"):
-        for players in range(3, 9):
-            out.append(Config(f"arc-{mode}-{players}p", "a_risk_cat", {"players": players, "mode": mode}))
+    for kind in registry.games():
+        module = declared(kind, "golden")
+        if module is None:
+            raise LookupError(f"The game {kind!r} declares no golden games (its folder's tests/golden.py).")
+        out += [Config(name, kind, options) for name, options in module.GOLDEN]
     return out
 
 

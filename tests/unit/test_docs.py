@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from domain import registry
 from service.tools import eventdocs
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+RULES_DOCUMENTS = [registry.folder(kind) / "rules.md" for kind in registry.games()]  # in each game's folder
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *RULES_DOCUMENTS]
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -46,10 +48,15 @@ def test_every_relative_link_resolves_inside_the_repository(page: Path) -> None:
 def test_the_docs_exist_that_the_readme_promises() -> None:
     for name in ("architecture.md", "api.md", "events.md", "export-format.md"):
         assert (ROOT / "docs" / name).is_file(), name
-    for name in ("exploding-kittens.md", "a-risk-cat.md"):
-        assert (ROOT / "docs" / "rules" / name).is_file(), name
+    for document in RULES_DOCUMENTS:
+        assert document.is_file(), document
 
 
 def test_the_event_catalogue_is_generated_from_todays_event_types() -> None:
     committed = (ROOT / "docs" / "events.md").read_text(encoding="utf-8")
     assert committed == eventdocs.render(), "docs/events.md is stale: run `make docs`"
+
+
+def test_the_rules_index_lists_every_game_s_rules_document() -> None:
+    committed = (ROOT / "docs" / "rules" / "README.md").read_text(encoding="utf-8")
+    assert committed == eventdocs.rules_index(), "docs/rules/README.md is stale: run `make docs`"

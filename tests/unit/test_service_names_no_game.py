@@ -1,6 +1,6 @@
 """service/ runs any registered game and names none: no kind, no title, no game's own option,
 command or refusal code appears in its source, Python or web page (they live in domain/<game>/
-and pages/<game>/, reached through the registry and the composed decider)."""
+and domain/<game>/page/, reached through the registry and the composed decider)."""
 
 from __future__ import annotations
 

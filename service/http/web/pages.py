@@ -6,8 +6,9 @@ browser tab holds (``sessionStorage``), so a page can never show more than the A
 never travel in a page's URL: the server never sees them outside an ``Authorization`` header.
 
 How each game looks (its table, its commands in words, its options) is the game's own page,
-``pages/<kind>/`` (outside service/): its script is served as ``/static/games/<kind>.js`` and its
-options fields are included in the create form, for every game of the registry. Static files are
+in its folder (``domain/<game>/page/``, found by pages/ through the registry): its script is
+served as ``/static/games/<kind>.js`` and its options fields are included in the create form, for
+every game of the registry. Static files are
 named with their content hash (service/http/web/assets.py).
 """
 
@@ -33,7 +34,9 @@ from service.http.web.assets import static_file, static_url
 HERE = Path(__file__).parent
 WALKTHROUGH = HERE.parents[2] / "docs" / "api.md"
 
-template_config = TemplateConfig(directory=[HERE / "templates", pages.ROOT], engine=JinjaTemplateEngine)
+template_config = TemplateConfig(
+    directory=[HERE / "templates", *pages.template_roots()], engine=JinjaTemplateEngine
+)
 
 # Each registered game's title, by kind: the pages name no game themselves.
 KINDS = {kind: page.title for kind, page in pages.games().items()}

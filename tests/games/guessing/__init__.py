@@ -4,7 +4,8 @@ random one from the pile, and may keep private notes nobody else learns exist.
 
 Modules: state.py (options, state), commands.py, events.py, rules.py (``start``, ``decide``,
 ``evolve``, the deadline), legal.py, views.py (``view``, ``redact``, ``private_to``), about.py
-(title, refusal codes), kit.py (its declarations for the conformance kit).
+(title, refusal codes), rules.md (its rules document), tests/kit.py (its declarations for the
+conformance kit).
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ from domain.decider import About
 
 ABOUT = About(
     title="Guessing (a test game)",
-    rules_page="game-authors.md",  # its rules are rules.py's docstring
     option_samples=[{"players": p} for p in (2, 4)],
     quick_options={"rounds": 6},
     # Every RuleViolation code the rules raise, listed by hand: the conformance kit checks the

@@ -375,7 +375,7 @@ const PL = (() => {
     });
   }
 
-  // Each game's page (pages/<kind>/page.js, served as /static/games/<kind>.js) registers how its
+  // Each game's page (domain/<game>/page/page.js, served as /static/games/<kind>.js) registers how its
   // views, commands and options look; these pages name no game. Titles come from the server.
   const pages = {};
   const registerGame = (kind, page) => { pages[kind] = page; };

@@ -180,7 +180,7 @@ PL.registerGame("a_risk_cat", {
 
   countdown: (view) => ({ deadline: view.deadline, what: "Time to decide" }),
 
-  // The create form's options of this game (pages/a_risk_cat/options.html).
+  // The create form's options of this game (options.html, beside this file).
   options: (form) => ({ mode: form.mode.value }),
 });
 })();

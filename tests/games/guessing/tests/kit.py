@@ -1,4 +1,5 @@
-"""The guessing game's declarations for the conformance kit (tests/conformance/kit.py)."""
+"""The guessing game's declarations for the conformance kit (tests/conformance/kit.py), found
+through the registry (tests/declared.py)."""
 
 from __future__ import annotations
 
@@ -59,18 +60,20 @@ def probes(state: GuessingState, rng: random.Random) -> list[Any]:
     return [Guess(target=target, value=value), Mark(value=value)]
 
 
-KIT = GameKit(
-    name="guessing",
-    decider=DECIDER,
-    options=st.fixed_dictionaries(
-        {
-            "players": st.integers(2, 4),
-            "rounds": st.integers(1, 20),
-            "decision_timeout": st.sampled_from([None, 5.0]),
-        }
+KITS = (
+    GameKit(
+        name="guessing",
+        decider=DECIDER,
+        options=st.fixed_dictionaries(
+            {
+                "players": st.integers(2, 4),
+                "rounds": st.integers(1, 20),
+                "decision_timeout": st.sampled_from([None, 5.0]),
+            }
+        ),
+        conserved=cards,
+        blind_view=blind_view,
+        blind_event=blind_event,
+        probes=probes,
     ),
-    conserved=cards,
-    blind_view=blind_view,
-    blind_event=blind_event,
-    probes=probes,
 )

@@ -211,7 +211,7 @@ PL.registerGame("exploding_kittens", {
     return { deadline: (pub.pending && pub.pending.deadline) || pub.turn_deadline, what: "Time to decide" };
   },
 
-  // The create form's options of this game (pages/exploding_kittens/options.html).
+  // The create form's options of this game (options.html, beside this file).
   options: (form) => ({ edition: form.edition.value, reaction_window: Number(form.reaction_window.value) }),
 });
 })();
