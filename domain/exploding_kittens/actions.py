@@ -45,7 +45,7 @@ from domain.exploding_kittens.state import (
     ExplodingKittensState,
     ReactionWindow,
 )
-from domain.exploding_kittens.turns import Steps, end_one_turn, pending_for, timeout_at
+from domain.exploding_kittens.turn import Steps, end_one_turn, pending_for, timeout_at
 
 State = ExplodingKittensState
 

@@ -37,7 +37,7 @@ from domain.exploding_kittens.state import (
     ExplodingKittensState,
     ReactionWindow,
 )
-from domain.exploding_kittens.turns import Steps, pending_for, timeout_at
+from domain.exploding_kittens.turn import Steps, pending_for, timeout_at
 
 State = ExplodingKittensState
 

@@ -20,7 +20,7 @@ from domain.exploding_kittens.events import (
 )
 from domain.exploding_kittens.reactions import close_window
 from domain.exploding_kittens.state import ExplodingKittensState
-from domain.exploding_kittens.turns import Steps, after_elimination, timeout_at
+from domain.exploding_kittens.turn import Steps, after_elimination, timeout_at
 
 State = ExplodingKittensState
 

@@ -32,7 +32,7 @@ from domain.exploding_kittens.state import (
     ExplodingKittensState,
     ReactionWindow,
 )
-from domain.exploding_kittens.turns import Steps, timeout_at
+from domain.exploding_kittens.turn import Steps, timeout_at
 
 State = ExplodingKittensState
 

@@ -1,7 +1,8 @@
-"""Exploding Kittens' public entry points: ``start``, ``decide``, ``evolve`` and the server's side.
+"""Exploding Kittens' public entry points: ``initial_state``, ``start``, ``decide``, ``evolve`` and
+the server's side.
 
 ``decide`` checks who may act and dispatches to the rulebook's sections: setup.py (RULES 1.3),
-turns.py (1.4, 1.5), actions.py (1.6), combos.py (1.6 combos), reactions.py (1.7), leaving.py
+turn.py (1.4, 1.5), actions.py (1.6), combos.py (1.6 combos), reactions.py (1.7), leaving.py
 (1.8); the server's own commands (RULES 3: closing a window, acting on a timeout) are here.
 ``evolve`` (fold.py) only applies facts.
 """
@@ -34,14 +35,14 @@ from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.fold import evolve
 from domain.exploding_kittens.leaving import leave
 from domain.exploding_kittens.reactions import close_window, nope, pass_reaction
-from domain.exploding_kittens.setup import start
+from domain.exploding_kittens.setup import initial_state, start
 from domain.exploding_kittens.state import ExplodingKittensState
-from domain.exploding_kittens.turns import Steps, answer_defuse, defuse, draw
+from domain.exploding_kittens.turn import Steps, answer_defuse, defuse, draw
 from domain.rereading import checked
 
 State = ExplodingKittensState
 
-__all__ = ["deadline", "decide", "evolve", "on_deadline", "outcome", "start"]
+__all__ = ["deadline", "decide", "evolve", "initial_state", "on_deadline", "outcome", "start"]
 
 
 def _validated(command: object) -> ExplodingKittensCommand:

@@ -23,10 +23,14 @@ from domain.exploding_kittens.events import (
     DeckDealt,
     ExplodingKittensEvent,
 )
-from domain.exploding_kittens.state import ExplodingKittensState
-from domain.exploding_kittens.turns import timeout_at
+from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState
+from domain.exploding_kittens.turn import timeout_at
 
 State = ExplodingKittensState
+
+
+def initial_state(options: ExplodingKittensOptions) -> State:
+    return ExplodingKittensState(options=options)
 
 
 def start(state: State, ctx: Context) -> list[ExplodingKittensEvent]:
