@@ -13,6 +13,7 @@ from domain import refusals
 from domain.commitment import commit, new_salt
 from domain.decider import Context
 from domain.errors import RuleViolation
+from domain.exploding_kittens.batch import timeout_at
 from domain.exploding_kittens.cards import (
     HAND_DEAL,
     Card,
@@ -24,7 +25,6 @@ from domain.exploding_kittens.events import (
     ExplodingKittensEvent,
 )
 from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState
-from domain.exploding_kittens.turn import timeout_at
 
 State = ExplodingKittensState
 
