@@ -10,6 +10,7 @@ The rules, by the rulebook's sections (each module opens with the RULES.md secti
 implements and keeps the rulings that govern its code):
 
 - setup.py: RULES 1.2 (editions) and 1.3, the deal.
+- batch.py: the kernel's batch as this game's steps receive it, and the decision clock.
 - turn.py: RULES 1.4 and 1.5, turns, drawing, exploding and defusing, decision timeouts.
 - actions.py: RULES 1.6, the action cards.
 - combos.py: RULES 1.6, special combos.

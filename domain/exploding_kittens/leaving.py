@@ -37,7 +37,7 @@ def leaving_kitten(s: State, seat: int) -> tuple[KittenLeft, int | None]:
     return "none", None
 
 
-def leave(batch: ExplodingKittensBatch, seat: int, ctx: Context) -> None:
+def concede(batch: ExplodingKittensBatch, seat: int, ctx: Context) -> None:
     s = batch.state
     was_active = s.active == seat
     pending = s.pending

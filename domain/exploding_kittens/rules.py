@@ -34,7 +34,7 @@ from domain.exploding_kittens.commands import (
 )
 from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.fold import evolve
-from domain.exploding_kittens.leaving import leave
+from domain.exploding_kittens.leaving import concede
 from domain.exploding_kittens.reactions import close_window, nope, pass_reaction
 from domain.exploding_kittens.setup import initial_state, start
 from domain.exploding_kittens.state import ExplodingKittensState
@@ -84,7 +84,7 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
         case ActOnTimeout():
             _act_on_timeout(batch, ctx)
         case Leave():
-            leave(batch, _acting_seat(state, ctx), ctx)
+            concede(batch, _acting_seat(state, ctx), ctx)
         case Nope():
             nope(batch, _acting_seat(state, ctx), cmd, ctx)
         case PassReaction():
