@@ -12,6 +12,7 @@ The rules, by the rulebook's sections (each module opens with the RULES.md secti
 implements and keeps the rulings, RULES.md's and ours, that govern its code):
 
 - setup.py: RULES 2.2, the bag and the first seat.
+- batch.py: the kernel's batch for one decision (``finish`` names the next one), the clock.
 - turn.py: RULES 2.3, drawing, busts, the end of a turn.
 - steals.py: RULES 2.3, steals, the Musician Cat, stopping.
 - powers.py: RULES 2.5, the full game's powers.

@@ -23,7 +23,7 @@ Rulings and interpretations kept here:
 
 from __future__ import annotations
 
-from domain.a_risk_cat.decision import Turn
+from domain.a_risk_cat.batch import ARiskCatBatch
 from domain.a_risk_cat.events import (
     BankerReturned,
     CheaterArmed,
@@ -50,22 +50,22 @@ from domain.a_risk_cat.tokens import (
 LADIES_MAX_TAKES = 4
 
 
-def resolve_powers(turn: Turn) -> ARiskCatPending | None:
+def resolve_powers(batch: ARiskCatBatch) -> ARiskCatPending | None:
     """2.5: resolve the triggered powers in the order their tokens joined, then draw or stop."""
-    while turn.state.power_queue:
-        state = turn.state
+    while batch.state.power_queue:
+        state = batch.state
         seat = state.active_seat
         token = state.power_queue[0]
         if token == CHEATER:
-            turn.emit(CheaterArmed(seat=seat, token=token))
+            batch.emit(CheaterArmed(seat=seat, token=token))
         elif token == BANKER:
-            banker(turn)
+            banker(batch)
         elif token == ROBIN_TELL:
             candidates = robin_candidates(state)
             if len(candidates) == 1:
                 robbed = candidates[0]
                 pile = state.stacks[robbed]
-                turn.emit(
+                batch.emit(
                     RobinTellTriggered(
                         seat=seat,
                         token=token,
@@ -76,26 +76,26 @@ def resolve_powers(turn: Turn) -> ARiskCatPending | None:
                         pile=pile,
                     )
                 )
-                return deal_pending(turn)
-            turn.emit(RobinTellTriggered(seat=seat, token=token, candidates=candidates))
+                return deal_pending(batch)
+            batch.emit(RobinTellTriggered(seat=seat, token=token, candidates=candidates))
             if candidates:
                 return PendingRobinTellTarget(seat=seat, candidates=candidates)
         else:  # the lady that completed the three ladies
-            turn.emit(LadiesAssembled(seat=seat, token=token))
-            pending = ladies_pending(turn, 0)
+            batch.emit(LadiesAssembled(seat=seat, token=token))
+            pending = ladies_pending(batch, 0)
             if pending is not None:
                 return pending
-    return PendingDrawOrStop(seat=turn.state.active_seat, can_draw=bool(turn.state.bag))
+    return PendingDrawOrStop(seat=batch.state.active_seat, can_draw=bool(batch.state.bag))
 
 
-def banker(turn: Turn) -> None:
-    state = turn.state
+def banker(batch: ARiskCatBatch) -> None:
+    state = batch.state
     seat = state.active_seat
     stack = state.stacks[seat]
     blocked = angel_protected(state, seat)
     count = 0 if blocked else (len(stack) + 1) // 2
     if count == 0:
-        turn.emit(
+        batch.emit(
             BankerReturned(
                 seat=seat,
                 token=BANKER,
@@ -110,8 +110,8 @@ def banker(turn: Turn) -> None:
         return
     returned = stack[len(stack) - count :]
     kept = stack[: len(stack) - count]
-    bag, commitment, salt = turn.shuffled_bag(state.bag + returned)
-    turn.emit(
+    bag, commitment, salt = batch.shuffled_bag(state.bag + returned)
+    batch.emit(
         BankerReturned(
             seat=seat,
             token=BANKER,
@@ -128,10 +128,10 @@ def banker(turn: Turn) -> None:
     )
 
 
-def rob(turn: Turn, robbed: int, *, by_server: bool) -> ARiskCatPending | None:
-    state = turn.state
+def rob(batch: ARiskCatBatch, robbed: int, *, by_server: bool) -> ARiskCatPending | None:
+    state = batch.state
     pile = state.stacks[robbed]
-    turn.emit(
+    batch.emit(
         RobinTellTargetChosen(
             seat=state.active_seat,
             robbed_seat=robbed,
@@ -141,11 +141,11 @@ def rob(turn: Turn, robbed: int, *, by_server: bool) -> ARiskCatPending | None:
             by_server=by_server,
         )
     )
-    return deal_pending(turn)
+    return deal_pending(batch)
 
 
-def deal_pending(turn: Turn) -> ARiskCatPending:
-    state = turn.state
+def deal_pending(batch: ARiskCatBatch) -> ARiskCatPending:
+    state = batch.state
     assert state.robbed_seat is not None and state.robin_pile
     return PendingRobinTellDeal(
         seat=state.active_seat,
@@ -155,10 +155,10 @@ def deal_pending(turn: Turn) -> ARiskCatPending:
     )
 
 
-def deal(turn: Turn, to_seat: int, *, by_server: bool) -> None:
-    state = turn.state
+def deal(batch: ARiskCatBatch, to_seat: int, *, by_server: bool) -> None:
+    state = batch.state
     pile = state.robin_pile
-    turn.emit(
+    batch.emit(
         RobinTellTokenDealt(
             seat=state.active_seat,
             token=pile[-1],
@@ -170,23 +170,23 @@ def deal(turn: Turn, to_seat: int, *, by_server: bool) -> None:
     )
 
 
-def after_deal(turn: Turn) -> ARiskCatPending | None:
-    if turn.state.robin_pile:
-        return deal_pending(turn)
-    return resolve_powers(turn)
+def after_deal(batch: ARiskCatBatch) -> ARiskCatPending | None:
+    if batch.state.robin_pile:
+        return deal_pending(batch)
+    return resolve_powers(batch)
 
 
-def ladies_pending(turn: Turn, taken: int) -> ARiskCatPending | None:
+def ladies_pending(batch: ARiskCatBatch, taken: int) -> ARiskCatPending | None:
     """The ladies wait for a take while fewer than four were taken and a stack can give one;
     otherwise they are dismissed at once."""
-    state = turn.state
+    state = batch.state
     sources = ladies_options(state)
     if taken < LADIES_MAX_TAKES and sources:
         return PendingLadiesTake(seat=state.active_seat, taken=taken, from_seats=sources)
-    turn.emit(LadiesDismissed(seat=state.active_seat, taken=taken))
+    batch.emit(LadiesDismissed(seat=state.active_seat, taken=taken))
     return None
 
 
-def after_lady_take(turn: Turn, taken: int) -> ARiskCatPending | None:
-    pending = ladies_pending(turn, taken)
-    return pending if pending is not None else resolve_powers(turn)
+def after_lady_take(batch: ARiskCatBatch, taken: int) -> ARiskCatPending | None:
+    pending = ladies_pending(batch, taken)
+    return pending if pending is not None else resolve_powers(batch)

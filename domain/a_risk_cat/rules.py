@@ -30,6 +30,7 @@ from typing import NoReturn
 from msgspec.structs import replace
 
 from domain import refusals
+from domain.a_risk_cat.batch import ARiskCatBatch
 from domain.a_risk_cat.commands import (
     COMMAND_TYPES,
     ARiskCatActOnTimeout,
@@ -46,7 +47,6 @@ from domain.a_risk_cat.commands import (
     TakeMusicianCats,
     TakeTokenForLadies,
 )
-from domain.a_risk_cat.decision import Turn
 from domain.a_risk_cat.events import (
     ARiskCatEvent,
     LadiesDismissed,
@@ -116,19 +116,19 @@ def decide(state: ARiskCatState, command: object, ctx: Context) -> list[ARiskCat
             raise RuleViolation(
                 refusals.DEADLINE_NOT_REACHED, "The pending decision's deadline has not passed."
             )
-        turn = Turn(state, ctx)
-        return turn.finish(_timeout_step(turn, pending))
+        batch = ARiskCatBatch(state, ctx)
+        return batch.finish(_timeout_step(batch, pending))
     if type(seat) is not int or not 0 <= seat < state.players:
         raise RuleViolation(refusals.NOT_A_PLAYER, "Only a seat of this game may send this command.")
     if isinstance(command, Concede):
         if seat in state.conceded:
             raise RuleViolation("already_conceded", "This seat has already conceded.")
-        return _concede(Turn(state, ctx), seat)
+        return _concede(ARiskCatBatch(state, ctx), seat)
     if seat != pending.seat:
         raise RuleViolation(
             refusals.NOT_YOUR_TURN, f"The game is waiting for seat {pending.seat}, not seat {seat}."
         )
-    return _answer(Turn(state, ctx), pending, command)
+    return _answer(ARiskCatBatch(state, ctx), pending, command)
 
 
 def _expect(pending: ARiskCatPending, what: str) -> RuleViolation:
@@ -150,15 +150,15 @@ def _seat_arg(state: ARiskCatState, value: int) -> int:
     return value
 
 
-def _answer(turn: Turn, pending: ARiskCatPending, command: Command) -> list[ARiskCatEvent]:
-    state = turn.state
+def _answer(batch: ARiskCatBatch, pending: ARiskCatPending, command: Command) -> list[ARiskCatEvent]:
+    state = batch.state
     match command:
         case DrawToken():
             if not isinstance(pending, PendingFirstDraw | PendingDrawOrStop):
                 raise _expect(pending, "draw")
             if not state.bag:
                 raise RuleViolation("bag_empty", "The bag is empty: the only choice is to stop.")
-            return turn.finish(draw(turn, by_server=False))
+            return batch.finish(draw(batch, by_server=False))
         case StopAndStack(order=order):
             if isinstance(pending, PendingFirstDraw):
                 raise RuleViolation("must_draw_first", "A turn starts with at least one draw.")
@@ -168,7 +168,7 @@ def _answer(turn: Turn, pending: ARiskCatPending, command: Command) -> list[ARis
                 raise RuleViolation(
                     "invalid_order", "The order must list each of this turn's tokens exactly once."
                 )
-            return turn.finish(stop(turn, tuple(order), by_server=False))
+            return batch.finish(stop(batch, tuple(order), by_server=False))
         case StealRuns(from_seats=from_seats):
             if not isinstance(pending, PendingRunSteal):
                 raise _expect(pending, "steal choice")
@@ -180,15 +180,15 @@ def _answer(turn: Turn, pending: ARiskCatPending, command: Command) -> list[ARis
                         "stack_not_stealable", f"Seat {s}'s stack is not topped by a matching token."
                     )
             chosen = [s for s in pending.from_seats if s in from_seats]
-            return turn.finish(steal(turn, chosen, by_server=False))
+            return batch.finish(steal(batch, chosen, by_server=False))
         case TakeMusicianCats():
             if not isinstance(pending, PendingMusicianCat):
                 raise _expect(pending, "Musician Cat choice")
             if not pending.take_from:
                 raise RuleViolation("no_cats_to_take", "No other stack is topped by a Musician Cat.")
             runs = tuple(StolenRun(from_seat=s, tokens=top_run(state.stacks[s])) for s in pending.take_from)
-            turn.emit(MusicianCatsTaken(seat=pending.seat, runs=runs))
-            return turn.finish(resolve_powers(turn))
+            batch.emit(MusicianCatsTaken(seat=pending.seat, runs=runs))
+            return batch.finish(resolve_powers(batch))
         case SwapMusicianCat(with_seat=with_seat):
             if not isinstance(pending, PendingMusicianCat):
                 raise _expect(pending, "Musician Cat choice")
@@ -202,7 +202,7 @@ def _answer(turn: Turn, pending: ARiskCatPending, command: Command) -> list[ARis
                     "The Cat can only be swapped with another seat's non-empty stack.",
                 )
             taken = state.stacks[target][-1]
-            turn.emit(
+            batch.emit(
                 MusicianCatSwapped(
                     seat=pending.seat,
                     with_seat=target,
@@ -211,12 +211,12 @@ def _answer(turn: Turn, pending: ARiskCatPending, command: Command) -> list[ARis
                     triggers=triggers(state, [taken]),
                 )
             )
-            return turn.finish(resolve_powers(turn))
+            return batch.finish(resolve_powers(batch))
         case KeepMusicianCat():
             if not isinstance(pending, PendingMusicianCat):
                 raise _expect(pending, "Musician Cat choice")
-            turn.emit(MusicianCatKept(seat=pending.seat, token=pending.token))
-            return turn.finish(resolve_powers(turn))
+            batch.emit(MusicianCatKept(seat=pending.seat, token=pending.token))
+            return batch.finish(resolve_powers(batch))
         case ChooseRobinTellTarget(seat=robbed):
             if not isinstance(pending, PendingRobinTellTarget):
                 raise _expect(pending, "Robin Tell target")
@@ -227,12 +227,12 @@ def _answer(turn: Turn, pending: ARiskCatPending, command: Command) -> list[ARis
                 raise RuleViolation(
                     refusals.INVALID_TARGET, "Robin Tell robs one of the richest stacks only."
                 )
-            return turn.finish(rob(turn, target, by_server=False))
+            return batch.finish(rob(batch, target, by_server=False))
         case DealRobinTellToken(to_seat=to_seat):
             if not isinstance(pending, PendingRobinTellDeal):
                 raise _expect(pending, "Robin Tell deal")
-            deal(turn, _seat_arg(state, to_seat), by_server=False)
-            return turn.finish(after_deal(turn))
+            deal(batch, _seat_arg(state, to_seat), by_server=False)
+            return batch.finish(after_deal(batch))
         case TakeTokenForLadies(from_seat=from_seat):
             if not isinstance(pending, PendingLadiesTake):
                 raise _expect(pending, "ladies' take")
@@ -246,59 +246,59 @@ def _answer(turn: Turn, pending: ARiskCatPending, command: Command) -> list[ARis
                     "The ladies take the top of another seat's non-empty stack.",
                 )
             token = state.stacks[source][-1]
-            turn.emit(
+            batch.emit(
                 LadyTookToken(
                     seat=pending.seat, from_seat=source, token=token, triggers=triggers(state, [token])
                 )
             )
-            return turn.finish(after_lady_take(turn, pending.taken + 1))
+            return batch.finish(after_lady_take(batch, pending.taken + 1))
         case DismissLadies():
             if not isinstance(pending, PendingLadiesTake):
                 raise _expect(pending, "ladies' take")
-            turn.emit(LadiesDismissed(seat=pending.seat, taken=pending.taken))
-            return turn.finish(resolve_powers(turn))
+            batch.emit(LadiesDismissed(seat=pending.seat, taken=pending.taken))
+            return batch.finish(resolve_powers(batch))
     raise RuleViolation(refusals.UNKNOWN_COMMAND, "This is not an A Risk Cat command.")  # pragma: no cover
 
 
-def _timeout_step(turn: Turn, pending: ARiskCatPending) -> ARiskCatPending | None:
+def _timeout_step(batch: ARiskCatBatch, pending: ARiskCatPending) -> ARiskCatPending | None:
     """RULES 3: the most neutral legal choice, marked as made by the server; the next decision."""
-    state = turn.state
+    state = batch.state
     match pending:
         case PendingFirstDraw():
-            return draw(turn, by_server=True)
+            return draw(batch, by_server=True)
         case PendingDrawOrStop():
-            return stop(turn, state.turn_tokens, by_server=True)
+            return stop(batch, state.turn_tokens, by_server=True)
         case PendingRunSteal():
-            return steal(turn, [], by_server=True)
+            return steal(batch, [], by_server=True)
         case PendingMusicianCat():
-            turn.emit(MusicianCatKept(seat=pending.seat, token=pending.token, by_server=True))
-            return resolve_powers(turn)
+            batch.emit(MusicianCatKept(seat=pending.seat, token=pending.token, by_server=True))
+            return resolve_powers(batch)
         case PendingRobinTellTarget():
-            return rob(turn, first_after(state, pending.seat, pending.candidates), by_server=True)
+            return rob(batch, first_after(state, pending.seat, pending.candidates), by_server=True)
         case PendingRobinTellDeal():
-            while turn.state.robin_pile:
-                deal(turn, pending.robbed_seat, by_server=True)
-            return after_deal(turn)
+            while batch.state.robin_pile:
+                deal(batch, pending.robbed_seat, by_server=True)
+            return after_deal(batch)
         case PendingLadiesTake():
-            turn.emit(LadiesDismissed(seat=pending.seat, taken=pending.taken, by_server=True))
-            return resolve_powers(turn)
+            batch.emit(LadiesDismissed(seat=pending.seat, taken=pending.taken, by_server=True))
+            return resolve_powers(batch)
     raise RuleViolation(refusals.NO_PENDING_DECISION, "Nothing to act on.")  # pragma: no cover
 
 
-def _concede(turn: Turn, seat: int) -> list[ARiskCatEvent]:
+def _concede(batch: ARiskCatBatch, seat: int) -> list[ARiskCatEvent]:
     """RULES 3: the seat concedes. Its pending decisions resolve with the timeout choices and its
     turns are skipped; with fewer than two seats standing, the turn in progress closes the same
     way (never drawing) and the game ends, scored."""
-    before = turn.state
+    before = batch.state
     pending = before.pending
-    turn.emit(SeatConceded(seat=seat))
-    while pending is not None and (pending.seat in turn.state.conceded or len(turn.state.standing()) < 2):
-        pending = end_turn(turn) if isinstance(pending, PendingFirstDraw) else _timeout_step(turn, pending)
-    if len(turn.events) == 1 and pending is not None:
+    batch.emit(SeatConceded(seat=seat))
+    while pending is not None and (pending.seat in batch.state.conceded or len(batch.state.standing()) < 2):
+        pending = end_turn(batch) if isinstance(pending, PendingFirstDraw) else _timeout_step(batch, pending)
+    if len(batch.events) == 1 and pending is not None:
         # Nothing else happened: the decision the game waits for keeps its deadline.
-        turn.replace_last(replace(turn.events[0], awaiting=pending, deadline=before.deadline))
-        return turn.events
-    return turn.finish(pending)
+        batch.replace_last(replace(batch.events[0], awaiting=pending, deadline=before.deadline))
+        return batch.events
+    return batch.finish(pending)
 
 
 def deadline(state: ARiskCatState) -> float | None:

@@ -7,7 +7,7 @@ The bag is an ordered tuple (top first), shuffled with ``ctx.rng``; the shuffle 
 from __future__ import annotations
 
 from domain import refusals
-from domain.a_risk_cat.decision import Turn
+from domain.a_risk_cat.batch import ARiskCatBatch
 from domain.a_risk_cat.events import (
     ARiskCatEvent,
     ARiskCatGameSetUp,
@@ -38,8 +38,8 @@ def start(state: ARiskCatState, ctx: Context) -> list[ARiskCatEvent]:
     bag = list(tokens_in_play(options.players))
     ctx.rng.shuffle(bag)
     salt = new_salt(ctx.rng)
-    turn = Turn(state, ctx)
-    turn.emit(
+    batch = ARiskCatBatch(state, ctx)
+    batch.emit(
         ARiskCatGameSetUp(
             players=options.players,
             mode=options.mode,
@@ -51,4 +51,4 @@ def start(state: ARiskCatState, ctx: Context) -> list[ARiskCatEvent]:
             salt=salt,
         )
     )
-    return turn.finish(PendingFirstDraw(seat=first))
+    return batch.finish(PendingFirstDraw(seat=first))

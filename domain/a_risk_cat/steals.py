@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.a_risk_cat.decision import Turn
+from domain.a_risk_cat.batch import ARiskCatBatch
 from domain.a_risk_cat.events import (
     RunsStolen,
     StolenRun,
@@ -32,20 +32,20 @@ from domain.a_risk_cat.state import (
 from domain.a_risk_cat.turn import end_turn
 
 
-def steal(turn: Turn, from_seats: Sequence[int], *, by_server: bool) -> ARiskCatPending | None:
-    state = turn.state
+def steal(batch: ARiskCatBatch, from_seats: Sequence[int], *, by_server: bool) -> ARiskCatPending | None:
+    state = batch.state
     runs = tuple(StolenRun(from_seat=s, tokens=top_run(state.stacks[s])) for s in from_seats)
     joining = [t for run in runs for t in run.tokens]
-    turn.emit(
+    batch.emit(
         RunsStolen(seat=state.active_seat, runs=runs, triggers=triggers(state, joining), by_server=by_server)
     )
-    return resolve_powers(turn)
+    return resolve_powers(batch)
 
 
-def stop(turn: Turn, order: tuple[str, ...], *, by_server: bool) -> ARiskCatPending | None:
-    state = turn.state
+def stop(batch: ARiskCatBatch, order: tuple[str, ...], *, by_server: bool) -> ARiskCatPending | None:
+    state = batch.state
     seat = state.active_seat
-    turn.emit(
+    batch.emit(
         TurnStopped(
             seat=seat,
             count=len(order),
@@ -55,4 +55,4 @@ def stop(turn: Turn, order: tuple[str, ...], *, by_server: bool) -> ARiskCatPend
             by_server=by_server,
         )
     )
-    return end_turn(turn)
+    return end_turn(batch)

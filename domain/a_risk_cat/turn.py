@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.a_risk_cat.decision import Turn
+from domain.a_risk_cat.batch import ARiskCatBatch
 from domain.a_risk_cat.events import (
     ARiskCatGameEnded,
     ARiskCatTurnStarted,
@@ -41,14 +41,14 @@ from domain.a_risk_cat.tokens import (
 )
 
 
-def draw(turn: Turn, *, by_server: bool) -> ARiskCatPending | None:
+def draw(batch: ARiskCatBatch, *, by_server: bool) -> ARiskCatPending | None:
     """2.3: draw the bag's top token; bust check; then the steal or Cat choice; then powers."""
-    state = turn.state
+    state = batch.state
     seat = state.active_seat
     token = state.bag[0]
     duplicate = is_bust(state, token)
     spared = duplicate and state.full and state.cheater == "armed"
-    turn.emit(
+    batch.emit(
         TokenDrawn(
             seat=seat,
             token=token,
@@ -58,9 +58,9 @@ def draw(turn: Turn, *, by_server: bool) -> ARiskCatPending | None:
         )
     )
     if duplicate and not spared:
-        returned = turn.state.turn_tokens
-        bag, commitment, salt = turn.shuffled_bag(turn.state.bag + returned)
-        turn.emit(
+        returned = batch.state.turn_tokens
+        bag, commitment, salt = batch.shuffled_bag(batch.state.bag + returned)
+        batch.emit(
             TurnBusted(
                 seat=seat,
                 token=token,
@@ -71,8 +71,8 @@ def draw(turn: Turn, *, by_server: bool) -> ARiskCatPending | None:
                 salt=salt,
             )
         )
-        return end_turn(turn)
-    state = turn.state
+        return end_turn(batch)
+    state = batch.state
     if painting(token) == MUSICIAN_CATS:
         take_from = cat_take_options(state)
         swap_with = cat_swap_options(state)
@@ -82,17 +82,17 @@ def draw(turn: Turn, *, by_server: bool) -> ARiskCatPending | None:
         matching = steal_options(state, token)
         if matching:
             return PendingRunSteal(seat=seat, token=token, from_seats=matching)
-    return resolve_powers(turn)
+    return resolve_powers(batch)
 
 
-def end_turn(turn: Turn) -> ARiskCatPending | None:
+def end_turn(batch: ARiskCatBatch) -> ARiskCatPending | None:
     """2.4: the game ends when a turn ends with the bag empty (or, RULES 3, with fewer than two
     seats standing); else the next standing seat's turn (conceded seats are skipped)."""
-    state = turn.state
+    state = batch.state
     standing = state.standing()
     if not state.bag or len(standing) < 2:
         sheet = score(state.stacks, state.removed_paintings, state.conceded)
-        turn.emit(
+        batch.emit(
             ARiskCatGameEnded(
                 holdings=sheet.holdings,
                 paintings_won=sheet.paintings_won,
@@ -102,7 +102,7 @@ def end_turn(turn: Turn) -> ARiskCatPending | None:
         )
         return None
     seat = first_after(state, state.active_seat, standing)
-    turn.emit(ARiskCatTurnStarted(seat=seat, turn_number=state.turn_number + 1))
+    batch.emit(ARiskCatTurnStarted(seat=seat, turn_number=state.turn_number + 1))
     return PendingFirstDraw(seat=seat)
 
 

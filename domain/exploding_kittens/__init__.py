@@ -10,7 +10,8 @@ The rules, by the rulebook's sections (each module opens with the RULES.md secti
 implements and keeps the rulings that govern its code):
 
 - setup.py: RULES 1.2 (editions) and 1.3, the deal.
-- turns.py: RULES 1.4 and 1.5, turns, drawing, exploding and defusing, decision timeouts.
+- batch.py: the kernel's batch as this game's steps receive it, and the decision clock.
+- turn.py: RULES 1.4 and 1.5, turns, drawing, exploding and defusing, decision timeouts.
 - actions.py: RULES 1.6, the action cards.
 - combos.py: RULES 1.6, special combos.
 - reactions.py: RULES 1.7, Nope and the reaction window.
@@ -37,8 +38,16 @@ from domain.exploding_kittens.about import ABOUT
 from domain.exploding_kittens.commands import ExplodingKittensCommand, Leave
 from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConceded
 from domain.exploding_kittens.legal import legal_commands
-from domain.exploding_kittens.rules import deadline, decide, evolve, on_deadline, outcome, start
-from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
+from domain.exploding_kittens.rules import (
+    deadline,
+    decide,
+    evolve,
+    initial_state,
+    on_deadline,
+    outcome,
+    start,
+)
+from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState
 from domain.exploding_kittens.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
 from domain.exploding_kittens.views import ExplodingKittensView, private_to, redact, view
 

@@ -22,6 +22,7 @@ from domain import refusals
 from domain.commitment import commit, new_salt
 from domain.decider import Context
 from domain.errors import RuleViolation
+from domain.exploding_kittens.batch import ExplodingKittensBatch, timeout_at
 from domain.exploding_kittens.cards import (
     ACTION_CARDS,
     CAT_KINDS,
@@ -45,7 +46,7 @@ from domain.exploding_kittens.state import (
     ExplodingKittensState,
     ReactionWindow,
 )
-from domain.exploding_kittens.turns import Steps, end_one_turn, pending_for, timeout_at
+from domain.exploding_kittens.turn import end_one_turn, pending_for
 
 State = ExplodingKittensState
 
@@ -70,7 +71,7 @@ def window_deadline(state: State, ctx: Context) -> float:
     return ctx.now + state.options.reaction_window
 
 
-def play_card(batch: Steps, seat: int, cmd: PlayCard, ctx: Context) -> None:
+def play_card(batch: ExplodingKittensBatch, seat: int, cmd: PlayCard, ctx: Context) -> None:
     s = batch.state
     card = cmd.card
     if card in CAT_KINDS:
@@ -86,7 +87,7 @@ def play_card(batch: Steps, seat: int, cmd: PlayCard, ctx: Context) -> None:
     batch.emit(CardPlayed(seat=seat, card=card, target=cmd.target, deadline=window_deadline(s, ctx)))
 
 
-def give(batch: Steps, card: Card, ctx: Context, *, by_server: bool) -> None:
+def give(batch: ExplodingKittensBatch, card: Card, ctx: Context, *, by_server: bool) -> None:
     pending = batch.state.pending
     assert pending is not None and pending.receiver is not None
     batch.emit(
@@ -100,14 +101,14 @@ def give(batch: Steps, card: Card, ctx: Context, *, by_server: bool) -> None:
     )
 
 
-def answer_favor(batch: Steps, seat: int, cmd: GiveCard, ctx: Context) -> None:
+def answer_favor(batch: ExplodingKittensBatch, seat: int, cmd: GiveCard, ctx: Context) -> None:
     pending_for(batch.state, seat, "favor")
     if cmd.card not in batch.state.hands[seat]:
         raise RuleViolation("card_not_in_hand", f"You hold no {cmd.card}.")
     give(batch, cmd.card, ctx, by_server=False)
 
 
-def resolve_action(batch: Steps, window: ReactionWindow, ctx: Context) -> None:
+def resolve_action(batch: ExplodingKittensBatch, window: ReactionWindow, ctx: Context) -> None:
     """An action card no Nope cancelled takes effect (RULES 1.6)."""
     s = batch.state
     actor = window.actor

@@ -17,6 +17,7 @@ from domain import refusals
 from domain.decider import Context
 from domain.errors import RuleViolation
 from domain.exploding_kittens.actions import check_target, target_ok, window_deadline
+from domain.exploding_kittens.batch import ExplodingKittensBatch, timeout_at
 from domain.exploding_kittens.cards import (
     CAT_KINDS,
     Card,
@@ -37,12 +38,12 @@ from domain.exploding_kittens.state import (
     ExplodingKittensState,
     ReactionWindow,
 )
-from domain.exploding_kittens.turns import Steps, pending_for, timeout_at
+from domain.exploding_kittens.turn import pending_for
 
 State = ExplodingKittensState
 
 
-def play_combo(batch: Steps, seat: int, cmd: PlayCombo, ctx: Context) -> None:
+def play_combo(batch: ExplodingKittensBatch, seat: int, cmd: PlayCombo, ctx: Context) -> None:
     s = batch.state
     opts = s.options
     cards = cmd.cards
@@ -93,7 +94,7 @@ def play_combo(batch: Steps, seat: int, cmd: PlayCombo, ctx: Context) -> None:
     )
 
 
-def take(batch: Steps, seat: int, card: Card, ctx: Context, *, by_server: bool) -> None:
+def take(batch: ExplodingKittensBatch, seat: int, card: Card, ctx: Context, *, by_server: bool) -> None:
     batch.emit(
         CardTakenFromDiscard(
             seat=seat, card=card, by_server=by_server, turn_deadline=timeout_at(batch.state, ctx)
@@ -101,14 +102,14 @@ def take(batch: Steps, seat: int, card: Card, ctx: Context, *, by_server: bool) 
     )
 
 
-def answer_discard_pick(batch: Steps, seat: int, cmd: TakeFromDiscard, ctx: Context) -> None:
+def answer_discard_pick(batch: ExplodingKittensBatch, seat: int, cmd: TakeFromDiscard, ctx: Context) -> None:
     pending_for(batch.state, seat, "discard_pick")
     if cmd.card is Card.EXPLODING_KITTEN or cmd.card not in batch.state.discard:
         raise RuleViolation("card_not_in_discard", f"There is no {cmd.card} to take in the discard pile.")
     take(batch, seat, cmd.card, ctx, by_server=False)
 
 
-def resolve_combo(batch: Steps, window: ReactionWindow, ctx: Context) -> None:
+def resolve_combo(batch: ExplodingKittensBatch, window: ReactionWindow, ctx: Context) -> None:
     """A combo no Nope cancelled: a pair steals at random, a triple asks for a title, five
     different let the player pick from the discard pile."""
     s = batch.state

@@ -12,8 +12,7 @@ that title (cards of a title are identical).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 from msgspec.structs import replace
 
@@ -76,199 +75,15 @@ def _move_card(state: State, giver: int, receiver: int, card: Card) -> State:
     return replace(state, hands=hands)
 
 
-def _ev_deck_dealt(s: State, e: DeckDealt) -> State:
-    n = len(e.hands)
-    return replace(
-        s,
-        started=True,
-        hands=e.hands,
-        draw_pile=e.draw_pile,
-        discard=(),
-        out_of_game=e.out_of_game,
-        alive=(True,) * n,
-        active=e.first_seat,
-        turns_owed=1,
-        under_attack=False,
-        turn_deadline=e.turn_deadline,
-        commitment=e.commitment,
-        salt=e.salt,
-        seen_future=((),) * n,
-        placed_kitten=(None,) * n,
-    )
-
-
-def _ev_card_played(s: State, e: CardPlayed) -> State:
-    window = ReactionWindow(
-        actor=e.seat,
-        cards=(e.card,),
-        combo=False,
-        target=e.target,
-        named=None,
-        nopes=(),
-        deadline=e.deadline,
-        passed=(),
-    )
-    hands = _with_item(s.hands, e.seat, _without(s.hands[e.seat], e.card))
-    return replace(s, hands=hands, discard=(*s.discard, e.card), window=window)
-
-
-def _ev_combo_played(s: State, e: ComboPlayed) -> State:
-    window = ReactionWindow(
-        actor=e.seat,
-        cards=e.cards,
-        combo=True,
-        target=e.target,
-        named=e.named,
-        nopes=(),
-        deadline=e.deadline,
-        passed=(),
-    )
-    hand = s.hands[e.seat]
-    for card in e.cards:
-        hand = _without(hand, card)
-    return replace(s, hands=_with_item(s.hands, e.seat, hand), discard=s.discard + e.cards, window=window)
-
-
-def _ev_nope_played(s: State, e: NopePlayed) -> State:
-    hands = _with_item(s.hands, e.seat, _without(s.hands[e.seat], Card.NOPE))
-    window = s.window
-    if window is not None:
-        window = replace(window, nopes=(*window.nopes, e.seat), deadline=e.deadline, passed=())
-    return replace(s, hands=hands, discard=(*s.discard, Card.NOPE), window=window)
-
-
-def _ev_reaction_passed(s: State, e: ReactionPassed) -> State:
-    if s.window is None:
-        return s
-    return replace(s, window=replace(s.window, passed=(*s.window.passed, e.seat)))
-
-
-def _ev_reactions_resolved(s: State, e: ReactionsResolved) -> State:
-    return replace(s, window=None, turn_deadline=e.turn_deadline)
-
-
-def _ev_owed_turn_started(s: State, e: OwedTurnStarted) -> State:
-    return replace(
-        s, active=e.seat, turns_owed=e.turns_owed, under_attack=e.under_attack, turn_deadline=e.deadline
-    )
-
-
-def _ev_card_drawn(s: State, e: CardDrawn) -> State:
-    top = s.draw_pile[0]
-    hands = _with_item(s.hands, e.seat, (*s.hands[e.seat], top))
-    seen, placed = knowledge.after_draw(s.seen_future, s.placed_kitten)
-    return replace(s, hands=hands, draw_pile=s.draw_pile[1:], seen_future=seen, placed_kitten=placed)
-
-
-def _ev_kitten_drawn(s: State, e: KittenDrawn) -> State:
-    defusable = e.defusable
-    if defusable is None:  # stored before ``defusable`` was recorded: read the hand, as then
-        defusable = Card.DEFUSE in s.hands[e.seat]
-    pending = PendingDecision(kind="defuse", seat=e.seat, deadline=e.deadline) if defusable else None
-    seen, placed = knowledge.after_draw(s.seen_future, s.placed_kitten)
-    return replace(
-        s,
-        draw_pile=s.draw_pile[1:],
-        drawn_kitten=e.seat,
-        pending=pending,
-        seen_future=seen,
-        placed_kitten=placed,
-    )
-
-
-def _ev_kitten_defused(s: State, e: KittenDefused) -> State:
-    position = e.position if e.position is not None else 0
-    pile = (*s.draw_pile[:position], Card.EXPLODING_KITTEN, *s.draw_pile[position:])
-    hands = _with_item(s.hands, e.seat, _without(s.hands[e.seat], Card.DEFUSE))
-    seen, placed = knowledge.after_defuse(s.seen_future, s.placed_kitten, e.seat, position)
-    return replace(
-        s,
-        hands=hands,
-        discard=(*s.discard, Card.DEFUSE),
-        draw_pile=pile,
-        drawn_kitten=None,
-        pending=None,
-        commitment=e.commitment,
-        salt=e.salt,
-        seen_future=seen,
-        placed_kitten=placed,
-    )
-
-
-def _ev_player_exploded(s: State, e: PlayerExploded) -> State:
-    return replace(
-        s,
-        alive=_with_item(s.alive, e.seat, False),
-        discard=s.discard + s.hands[e.seat],
-        hands=_with_item(s.hands, e.seat, ()),
-        out_of_game=(*s.out_of_game, Card.EXPLODING_KITTEN),
-        drawn_kitten=None,
-        pending=None,
-    )
-
-
-def _ev_favor_asked(s: State, e: FavorAsked) -> State:
-    return replace(
-        s, pending=PendingDecision(kind="favor", seat=e.giver, receiver=e.receiver, deadline=e.deadline)
-    )
-
-
-def _ev_favor_given(s: State, e: FavorGiven) -> State:
-    if e.card is not None:
-        s = _move_card(s, e.giver, e.receiver, e.card)
-    return replace(s, pending=None, turn_deadline=e.turn_deadline)
-
-
-def _ev_card_stolen(s: State, e: CardStolen) -> State:
-    if e.card is None:
-        return s
-    return _move_card(s, e.victim, e.thief, e.card)
-
-
-def _ev_named_card_requested(s: State, e: NamedCardRequested) -> State:
-    if not e.given:
-        return s
-    return _move_card(s, e.target, e.seat, e.named)
-
-
-def _ev_discard_pick_asked(s: State, e: DiscardPickAsked) -> State:
-    return replace(s, pending=PendingDecision(kind="discard_pick", seat=e.seat, deadline=e.deadline))
-
-
-def _ev_card_taken_from_discard(s: State, e: CardTakenFromDiscard) -> State:
-    discard = s.discard
-    for i in range(len(discard) - 1, -1, -1):
-        if discard[i] == e.card:
-            discard = discard[:i] + discard[i + 1 :]
-            break
-    hands = _with_item(s.hands, e.seat, (*s.hands[e.seat], e.card))
-    return replace(s, discard=discard, hands=hands, pending=None, turn_deadline=e.turn_deadline)
-
-
-def _ev_future_seen(s: State, e: FutureSeen) -> State:
-    return replace(s, seen_future=_with_item(s.seen_future, e.seat, e.cards))
-
-
-def _ev_deck_shuffled(s: State, e: DeckShuffled) -> State:
-    seen, placed = knowledge.voided(s.seen_future, s.placed_kitten)
-    return replace(
-        s, draw_pile=e.order, commitment=e.commitment, salt=e.salt, seen_future=seen, placed_kitten=placed
-    )
-
-
-def _ev_action_had_no_effect(s: State, e: ActionHadNoEffect) -> State:
-    return s
-
-
-def _ev_player_conceded(s: State, e: PlayerConceded) -> State:
-    if e.kitten_left is None:  # stored before the choice was recorded: make it as it was made then
-        kitten_left, position = leaving_kitten(s, e.seat)
+def _conceded(state: State, event: PlayerConceded) -> State:
+    if event.kitten_left is None:  # stored before the choice was recorded: make it as it was made then
+        kitten_left, position = leaving_kitten(state, event.seat)
     else:
-        kitten_left, position = e.kitten_left, e.kitten_position
-    pile = s.draw_pile
-    out = s.out_of_game
-    drawn_kitten = s.drawn_kitten
-    seen, placed = s.seen_future, s.placed_kitten
+        kitten_left, position = event.kitten_left, event.kitten_position
+    pile = state.draw_pile
+    out = state.out_of_game
+    drawn_kitten = state.drawn_kitten
+    seen, placed = state.seen_future, state.placed_kitten
     if kitten_left == "drawn":
         drawn_kitten = None
         out = (*out, Card.EXPLODING_KITTEN)
@@ -276,58 +91,208 @@ def _ev_player_conceded(s: State, e: PlayerConceded) -> State:
         pile = pile[:position] + pile[position + 1 :]
         out = (*out, Card.EXPLODING_KITTEN)
         seen, placed = knowledge.after_removal(seen, placed, position)
-    window = s.window
-    if window is not None and window.actor == e.seat:
+    window = state.window
+    if window is not None and window.actor == event.seat:
         window = None
-    pending = s.pending
-    if pending is not None and e.seat in (pending.seat, pending.receiver):
+    pending = state.pending
+    if pending is not None and event.seat in (pending.seat, pending.receiver):
         pending = None
     return replace(
-        s,
-        alive=_with_item(s.alive, e.seat, False),
-        discard=s.discard + s.hands[e.seat],
-        hands=_with_item(s.hands, e.seat, ()),
+        state,
+        alive=_with_item(state.alive, event.seat, False),
+        discard=state.discard + state.hands[event.seat],
+        hands=_with_item(state.hands, event.seat, ()),
         draw_pile=pile,
         out_of_game=out,
         drawn_kitten=drawn_kitten,
         window=window,
         pending=pending,
-        turn_deadline=e.turn_deadline,
+        turn_deadline=event.turn_deadline,
         seen_future=seen,
         placed_kitten=placed,
     )
 
 
-def _ev_won(s: State, e: ExplodingKittensWon) -> State:
-    return replace(s, winner=e.winner, window=None, pending=None)
-
-
-_EVOLVERS: dict[type[Any], Callable[[State, Any], State]] = {
-    DeckDealt: _ev_deck_dealt,
-    CardPlayed: _ev_card_played,
-    ComboPlayed: _ev_combo_played,
-    NopePlayed: _ev_nope_played,
-    ReactionPassed: _ev_reaction_passed,
-    ReactionsResolved: _ev_reactions_resolved,
-    OwedTurnStarted: _ev_owed_turn_started,
-    CardDrawn: _ev_card_drawn,
-    KittenDrawn: _ev_kitten_drawn,
-    KittenDefused: _ev_kitten_defused,
-    PlayerExploded: _ev_player_exploded,
-    FavorAsked: _ev_favor_asked,
-    FavorGiven: _ev_favor_given,
-    CardStolen: _ev_card_stolen,
-    NamedCardRequested: _ev_named_card_requested,
-    DiscardPickAsked: _ev_discard_pick_asked,
-    CardTakenFromDiscard: _ev_card_taken_from_discard,
-    FutureSeen: _ev_future_seen,
-    DeckShuffled: _ev_deck_shuffled,
-    ActionHadNoEffect: _ev_action_had_no_effect,
-    PlayerConceded: _ev_player_conceded,
-    ExplodingKittensWon: _ev_won,
-}
-
-
 def evolve(state: State, event: ExplodingKittensEvent) -> State:
     """Apply one event. Total over the game's events, deterministic, no RNG or clock."""
-    return _EVOLVERS[type(event)](state, event)
+    match event:
+        case DeckDealt():
+            n = len(event.hands)
+            return replace(
+                state,
+                started=True,
+                hands=event.hands,
+                draw_pile=event.draw_pile,
+                discard=(),
+                out_of_game=event.out_of_game,
+                alive=(True,) * n,
+                active=event.first_seat,
+                turns_owed=1,
+                under_attack=False,
+                turn_deadline=event.turn_deadline,
+                commitment=event.commitment,
+                salt=event.salt,
+                seen_future=((),) * n,
+                placed_kitten=(None,) * n,
+            )
+        case CardPlayed():
+            window = ReactionWindow(
+                actor=event.seat,
+                cards=(event.card,),
+                combo=False,
+                target=event.target,
+                named=None,
+                nopes=(),
+                deadline=event.deadline,
+                passed=(),
+            )
+            hands = _with_item(state.hands, event.seat, _without(state.hands[event.seat], event.card))
+            return replace(state, hands=hands, discard=(*state.discard, event.card), window=window)
+        case ComboPlayed():
+            window = ReactionWindow(
+                actor=event.seat,
+                cards=event.cards,
+                combo=True,
+                target=event.target,
+                named=event.named,
+                nopes=(),
+                deadline=event.deadline,
+                passed=(),
+            )
+            hand = state.hands[event.seat]
+            for card in event.cards:
+                hand = _without(hand, card)
+            return replace(
+                state,
+                hands=_with_item(state.hands, event.seat, hand),
+                discard=state.discard + event.cards,
+                window=window,
+            )
+        case NopePlayed():
+            hands = _with_item(state.hands, event.seat, _without(state.hands[event.seat], Card.NOPE))
+            if state.window is not None:
+                nopes = (*state.window.nopes, event.seat)
+                state = replace(
+                    state, window=replace(state.window, nopes=nopes, deadline=event.deadline, passed=())
+                )
+            return replace(state, hands=hands, discard=(*state.discard, Card.NOPE))
+        case ReactionPassed():
+            if state.window is None:
+                return state
+            return replace(state, window=replace(state.window, passed=(*state.window.passed, event.seat)))
+        case ReactionsResolved():
+            return replace(state, window=None, turn_deadline=event.turn_deadline)
+        case OwedTurnStarted():
+            return replace(
+                state,
+                active=event.seat,
+                turns_owed=event.turns_owed,
+                under_attack=event.under_attack,
+                turn_deadline=event.deadline,
+            )
+        case CardDrawn():
+            top = state.draw_pile[0]
+            hands = _with_item(state.hands, event.seat, (*state.hands[event.seat], top))
+            seen, placed = knowledge.after_draw(state.seen_future, state.placed_kitten)
+            return replace(
+                state, hands=hands, draw_pile=state.draw_pile[1:], seen_future=seen, placed_kitten=placed
+            )
+        case KittenDrawn():
+            defusable = event.defusable
+            if defusable is None:  # stored before ``defusable`` was recorded: read the hand, as then
+                defusable = Card.DEFUSE in state.hands[event.seat]
+            pending = (
+                PendingDecision(kind="defuse", seat=event.seat, deadline=event.deadline)
+                if defusable
+                else None
+            )
+            seen, placed = knowledge.after_draw(state.seen_future, state.placed_kitten)
+            return replace(
+                state,
+                draw_pile=state.draw_pile[1:],
+                drawn_kitten=event.seat,
+                pending=pending,
+                seen_future=seen,
+                placed_kitten=placed,
+            )
+        case KittenDefused():
+            position = event.position if event.position is not None else 0
+            pile = (*state.draw_pile[:position], Card.EXPLODING_KITTEN, *state.draw_pile[position:])
+            hands = _with_item(state.hands, event.seat, _without(state.hands[event.seat], Card.DEFUSE))
+            seen, placed = knowledge.after_defuse(
+                state.seen_future, state.placed_kitten, event.seat, position
+            )
+            return replace(
+                state,
+                hands=hands,
+                discard=(*state.discard, Card.DEFUSE),
+                draw_pile=pile,
+                drawn_kitten=None,
+                pending=None,
+                commitment=event.commitment,
+                salt=event.salt,
+                seen_future=seen,
+                placed_kitten=placed,
+            )
+        case PlayerExploded():
+            return replace(
+                state,
+                alive=_with_item(state.alive, event.seat, False),
+                discard=state.discard + state.hands[event.seat],
+                hands=_with_item(state.hands, event.seat, ()),
+                out_of_game=(*state.out_of_game, Card.EXPLODING_KITTEN),
+                drawn_kitten=None,
+                pending=None,
+            )
+        case FavorAsked():
+            return replace(
+                state,
+                pending=PendingDecision(
+                    kind="favor", seat=event.giver, receiver=event.receiver, deadline=event.deadline
+                ),
+            )
+        case FavorGiven():
+            if event.card is not None:
+                state = _move_card(state, event.giver, event.receiver, event.card)
+            return replace(state, pending=None, turn_deadline=event.turn_deadline)
+        case CardStolen():
+            if event.card is None:
+                return state
+            return _move_card(state, event.victim, event.thief, event.card)
+        case NamedCardRequested():
+            if not event.given:
+                return state
+            return _move_card(state, event.target, event.seat, event.named)
+        case DiscardPickAsked():
+            return replace(
+                state, pending=PendingDecision(kind="discard_pick", seat=event.seat, deadline=event.deadline)
+            )
+        case CardTakenFromDiscard():
+            discard = state.discard
+            for i in range(len(discard) - 1, -1, -1):
+                if discard[i] == event.card:
+                    discard = discard[:i] + discard[i + 1 :]
+                    break
+            hands = _with_item(state.hands, event.seat, (*state.hands[event.seat], event.card))
+            return replace(
+                state, discard=discard, hands=hands, pending=None, turn_deadline=event.turn_deadline
+            )
+        case FutureSeen():
+            return replace(state, seen_future=_with_item(state.seen_future, event.seat, event.cards))
+        case DeckShuffled():
+            seen, placed = knowledge.voided(state.seen_future, state.placed_kitten)
+            return replace(
+                state,
+                draw_pile=event.order,
+                commitment=event.commitment,
+                salt=event.salt,
+                seen_future=seen,
+                placed_kitten=placed,
+            )
+        case ActionHadNoEffect():
+            return state
+        case PlayerConceded():
+            return _conceded(state, event)
+        case ExplodingKittensWon():
+            return replace(state, winner=event.winner, window=None, pending=None)
+    assert_never(event)

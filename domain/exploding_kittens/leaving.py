@@ -13,6 +13,7 @@ Rulings kept here:
 from __future__ import annotations
 
 from domain.decider import Context
+from domain.exploding_kittens.batch import ExplodingKittensBatch, timeout_at
 from domain.exploding_kittens.cards import Card
 from domain.exploding_kittens.events import (
     KittenLeft,
@@ -20,7 +21,7 @@ from domain.exploding_kittens.events import (
 )
 from domain.exploding_kittens.reactions import close_window
 from domain.exploding_kittens.state import ExplodingKittensState
-from domain.exploding_kittens.turns import Steps, after_elimination, timeout_at
+from domain.exploding_kittens.turn import after_elimination
 
 State = ExplodingKittensState
 
@@ -36,7 +37,7 @@ def leaving_kitten(s: State, seat: int) -> tuple[KittenLeft, int | None]:
     return "none", None
 
 
-def leave(batch: Steps, seat: int, ctx: Context) -> None:
+def concede(batch: ExplodingKittensBatch, seat: int, ctx: Context) -> None:
     s = batch.state
     was_active = s.active == seat
     pending = s.pending

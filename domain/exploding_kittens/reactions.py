@@ -19,6 +19,7 @@ from __future__ import annotations
 from domain.decider import Context
 from domain.errors import RuleViolation
 from domain.exploding_kittens.actions import resolve_action
+from domain.exploding_kittens.batch import ExplodingKittensBatch, timeout_at
 from domain.exploding_kittens.cards import Card
 from domain.exploding_kittens.combos import resolve_combo
 from domain.exploding_kittens.commands import Nope
@@ -32,7 +33,6 @@ from domain.exploding_kittens.state import (
     ExplodingKittensState,
     ReactionWindow,
 )
-from domain.exploding_kittens.turns import Steps, timeout_at
 
 State = ExplodingKittensState
 
@@ -44,7 +44,7 @@ def open_window_checks(state: State, ctx: Context) -> ReactionWindow:
     return window
 
 
-def nope(batch: Steps, seat: int, cmd: Nope, ctx: Context) -> None:
+def nope(batch: ExplodingKittensBatch, seat: int, cmd: Nope, ctx: Context) -> None:
     window = open_window_checks(batch.state, ctx)
     if seat == window.top_seat:
         raise RuleViolation("cannot_nope_own_card", "You cannot Nope a card you played yourself.")
@@ -63,7 +63,7 @@ def nope(batch: Steps, seat: int, cmd: Nope, ctx: Context) -> None:
     )
 
 
-def pass_reaction(batch: Steps, seat: int, ctx: Context) -> None:
+def pass_reaction(batch: ExplodingKittensBatch, seat: int, ctx: Context) -> None:
     window = open_window_checks(batch.state, ctx)
     eligible = batch.state.eligible()
     if seat not in eligible:
@@ -77,7 +77,7 @@ def pass_reaction(batch: Steps, seat: int, ctx: Context) -> None:
         close_window(batch, ctx, "passes")
 
 
-def close_window(batch: Steps, ctx: Context, closed_by: ClosedBy) -> None:
+def close_window(batch: ExplodingKittensBatch, ctx: Context, closed_by: ClosedBy) -> None:
     window = batch.state.window
     assert window is not None
     noped = len(window.nopes) % 2 == 1

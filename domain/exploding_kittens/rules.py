@@ -1,7 +1,8 @@
-"""Exploding Kittens' public entry points: ``start``, ``decide``, ``evolve`` and the server's side.
+"""Exploding Kittens' public entry points: ``initial_state``, ``start``, ``decide``, ``evolve`` and
+the server's side.
 
 ``decide`` checks who may act and dispatches to the rulebook's sections: setup.py (RULES 1.3),
-turns.py (1.4, 1.5), actions.py (1.6), combos.py (1.6 combos), reactions.py (1.7), leaving.py
+turn.py (1.4, 1.5), actions.py (1.6), combos.py (1.6 combos), reactions.py (1.7), leaving.py
 (1.8); the server's own commands (RULES 3: closing a window, acting on a timeout) are here.
 ``evolve`` (fold.py) only applies facts.
 """
@@ -13,6 +14,7 @@ from domain.batch import Batch
 from domain.decider import Context, Outcome
 from domain.errors import RuleViolation
 from domain.exploding_kittens.actions import answer_favor, give, play_card
+from domain.exploding_kittens.batch import ExplodingKittensBatch
 from domain.exploding_kittens.cards import Card
 from domain.exploding_kittens.combos import answer_discard_pick, play_combo, take
 from domain.exploding_kittens.commands import (
@@ -32,16 +34,16 @@ from domain.exploding_kittens.commands import (
 )
 from domain.exploding_kittens.events import ExplodingKittensEvent
 from domain.exploding_kittens.fold import evolve
-from domain.exploding_kittens.leaving import leave
+from domain.exploding_kittens.leaving import concede
 from domain.exploding_kittens.reactions import close_window, nope, pass_reaction
-from domain.exploding_kittens.setup import start
+from domain.exploding_kittens.setup import initial_state, start
 from domain.exploding_kittens.state import ExplodingKittensState
-from domain.exploding_kittens.turns import Steps, answer_defuse, defuse, draw
+from domain.exploding_kittens.turn import answer_defuse, defuse, draw
 from domain.rereading import checked
 
 State = ExplodingKittensState
 
-__all__ = ["deadline", "decide", "evolve", "on_deadline", "outcome", "start"]
+__all__ = ["deadline", "decide", "evolve", "initial_state", "on_deadline", "outcome", "start"]
 
 
 def _validated(command: object) -> ExplodingKittensCommand:
@@ -67,7 +69,7 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
         raise RuleViolation(refusals.GAME_OVER, "The game is over.")
     if isinstance(cmd, ResolveReactions | ActOnTimeout) and ctx.seat is not None:
         raise RuleViolation(refusals.SERVER_ONLY, "Only the server acts on a deadline.")
-    batch: Steps = Batch(state, evolve)
+    batch: ExplodingKittensBatch = Batch(state, evolve)
     window = state.window
     if (
         window is not None
@@ -82,7 +84,7 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
         case ActOnTimeout():
             _act_on_timeout(batch, ctx)
         case Leave():
-            leave(batch, _acting_seat(state, ctx), ctx)
+            concede(batch, _acting_seat(state, ctx), ctx)
         case Nope():
             nope(batch, _acting_seat(state, ctx), cmd, ctx)
         case PassReaction():
@@ -121,7 +123,7 @@ def _check_turn(state: State, seat: int) -> None:
         )
 
 
-def _resolve_reactions(batch: Steps, ctx: Context) -> None:
+def _resolve_reactions(batch: ExplodingKittensBatch, ctx: Context) -> None:
     window = batch.state.window
     if window is None:
         raise RuleViolation("window_closed", "No reaction window is open.")
@@ -130,7 +132,7 @@ def _resolve_reactions(batch: Steps, ctx: Context) -> None:
     close_window(batch, ctx, "deadline")
 
 
-def _act_on_timeout(batch: Steps, ctx: Context) -> None:
+def _act_on_timeout(batch: ExplodingKittensBatch, ctx: Context) -> None:
     s = batch.state
     if s.options.decision_timeout is None:
         raise RuleViolation(refusals.NO_DEADLINE, "This game has no decision timeout.")

@@ -13,6 +13,7 @@ from domain import refusals
 from domain.commitment import commit, new_salt
 from domain.decider import Context
 from domain.errors import RuleViolation
+from domain.exploding_kittens.batch import timeout_at
 from domain.exploding_kittens.cards import (
     HAND_DEAL,
     Card,
@@ -23,10 +24,13 @@ from domain.exploding_kittens.events import (
     DeckDealt,
     ExplodingKittensEvent,
 )
-from domain.exploding_kittens.state import ExplodingKittensState
-from domain.exploding_kittens.turns import timeout_at
+from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState
 
 State = ExplodingKittensState
+
+
+def initial_state(options: ExplodingKittensOptions) -> State:
+    return ExplodingKittensState(options=options)
 
 
 def start(state: State, ctx: Context) -> list[ExplodingKittensEvent]:

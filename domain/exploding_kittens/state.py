@@ -98,7 +98,3 @@ class ExplodingKittensState(msgspec.Struct, frozen=True, kw_only=True):
             return []
         top = self.window.top_seat
         return [seat for seat, alive in enumerate(self.alive) if alive and seat != top]
-
-
-def initial_state(options: ExplodingKittensOptions) -> ExplodingKittensState:
-    return ExplodingKittensState(options=options)

@@ -3,6 +3,7 @@ a viewer or a command that does not belong to the game."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import pytest
@@ -61,3 +62,29 @@ def test_every_game_refuses_the_view_of_a_seat_it_does_not_have(kind: str) -> No
     with pytest.raises(RuleViolation) as err:
         decider.view(state, Seat(decider.max_players))
     assert err.value.code == refusals.NOT_A_PLAYER
+
+
+# The modules both house games have, each for the same concern (docs/game-authors.md, "The two
+# games side by side"): a reader who knows one game finds everything in the other.
+_SHARED_MODULES = (
+    "about",
+    "batch",
+    "commands",
+    "events",
+    "fold",
+    "legal",
+    "rules",
+    "setup",
+    "state",
+    "turn",
+    "upcasters",
+    "views",
+)
+
+
+@pytest.mark.parametrize("game", ["exploding_kittens", "a_risk_cat"])
+def test_both_games_keep_each_shared_concern_in_the_same_module(game: str) -> None:
+    modules = {name: importlib.import_module(f"domain.{game}.{name}") for name in _SHARED_MODULES}
+    assert "initial_state" in vars(modules["setup"]) and "start" in vars(modules["setup"])
+    assert "evolve" in vars(modules["fold"]) and "decide" in vars(modules["rules"])
+    assert "legal_commands" in vars(modules["legal"]) and "view" in vars(modules["views"])

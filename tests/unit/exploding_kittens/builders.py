@@ -11,7 +11,8 @@ from msgspec.structs import replace
 from domain.decider import Context
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.cards import Card
-from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState, initial_state
+from domain.exploding_kittens.setup import initial_state
+from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState
 from domain.rereading import rereading
 from tests.given import Rules, given_for
 

@@ -22,7 +22,7 @@ from domain.decider import Context
 from domain.errors import RuleViolation
 
 
-class Turn(Batch[ARiskCatState, ARiskCatEvent]):
+class ARiskCatBatch(Batch[ARiskCatState, ARiskCatEvent]):
     """The kernel's batch for one decision, with the context and this game's last step."""
 
     __slots__ = ("ctx",)

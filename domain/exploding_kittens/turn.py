@@ -20,15 +20,14 @@ Rulings kept here (RULES.md):
 from __future__ import annotations
 
 from domain import refusals
-from domain.batch import Batch
 from domain.commitment import commit, new_salt
 from domain.decider import Context
 from domain.errors import RuleViolation
+from domain.exploding_kittens.batch import ExplodingKittensBatch, timeout_at
 from domain.exploding_kittens.cards import Card
 from domain.exploding_kittens.commands import Defuse
 from domain.exploding_kittens.events import (
     CardDrawn,
-    ExplodingKittensEvent,
     ExplodingKittensWon,
     KittenDefused,
     KittenDrawn,
@@ -39,16 +38,8 @@ from domain.exploding_kittens.state import ExplodingKittensState
 
 State = ExplodingKittensState
 
-Steps = Batch[ExplodingKittensState, ExplodingKittensEvent]
-"""The kernel's batch, as this game's steps receive it."""
 
-
-def timeout_at(state: State, ctx: Context) -> float | None:
-    timeout = state.options.decision_timeout
-    return None if timeout is None else ctx.now + timeout
-
-
-def end_one_turn(batch: Steps, ctx: Context) -> None:
+def end_one_turn(batch: ExplodingKittensBatch, ctx: Context) -> None:
     """The active seat's current owed turn is over (a draw, a Skip, a Defuse)."""
     s = batch.state
     if s.turns_owed > 1:
@@ -68,7 +59,7 @@ def end_one_turn(batch: Steps, ctx: Context) -> None:
         )
 
 
-def after_elimination(batch: Steps, seat: int, was_active: bool, ctx: Context) -> bool:
+def after_elimination(batch: ExplodingKittensBatch, seat: int, was_active: bool, ctx: Context) -> bool:
     """Declare the winner, or pass the turn if the eliminated seat had it. True if the game ended."""
     s = batch.state
     living = s.living()
@@ -84,7 +75,7 @@ def after_elimination(batch: Steps, seat: int, was_active: bool, ctx: Context) -
     return False
 
 
-def draw(batch: Steps, seat: int, ctx: Context, *, by_server: bool) -> None:
+def draw(batch: ExplodingKittensBatch, seat: int, ctx: Context, *, by_server: bool) -> None:
     s = batch.state
     if not s.draw_pile:  # cannot happen: the pile always holds living players - 1 Kittens
         raise RuleViolation("draw_pile_empty", "The draw pile is empty.")
@@ -115,7 +106,7 @@ def pending_for(state: State, seat: int, kind: str) -> None:
         raise RuleViolation("not_your_decision", f"The decision belongs to seat {pending.seat}.")
 
 
-def defuse(batch: Steps, seat: int, position: int, ctx: Context, *, by_server: bool) -> None:
+def defuse(batch: ExplodingKittensBatch, seat: int, position: int, ctx: Context, *, by_server: bool) -> None:
     s = batch.state
     pile = (*s.draw_pile[:position], Card.EXPLODING_KITTEN, *s.draw_pile[position:])
     salt = new_salt(ctx.rng)
@@ -127,7 +118,7 @@ def defuse(batch: Steps, seat: int, position: int, ctx: Context, *, by_server: b
     end_one_turn(batch, ctx)
 
 
-def answer_defuse(batch: Steps, seat: int, cmd: Defuse, ctx: Context) -> None:
+def answer_defuse(batch: ExplodingKittensBatch, seat: int, cmd: Defuse, ctx: Context) -> None:
     pending_for(batch.state, seat, "defuse")
     size = len(batch.state.draw_pile)
     if not 0 <= cmd.position <= size:
