@@ -587,7 +587,7 @@ async def test_seqs_are_in_the_seats_numbering_when_events_are_hidden_from_it(
     """A seat names the events it disputes by its own numbers; the log holds the log's seqs."""
     mod = moderator_headers(settings)
     async with httpx.AsyncClient(base_url=server_url) as http:
-        game = await _window_open(PlaylogClient(server_url, http=http))
+        game = await _window_open(PlaylogClient(server_url, http=http), mod)
         await game.send(1, {"type": "PassReaction"})  # hidden from seat 2
         await game.send(2, {"type": "PassReaction"})  # the window closes: a public event follows
         own = (await http.get(f"/games/{game.id}/seats/2/events", headers=_auth(game, 2))).json()

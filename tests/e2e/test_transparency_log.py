@@ -372,7 +372,7 @@ async def test_a_seat_gets_no_proof_while_its_game_holds_an_event_hidden_from_it
 ) -> None:
     from tests.e2e.test_numbering_leaks import _window_open
 
-    game = await _window_open(api)
+    game = await _window_open(api, moderator)
     seat = {"Authorization": f"Bearer {game.seats[2].token}"}
     assert (await http.get(f"/games/{game.id}/log-proof", headers=seat)).status_code == 200
     await game.send(1, {"type": "PassReaction"})  # seat 1 alone may know this event exists
