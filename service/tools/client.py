@@ -42,7 +42,7 @@ from service.http.api.lobby import SeatOut as JoinedSeat
 from service.http.api.players import PlayerCreatedOut as CreatedPlayer
 from service.http.api.players import PlayerGames
 from service.store.events import ChainReport
-from service.tools.transport import ApiError, Retrying, RoundRobin
+from service.tools.transport import Retrying, RoundRobin
 
 __all__ = [
     "ApiError",
@@ -59,6 +59,15 @@ __all__ = [
     "RoundRobin",
     "SeatView",
 ]
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, detail: str, body: dict[str, Any]) -> None:
+        super().__init__(f"{status} {code}: {detail}")
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.body = body
 
 
 class ReceiptRefused(Exception):

@@ -32,15 +32,6 @@ class RoundRobin(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, detail: str, body: dict[str, Any]) -> None:
-        super().__init__(f"{status} {code}: {detail}")
-        self.status = status
-        self.code = code
-        self.detail = detail
-        self.body = body
-
-
 class Retrying:
     """Sends a request, and again on a transport error or a 5xx while ``max_retries`` allow, with a
     growing pause (the server's ``Retry-After`` when it gives one). A request that is not

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 from domain import commitment
-from projections.export import format as export_format
 from projections.export.format import canonical, parse
+from tests.mutations.forge import rechain
 
 
 class Forged:
@@ -68,20 +67,7 @@ class Forged:
     def lines(self) -> list[str]:
         """The file with its chain and header recomputed."""
         header = self.header
-        running = export_format.GENESIS_HASH
-        for event in self.events:
-            event["prev_hash"] = running.hex()
-            running = export_format.event_digest(
-                running,
-                header["game_id"],
-                event["seq"],
-                event["type"],
-                event["schema_version"],
-                event["data"],
-                event["metadata"],
-                Decimal(event["recorded_at"]),
-            )
-            event["hash"] = running.hex()
+        running = rechain(header["game_id"], self.events)
         header["events"] = len(self.events)
         header["last_hash"] = running.hex()
         return [canonical(record) + "\n" for record in self.records]

@@ -9,7 +9,6 @@ draws came from (docs/export-format.md).
 from __future__ import annotations
 
 import copy
-import random
 import secrets
 from typing import Any
 
@@ -19,28 +18,9 @@ from litestar.testing import AsyncTestClient
 
 from domain import randomness
 from projections.export import verify as export_verify
-from service.app.auth import Principal, issue
-from service.config import Settings
-from service.tools.bot import play_game
 from service.tools.client import PlaylogClient
 from tests.e2e.forgery import Forged
-
-
-@pytest.fixture
-def moderator(settings: Settings) -> dict[str, str]:
-    return {
-        "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='mod'), 3600)}"
-    }
-
-
-async def _exported(
-    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str], kind: str, options: dict
-) -> list[str]:
-    report = await play_game(api, kind, options, rng=random.Random(7))
-    assert report.finished
-    response = await http.get(f"/games/{report.game_id}/export", headers=moderator)
-    assert response.status_code == 200
-    return response.text.splitlines(keepends=True)
+from tests.e2e.test_export import _exported
 
 
 @pytest.fixture

@@ -23,6 +23,26 @@ DEALS = {"exploding_kittens": "DeckDealt", "a_risk_cat": "ARiskCatGameSetUp"}
 DEAL_ORDER = {"DeckDealt": "draw_pile", "ARiskCatGameSetUp": "bag"}
 
 
+def rechain(game_id: str, events: list[dict[str, Any]]) -> bytes:
+    """Each event's ``prev_hash`` and ``hash`` recomputed in place, as a forger with the database
+    would; returns the last hash."""
+    running = export_format.GENESIS_HASH
+    for event in events:
+        event["prev_hash"] = running.hex()
+        running = export_format.event_digest(
+            running,
+            game_id,
+            event["seq"],
+            event["type"],
+            event["schema_version"],
+            event["data"],
+            event["metadata"],
+            Decimal(event["recorded_at"]),
+        )
+        event["hash"] = running.hex()
+    return running
+
+
 class Forged:
     """An export's records, editable, written back with the chain recomputed."""
 
@@ -79,21 +99,9 @@ class Forged:
         return seq
 
     def lines(self) -> list[bytes]:
-        running = export_format.GENESIS_HASH
+        running = rechain(self.header["game_id"], self.events)
         out = []
         for event in self.events:
-            event["prev_hash"] = running.hex()
-            running = export_format.event_digest(
-                running,
-                self.header["game_id"],
-                event["seq"],
-                event["type"],
-                event["schema_version"],
-                event["data"],
-                event["metadata"],
-                Decimal(event["recorded_at"]),
-            )
-            event["hash"] = running.hex()
             head = {
                 k: event[k]
                 for k in ("record", "seq", "type", "schema_version", "recorded_at", "prev_hash", "hash")
