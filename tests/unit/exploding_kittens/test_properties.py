@@ -39,6 +39,7 @@ from domain.exploding_kittens.events import (
     ReactionPassed,
 )
 from domain.exploding_kittens.state import ExplodingKittensState
+from domain.rereading import rereading
 from domain.viewers import Seat, Spectator
 
 EVENT_DECODER = msgspec.json.Decoder(DECIDER.event_type)
@@ -279,6 +280,7 @@ garbage_value = st.one_of(
     st.lists(st.sampled_from(list(Card)), max_size=6),
     st.tuples(st.sampled_from(list(Card)), st.integers()),
 )
+HAND_BUILT = rereading(DECIDER)  # garbage is built by hand: read as a client's body would be
 garbage_commands = st.one_of(
     st.builds(PlayCard, card=garbage_value, target=garbage_value),
     st.builds(PlayCombo, cards=garbage_value, target=garbage_value, named=garbage_value),
@@ -312,7 +314,7 @@ def test_0_enforced__garbage_commands_only_raise_rule_violations(
             break
     for command, seat in commands:
         try:
-            events = DECIDER.decide(game.state, command, Context(random.Random(1), now, seat))
+            events = HAND_BUILT.decide(game.state, command, Context(random.Random(1), now, seat))
         except RuleViolation:
             continue
         state = DECIDER.fold(game.state, events)
