@@ -22,10 +22,14 @@ import msgspec
 from domain import refusals
 from domain.a_risk_cat import DECIDER as A_RISK_CAT
 from domain.decider import Decider, Upcaster
+from domain.disputes import commands as dispute_commands
+from domain.disputes import events as dispute_events
 from domain.disputes.decider import DISPUTES
 from domain.disputes.events import DisputeEvents
 from domain.errors import RuleViolation
 from domain.exploding_kittens import DECIDER as EXPLODING_KITTENS
+from domain.personal import Fields
+from domain.table import commands as table_commands
 from domain.table import events as lobby
 from domain.table.decider import SeatedDecider, seated
 
@@ -34,6 +38,10 @@ from domain.table.decider import SeatedDecider, seated
 LOBBY_DECODER = msgspec.json.Decoder(lobby.LobbyEvents)
 DISPUTE_DECODER = msgspec.json.Decoder(DisputeEvents)
 _SHARED_EVENTS = (*get_args(lobby.LobbyEvents), *get_args(DisputeEvents))
+# Every personal field of every log (domain/personal.py): the lobby's and the disputes' (no
+# game's own event or command carries a person's words).
+PERSONAL_EVENTS: Fields = {**lobby.PERSONAL_FIELDS, **dispute_events.PERSONAL_FIELDS}
+PERSONAL_COMMANDS: Fields = {**table_commands.PERSONAL_FIELDS, **dispute_commands.PERSONAL_FIELDS}
 
 
 def tag_of(struct: type) -> str:

@@ -13,10 +13,11 @@ A receipt is a C2SP signed note whose body is::
 
 Everything in it is in the seat's own numbering (RULES 3): no seq, no count of hidden events.
 ``events`` hashes ``[[number, type, data], ...]``, the events exactly as the seat was given
-them, in the canonical text of docs/export-format.md (jsonb's: keys by byte length then bytes,
-numbers in plain notation with their own digits) so that any language reproduces it byte for
-byte. A ``playlog/receipt/v1`` receipt (signed before) hashed msgspec's compact JSON with sorted
-keys instead, whose float text other languages do not write alike; it still verifies. ``head`` is
+them (a person's words sealed, as the log keeps them: docs/erasure.md), in the canonical text
+of docs/export-format.md (jsonb's: keys by byte length then bytes, numbers in plain notation
+with their own digits) so that any language reproduces it byte for byte. A
+``playlog/receipt/v1`` receipt (signed before) hashed msgspec's compact JSON with sorted keys
+instead, whose float text other languages do not write alike; it still verifies. ``head`` is
 ``HMAC-SHA256(game key, head hash)``: the seat cannot test a guess of the hidden events against
 it, because the game key is the service's secret until an export reveals it (``receipt_keys``).
 The game key is ``HMAC-SHA256(secret, "playlog/receipt-head/v1" || game id)``, the secret
@@ -40,6 +41,7 @@ from typing import Any
 
 import msgspec
 
+from domain.personal import sealed_form
 from projections.export.canonical import canonical
 from projections.notes import DASH, ED25519, Note, NoteError, Signer, Verifier
 
@@ -56,8 +58,10 @@ class ReceiptError(ValueError):
 
 def events_digest(events: Iterable[tuple[int, str, Any]], version: int = 2) -> bytes:
     """The digest of ``(number, type, data)`` triples as the seat was given them: SHA-256 of their
-    canonical text (``version`` 1: of msgspec's sorted compact JSON)."""
-    triples = [[n, t, d] for n, t, d in events]
+    canonical text (``version`` 1: of msgspec's sorted compact JSON). Each body is hashed as the
+    log keeps it, its personal texts sealed (domain/personal.py's ``sealed_form``): a receipt
+    verifies the same once a person in it is erased."""
+    triples = [[n, t, sealed_form(msgspec.to_builtins(d))] for n, t, d in events]
     if version == 1:
         return hashlib.sha256(_sorted.encode(triples)).digest()
     return hashlib.sha256(canonical(msgspec.to_builtins(triples)).encode()).digest()

@@ -7,6 +7,8 @@ the use cases, the streams' hub, the projector, the scheduler and the transparen
 
 from __future__ import annotations
 
+import hmac
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields
@@ -16,6 +18,7 @@ from projections.receipts import ReceiptSigner
 from service.app.access import Access
 from service.app.auth import Keyring
 from service.app.disputes import Disputes
+from service.app.erasure import Erasure
 from service.app.games import GameService
 from service.app.incidents import Incidents
 from service.app.listing import Listings
@@ -58,6 +61,7 @@ class Services:
     projector: Projector
     transparency: TransparencyLog
     sequencer: Sequencer
+    erasure: Erasure
 
     def by_name(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -72,7 +76,10 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     # A replica that is down at start only sends its reads to the primary: no connection first.
     replica = None
     if settings.read_database_url:
-        replica = EventStore(await create_pool(settings.read_database_url, min_size=0, max_size=20))
+        replica = EventStore(
+            await create_pool(settings.read_database_url, min_size=0, max_size=20),
+            personal=store.personal,  # texts are opened from the primary: an erasure shows at once
+        )
     reads = Reads(store, replica, wait=settings.replica_wait)
     listener = Listener(url)
     notifier = Notifier(pool, local=listener.deliver)
@@ -86,11 +93,20 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         reads=reads,
         command_log=settings.command_log,
         receipts=ReceiptSigner(identity.keys),
+        # Seats' claims (domain/personal.py) from the oldest log key: the same after a rotation.
+        claims=hmac.digest(identity.keys[-1].key.private_bytes_raw(), b"playlog/claims/v1", "sha256"),
     )
     listener.on_append(games.invalidate)
     listener.on_resync(games.forget_all)
     scheduler = Scheduler(games, settings.scheduler_interval)
     feeds = FeedHub(reads, listener, tables)
+
+    def forget_erased(game_id: uuid.UUID) -> None:  # docs/erasure.md
+        games.forget(game_id)
+        feeds.forget(game_id)
+        store.personal.forget()
+
+    listener.on_erased(forget_erased)
     moderators = Moderators(pool, settings.moderator_cache_seconds)
     listener.on_auth(moderators.on_auth)
     listener.on_resync(moderators.invalidate)
@@ -114,6 +130,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         projector=projector,
         transparency=TransparencyLog(pool, identity, settings.witnesses()),
         sequencer=sequencer,
+        erasure=Erasure(games, pool, forget=forget_erased),
     )
     notifier.start()
     listener.start()

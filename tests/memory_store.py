@@ -10,6 +10,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
+
+from domain import registry
+from projections.personal import Kept, open_body
 from service.store.events import (
     AppendResult,
     ConcurrencyConflict,
@@ -43,6 +47,7 @@ class MemoryEventStore:
         self._position = 0
         self.incidents: dict[uuid.UUID, tuple[str, int, int]] = {}  # the open ones
         self.seeds = MemorySeeds()
+        self.texts: dict[str, str] = {}  # personal texts by seal (service/store/personal.py)
 
     async def append(
         self,
@@ -56,8 +61,10 @@ class MemoryEventStore:
         fingerprint: str | None = None,
         due_at: float | None = None,
         command: dict[str, Any] | None = None,
+        kept: Sequence[Kept] = (),
     ) -> AppendResult:
         self.appends += 1
+        self.texts.update((k.seal, k.text) for k in kept)
         if self.before_append is not None:
             self.before_append(game_id)
         log = self.events.setdefault(game_id, [])
@@ -74,7 +81,18 @@ class MemoryEventStore:
         log.extend(stored)
         if command_id is not None:
             self.commands[(game_id, command_id)] = (stored[0].seq, stored[-1].seq, fingerprint)
-        return AppendResult(events=stored, duplicate=False, fingerprint=fingerprint)
+        return AppendResult(events=self._opened(stored), duplicate=False, fingerprint=fingerprint)
+
+    def _opened(self, stored: list[StoredEvent]) -> list[StoredEvent]:
+        """``stored`` with its seals opened, as the real store reads them."""
+        out = []
+        for event in stored:
+            fields = registry.PERSONAL_EVENTS.get(event.type)
+            if fields is not None:
+                body = open_body(msgspec.json.decode(event.data), fields, self.texts)
+                event = msgspec.structs.replace(event, data=msgspec.json.encode(body).decode())
+            out.append(event)
+        return out
 
     async def raise_incident(
         self, game_id: uuid.UUID, *, reason: str, acknowledged: int, log_seq: int
@@ -111,13 +129,15 @@ class MemoryEventStore:
         if found is None:
             return None
         first, last, fingerprint = found
-        return self.events[game_id][first - 1 : last], fingerprint
+        return self._opened(self.events[game_id][first - 1 : last]), fingerprint
 
     async def read(
         self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None
     ) -> list[StoredEvent]:
         log = self.events.get(game_id, [])
-        return [e for e in log if e.seq > after_seq and (up_to_seq is None or e.seq <= up_to_seq)]
+        return self._opened(
+            [e for e in log if e.seq > after_seq and (up_to_seq is None or e.seq <= up_to_seq)]
+        )
 
     async def read_bodies(
         self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None

@@ -8,9 +8,12 @@ come in the command, as a seat's occupancy does for the table.
 from __future__ import annotations
 
 from domain.disputes.events import Action, Category, Verdict
+from domain.personal import Fields
 from domain.table.commands import TableCommand
 
 TEXT_LENGTH = (1, 1000)
+# What a seat writes (domain/personal.py): sealed where the log records it.
+PERSONAL_FIELDS: Fields = {"dispute.raise": {"reason": "text"}, "dispute.reply": {"text": "text"}}
 MAX_OPEN_PER_SEAT = 3
 
 

@@ -11,6 +11,8 @@ from typing import Literal
 
 import msgspec
 
+from domain.personal import Fields
+
 Category = Literal["rules", "timeout", "misconduct", "technical", "other"]
 Verdict = Literal["dismissed", "upheld"]
 Action = Literal["none", "void", "award", "penalize"]
@@ -31,6 +33,7 @@ class DisputeRaised(DisputeEvent, frozen=True, kw_only=True, tag="dispute.raised
     review_of: str | None = None
     moderator: str | None = None  # who opened a review
     at: float = 0.0
+    sealed: dict[str, str] | msgspec.UnsetType = msgspec.UNSET  # read back: the seals (domain/personal.py)
 
 
 class DisputeClaimed(DisputeEvent, frozen=True, kw_only=True, tag="dispute.claimed"):
@@ -64,6 +67,7 @@ class QuestionAnswered(DisputeEvent, frozen=True, kw_only=True, tag="dispute.ans
     seat: int
     text: str | None = None
     at: float = 0.0
+    sealed: dict[str, str] | msgspec.UnsetType = msgspec.UNSET  # read back: the seals (domain/personal.py)
 
 
 class DisputeResolved(DisputeEvent, frozen=True, kw_only=True, tag="dispute.resolved"):
@@ -86,6 +90,11 @@ DisputeEvents = (
     | QuestionAnswered
     | DisputeResolved
 )
+
+
+# What a seat writes (domain/personal.py): sealed in the log, opened when read. A review's reason
+# is a moderator's, sealed alike.
+PERSONAL_FIELDS: Fields = {"dispute.raised": {"reason": "text"}, "dispute.answered": {"text": "text"}}
 
 
 def is_dispute_type(event_type: str) -> bool:

@@ -12,6 +12,8 @@ from typing import Any
 
 import msgspec
 
+from domain.personal import Fields
+
 # The spectator delay's bounds (seconds) and default.
 MAX_SPECTATOR_DELAY = 3600.0
 DEFAULT_SPECTATOR_DELAY = 30.0
@@ -67,4 +69,16 @@ class ActOnDeadline(TableCommand, frozen=True, tag="table.deadline"):
     """The server's own move once the game's deadline has passed (nothing when it has not)."""
 
 
-TableCommands = CreateGame | JoinSeat | RevealSeed | StartGame | LeaveSeat | Play | ActOnDeadline
+class EraseSeats(TableCommand, frozen=True, tag="table.erase"):
+    """The service's tombstone of a person's erasure in this game (docs/erasure.md): ``seats``
+    are those they hold now, shown by ``pseudonym`` from here on. Accepted in every status."""
+
+    seats: list[int]
+    pseudonym: str
+
+
+# The commands' personal fields (domain/personal.py): sealed where the log records them.
+PERSONAL_FIELDS: Fields = {"table.join": {"name": "name"}}
+
+
+TableCommands = CreateGame | JoinSeat | RevealSeed | StartGame | LeaveSeat | Play | ActOnDeadline | EraseSeats

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from domain.decider import Upcaster
+from domain.personal import Fields
 
 
 class LobbyEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -39,6 +40,8 @@ class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
     occupancy: str = ""
     player: str | None = None
     seed_commitment: str | None = None  # the seat's own seed, committed (None: it sends none)
+    # Read back from the log: each personal field's seal (domain/personal.py); never stored.
+    sealed: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
 
 
 class SeatLeft(LobbyEvent, frozen=True, tag="lobby.left"):
@@ -62,11 +65,22 @@ class SeedDisclosed(LobbyEvent, frozen=True, tag="lobby.seed_disclosed"):
     seed: str
 
 
+class SeatsErased(LobbyEvent, frozen=True, tag="lobby.erased"):
+    """A person's texts in this game were erased (docs/erasure.md): the seats they hold are
+    shown by ``pseudonym`` from here on, as every seal of theirs now opens to it."""
+
+    seats: list[int]
+    pseudonym: str
+
+
+# The lobby's personal fields (domain/personal.py): sealed in the log, opened when read.
+PERSONAL_FIELDS: Fields = {"lobby.joined": {"name": "name"}}
+
 # The lobby events' own schema versions and upcasters (as a game's, in domain/decider.py).
 SCHEMA_VERSIONS: dict[str, int] = {}
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
-LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted | SeedRevealed | SeedDisclosed
+LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted | SeedRevealed | SeedDisclosed | SeatsErased
 
 
 def is_lobby_type(event_type: str) -> bool:

@@ -23,6 +23,7 @@ from domain.table.commands import (
     NAME_LENGTH,
     ActOnDeadline,
     CreateGame,
+    EraseSeats,
     JoinSeat,
     LeaveSeat,
     Play,
@@ -30,7 +31,15 @@ from domain.table.commands import (
     StartGame,
     TableCommand,
 )
-from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft, SeedDisclosed, SeedRevealed
+from domain.table.events import (
+    GameCreated,
+    GameStarted,
+    SeatJoined,
+    SeatLeft,
+    SeatsErased,
+    SeedDisclosed,
+    SeedRevealed,
+)
 from domain.table.refusals import TableRefusal, already_started
 from domain.table.state import Table
 from domain.text import is_name
@@ -166,6 +175,18 @@ def disclosed(game: Decider, table: Table, events: Sequence[Any], ctx: Context) 
     return disclosed
 
 
+def erase(table: Table, command: EraseSeats) -> list[Any]:
+    """A person's erasure recorded in the game, whatever its status (docs/erasure.md)."""
+    low, high = NAME_LENGTH
+    if any(not 0 <= seat < len(table.seats) for seat in command.seats):
+        raise TableRefusal("invalid", "invalid_seat", "There is no such seat in this game.")
+    if not low <= len(command.pseudonym) <= high or not is_name(command.pseudonym):
+        raise TableRefusal(
+            "invalid", "invalid_name", f"A pseudonym is a display name of {low} to {high} characters."
+        )
+    return [SeatsErased(seats=sorted(set(command.seats)), pseudonym=command.pseudonym)]
+
+
 def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Context) -> Sequence[Any]:
     """The events ``command`` makes happen at ``table`` (None: no game yet); raises a refusal."""
     if table is None:
@@ -185,6 +206,8 @@ def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Conte
             return disclosed(game, table, leave(game, table, command, ctx), ctx)
         case ActOnDeadline():
             return disclosed(game, table, on_deadline(game, table, ctx), ctx)
+        case EraseSeats():
+            return erase(table, command)
         case CreateGame():
             raise TableRefusal("conflict", "game_exists", "This game already exists.")
     raise TableRefusal("invalid", "unknown_command", f"Unknown table command {type(command).__name__}.")

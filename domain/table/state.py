@@ -14,7 +14,15 @@ from typing import Any, Literal
 import msgspec
 
 from domain.decider import Decider, Outcome
-from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft, SeedDisclosed, SeedRevealed
+from domain.table.events import (
+    GameCreated,
+    GameStarted,
+    SeatJoined,
+    SeatLeft,
+    SeatsErased,
+    SeedDisclosed,
+    SeedRevealed,
+)
 
 Status = Literal["open", "running", "finished"]
 
@@ -113,6 +121,11 @@ def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKN
             return msgspec.structs.replace(revealed, version=version)
         case SeedDisclosed(seed=seed):
             return msgspec.structs.replace(table, server_seed=seed, version=version)
+        case SeatsErased(seats=erased, pseudonym=pseudonym):
+            names = tuple(
+                pseudonym if i in erased and name is not None else name for i, name in enumerate(table.seats)
+            )
+            return msgspec.structs.replace(table, seats=names, version=version)
         case GameStarted(started_at=started_at):
             return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
         case GameCreated():

@@ -11,7 +11,7 @@ from projections.table import Table
 
 
 class Finding(msgspec.Struct, frozen=True):
-    check: str  # chain | shuffles | replay | seeds | format | access | log | receipts | extend
+    check: str  # chain | personal | shuffles | replay | seeds | format | access | log | receipts | extend
     # an access finding: the record's n; a format finding: the line number; a receipt's: its
     # place among the seat's receipts; a log finding: 0 for the checkpoint itself
     seq: int

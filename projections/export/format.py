@@ -3,7 +3,9 @@
 
 The file is JSON Lines: one ``header`` line, then one ``event`` line per stored event (its
 ``data`` and ``metadata`` exactly as PostgreSQL's jsonb prints them), then one ``shuffle`` line
-per shuffle commitment with its reveal (the salt and the committed order), then (a moderator's or
+per shuffle commitment with its reveal (the salt and the committed order), one ``personal`` line
+per seal the events hold (its text and salt, or what it shows once its person was erased:
+docs/erasure.md; outside every hash), then (a moderator's or
 the operator's export) one ``access`` line per access record (service/app/access.py); last, the
 game's proofs: one ``receipt_keys`` line (the keys of its receipts' head commitments), one
 ``proof`` line per head of the game in the transparency log and one ``checkpoint`` line, the
@@ -133,6 +135,19 @@ class AccessLine:
 
 
 @dataclass(frozen=True)
+class PersonalRecord:
+    """What a seal of the log opens to (domain/personal.py): its text and salt, or (its person
+    erased) only what it shows now. Under no hash: the seal is, and the salt proves the text."""
+
+    seal: str
+    subject: str
+    field: str
+    salt: bytes | None
+    text: str | None
+    shown: str | None
+
+
+@dataclass(frozen=True)
 class ProofRecord:
     """A head of the game that is a leaf of the log, with its inclusion proof."""
 
@@ -154,6 +169,7 @@ class ExportFile:
     events: list[EventRecord] = field(default_factory=list)
     shuffles: list[ShuffleRecord] = field(default_factory=list)
     access: list[AccessLine] = field(default_factory=list)
+    personal: dict[str, PersonalRecord] = field(default_factory=dict)  # by seal
     receipt_keys: dict[str, str] = field(default_factory=dict)  # key id hex -> game key, base64
     proofs: list[ProofRecord] = field(default_factory=list)
     checkpoint: CheckpointRecord | None = None
@@ -263,6 +279,22 @@ def _access_line(record: dict[str, Any]) -> AccessLine:
     )
 
 
+def _personal(record: dict[str, Any]) -> PersonalRecord:
+    salt = record.get("salt")
+    text = _optional(record.get("text"), "text")
+    shown = _optional(record.get("shown"), "shown")
+    if (salt is None) != (text is None) or (text is None and shown is None):
+        raise _Malformed("a text comes with its salt; an erased one with what it shows")
+    return PersonalRecord(
+        seal=_string(record["seal"], "seal"),
+        subject=_string(record["subject"], "subject"),
+        field=_string(record["field"], "field"),
+        salt=None if salt is None else _hex(salt, "salt"),
+        text=text,
+        shown=shown,
+    )
+
+
 def _receipt_keys(record: dict[str, Any]) -> dict[str, str]:
     keys = record["keys"]
     if not isinstance(keys, dict):
@@ -295,11 +327,20 @@ def _checkpoint(record: dict[str, Any]) -> CheckpointRecord:
     )
 
 
-_Line = EventRecord | ShuffleRecord | AccessLine | ProofRecord | CheckpointRecord | dict[str, str]
+_Line = (
+    EventRecord
+    | ShuffleRecord
+    | AccessLine
+    | PersonalRecord
+    | ProofRecord
+    | CheckpointRecord
+    | dict[str, str]
+)
 _READERS: dict[str, Callable[[dict[str, Any]], _Line]] = {
     "event": _event,
     "shuffle": _shuffle,
     "access": _access_line,
+    "personal": _personal,
     "receipt_keys": _receipt_keys,
     "proof": _proof,
     "checkpoint": _checkpoint,
@@ -340,6 +381,8 @@ def read(lines: Iterable[str | bytes]) -> ExportFile:
             export.shuffles.append(parsed)
         elif isinstance(parsed, AccessLine):
             export.access.append(parsed)
+        elif isinstance(parsed, PersonalRecord):
+            export.personal[parsed.seal] = parsed
         elif isinstance(parsed, ProofRecord):
             export.proofs.append(parsed)
         elif isinstance(parsed, CheckpointRecord):

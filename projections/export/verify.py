@@ -39,6 +39,7 @@ from projections.export.format import (
     event_digest,
     read,
 )
+from projections.export.opened import check_personal, opened
 from projections.export.proofs import Trust, check_proofs
 from projections.export.receipted import check_receipts
 from projections.export.reexecute import reexecute, replay
@@ -72,6 +73,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     log: str | None = None  # with trusted keys: what the proofs showed
     receipts: str | None = None  # with a seat's receipts: how many were checked
     extended: str | None = None  # with the log's checkpoint now: what extended to what
+    personal: str | None = None  # with personal texts (docs/erasure.md): how many, how many erased
 
     @property
     def ok(self) -> bool:
@@ -118,6 +120,8 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
             f"access:      {'ok' if self.access_ok else 'FAILED'} ({self.access} records)",
         ]
         failing = {f.check for f in self.findings}
+        if self.personal is not None:
+            out.append(f"texts:       {'FAILED' if 'personal' in failing else 'ok'} ({self.personal})")
         if self.log is not None:
             out.append(f"log:         {'FAILED' if 'log' in failing else 'ok'} ({self.log})")
         if self.receipts is not None:
@@ -285,11 +289,13 @@ def verify(
     With ``trust``, the proofs too; with ``receipts``, a seat's receipts (signed by a trusted
     log key, else by one of the keys the file names: say so)."""
     chain = check_chain(export)
-    replayed = reexecute(export, server_seed)
-    rules = replayed.finding or check_outcome(export, replayed)
+    texts = check_personal(export)
+    judged = opened(export)  # the rules see the texts; the hashes cover the seals
+    replayed = reexecute(judged, server_seed)
+    rules = replayed.finding or check_outcome(judged, replayed)
     seeds = min(replayed.seeds, key=lambda f: f.seq, default=None)
-    shuffles = check_shuffles(export, replayed)
-    access = check_access(export, replayed) if rules is None else None
+    shuffles = check_shuffles(judged, replayed)
+    access = check_access(judged, replayed) if rules is None else None
     table = replayed.table
     extra: list[Finding] = []
     log_summary = receipts_summary = extended = None
@@ -321,7 +327,7 @@ def verify(
         shuffles_ok=shuffles is None,
         replay_ok=rules is None,
         winners=list(table.outcome.winners) if table and table.outcome else None,
-        findings=[f for f in (chain, shuffles, rules, seeds, access) if f is not None] + extra,
+        findings=[f for f in (chain, texts, shuffles, rules, seeds, access) if f is not None] + extra,
         access=len(export.access),
         access_ok=access is None,
         level="re-executed" if replayed.recorded else "replayed",
@@ -333,7 +339,15 @@ def verify(
         log=log_summary,
         receipts=receipts_summary,
         extended=extended,
+        personal=_personal_summary(export),
     )
+
+
+def _personal_summary(export: ExportFile) -> str | None:
+    if not export.personal:
+        return None
+    erased = sum(1 for record in export.personal.values() if record.text is None)
+    return f"{len(export.personal) - erased} open their seals, {erased} erased"
 
 
 def _receipt_keys(export: ExportFile, trust: Trust | None) -> tuple[list[Verifier], str]:

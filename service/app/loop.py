@@ -12,6 +12,7 @@ acknowledged seqs are missing: an incident (service/app/incidents.py), never a r
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 import uuid
@@ -21,19 +22,23 @@ from typing import Any
 
 import msgspec
 
+from domain import personal as personal_texts
 from domain import randomness, registry
 from domain.decider import Context
 from domain.errors import RuleViolation
+from domain.personal import SALT_BYTES
 from domain.registry import Kind
 from domain.table import seeds
 from domain.table.commands import (
     CreateGame,
+    JoinSeat,
     Play,
     TableCommand,
 )
 from domain.viewers import Viewer
-from projections import commands
+from projections import commands, personal
 from projections.numbering import version_for
+from projections.personal import Kept
 from projections.receipts import ReceiptSigner
 from projections.table import Table
 from service.app.errors import ServiceError, not_found
@@ -76,6 +81,52 @@ def _new_event(kind: Kind, event: Any) -> NewEvent:
     return NewEvent(type=tag, data=_encoder.encode(event), schema_version=version)
 
 
+class _Sealed(msgspec.Struct, frozen=True):
+    """An append with its personal texts sealed (domain/personal.py): what the log keeps, the
+    events as readers get them back (each with its seals), the command as recorded, the texts."""
+
+    stored: list[NewEvent]
+    events: Sequence[Any]
+    recorded: dict[str, Any]
+    kept: list[Kept]
+
+
+def _salt() -> bytes:
+    return os.urandom(SALT_BYTES)
+
+
+def _sealed(
+    kind: Kind,
+    table: Table | None,
+    command: TableCommand,
+    events: Sequence[Any],
+    recorded: dict[str, Any],
+    salts: Callable[[], bytes],
+) -> _Sealed:
+    """The append of ``events`` (``command``'s), a person's words in it sealed with ``salts``."""
+    subject = personal.subject_of(table, command)
+    if subject is None:
+        return _Sealed([_new_event(kind, e) for e in events], events, recorded, [])
+    stored, opened, kept = [], [], []
+    for event in events:
+        tag, version = kind.tags[type(event)]
+        fields = registry.PERSONAL_EVENTS.get(tag)
+        if fields is None:
+            stored.append(_new_event(kind, event))
+            opened.append(event)
+            continue
+        body, seals, texts = personal.seal_body(msgspec.to_builtins(event), fields, subject, salts)
+        kept.extend(texts)
+        stored.append(NewEvent(type=tag, data=_encoder.encode(body), schema_version=version))
+        opened.append(msgspec.structs.replace(event, sealed=seals) if seals else event)
+    fields = registry.PERSONAL_COMMANDS.get(recorded["body"].get("type", ""))
+    if fields is not None:
+        body, _, texts = personal.seal_body(recorded["body"], fields, subject, salts)
+        kept.extend(texts)
+        recorded = {**recorded, "body": body}
+    return _Sealed(stored, opened, recorded, kept)
+
+
 class GameLoop:
     """Loading, the one loop and its append: what every use case of a game shares."""
 
@@ -90,8 +141,11 @@ class GameLoop:
         reads: Reads | None = None,
         command_log: bool = True,
         receipts: ReceiptSigner | None = None,
+        claims: bytes | None = None,
     ) -> None:
         self.store = store
+        # The key a seat's claim is derived with (domain/personal.py): the service's own secret.
+        self._claims = claims or os.urandom(32)
         self.command_log = command_log
         self.receipts = receipts  # signs every answer to a seat's command (docs/receipts.md)
         self.reads = reads or Reads(store)  # what a replica may serve (service/store/replica.py)
@@ -116,6 +170,10 @@ class GameLoop:
         if table is None:
             raise not_found(f"Game {game_id}")
         return table
+
+    def claim(self, game_id: uuid.UUID, occupancy: str) -> bytes:
+        """The claim of the seat held by ``occupancy``: given to its holder when it joins."""
+        return personal_texts.claim(self._claims, game_id.bytes, occupancy)
 
     def invalidate(self, game_id: uuid.UUID, seq: int) -> None:
         """An append reached ``seq`` (maybe through another instance): an older table is stale."""
@@ -188,7 +246,9 @@ class GameLoop:
             ctx = await self._created(game_id, command)
             events: Sequence[Any] = kind.table.decide(None, command, ctx)
             recorded = commands.record(command, ctx.now, len(events))
-            return await self._append(game_id, kind, None, events, command_id, fingerprint, actor, recorded)
+            return await self._append(
+                game_id, kind, None, command, events, command_id, fingerprint, actor, recorded
+            )
         async with self._lock(game_id):
             if current is not None:  # unless a command of this instance went past it meanwhile
                 table = self.tables.past(game_id, current) or current
@@ -231,7 +291,7 @@ class GameLoop:
                 recorded = commands.record(command, ctx.now, len(events))
                 try:
                     return await self._append(
-                        game_id, kind, table, events, command_id, fingerprint, actor, recorded
+                        game_id, kind, table, command, events, command_id, fingerprint, actor, recorded
                     )
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
@@ -275,6 +335,7 @@ class GameLoop:
         game_id: uuid.UUID,
         kind: Kind,
         table: Table | None,
+        command: TableCommand,
         events: Sequence[Any],
         command_id: str | None,
         fingerprint: str | None,
@@ -285,15 +346,21 @@ class GameLoop:
         ``recorded``: the command as the log keeps it (projections/commands.py)."""
         new_table = kind.table.fold(table, events)
         assert new_table is not None
+        salts = _salt
+        if isinstance(command, JoinSeat):  # the seat's name: salted from the claim its holder gets
+            salt = personal_texts.claim_salt(self.claim(game_id, command.occupancy))
+            salts = lambda: salt  # noqa: E731
+        sealed = _sealed(kind, table, command, events, recorded, salts)
         result = await self.store.append(
             game_id,
             table.version if table else 0,
-            [_new_event(kind, e) for e in events],
+            sealed.stored,
             command_id=command_id,
             actor=actor,
             fingerprint=fingerprint,
             due_at=kind.table.deadline(new_table),
-            command=recorded,
+            command=sealed.recorded,
+            kept=sealed.kept,
         )
         if result.duplicate:
             if result.fingerprint != fingerprint:
@@ -302,7 +369,7 @@ class GameLoop:
         self.tables.offer(game_id, new_table)
         if self.notifier is not None:
             self.notifier.publish(game_id, new_table.version)
-        return Executed(table=new_table, events=events, stored=result.events)
+        return Executed(table=new_table, events=sealed.events, stored=result.events)
 
     async def _earlier(
         self, game_id: uuid.UUID, command_id: str | None, fingerprint: str | None

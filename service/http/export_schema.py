@@ -77,6 +77,19 @@ def export_line_schemas(schemas: dict[str, Any]) -> dict[str, Any]:
                 "order": {"type": "array", "items": {}},
             },
         ),
+        "ExportPersonal": _record(
+            "personal",
+            "What a seal of the log opens to (docs/erasure.md): its text and salt, or, its person"
+            " erased, only what it shows now; under no hash",
+            {
+                "seal": {"type": "string", "pattern": "^sealed:[0-9a-f]{64}$"},
+                "subject": {"type": "string"},
+                "field": {"type": "string", "enum": ["name", "text"]},
+                "salt": {"anyOf": [_HEX, {"type": "null"}]},
+                "text": nullable_text,
+                "shown": nullable_text,
+            },
+        ),
         "ExportAccess": _record(
             "access",
             "A moderator's face-up read of the game (a moderator's or the operator's export)",

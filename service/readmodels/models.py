@@ -160,8 +160,7 @@ class ReadModels:
             else []
         )
         events: dict[uuid.UUID, list[StoredEvent]] = {}
-        for row in rows:
-            stored = stored_event(row)
+        for stored in await self.store.personal.open([stored_event(row) for row in rows]):
             events.setdefault(stored.game_id, []).append(stored)
         for game in to_read:
             await slices.pause()

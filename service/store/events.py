@@ -45,7 +45,9 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from projections.personal import Kept
 from service.store.batching import CONFLICT, Append, AppendBatcher
+from service.store.personal import PersonalTexts
 from service.store.pool import Pool
 from service.store.records import (
     EVENT_COLUMNS,
@@ -95,12 +97,20 @@ class EventStore:
     """The log, over a pool (each call takes a connection for itself) or over one connection
     (a caller making several calls in a row, a benchmark writer say, keeps its own)."""
 
-    def __init__(self, db: Pool | asyncpg.Connection, *, batcher: AppendBatcher | None = None) -> None:
+    def __init__(
+        self,
+        db: Pool | asyncpg.Connection,
+        *,
+        batcher: AppendBatcher | None = None,
+        personal: PersonalTexts | None = None,
+    ) -> None:
         """With a ``batcher`` (over a pool, on plain PostgreSQL: Citus delegates each
-        ``playlog_append`` to its game's node, which a batch cannot be), appends go through it."""
+        ``playlog_append`` to its game's node, which a batch cannot be), appends go through it.
+        ``personal``: where the texts are kept (a replica's store reads the primary's)."""
         self.db = db
         self._batcher = batcher
         self.seeds = SeedStore(db)  # the games' secret seeds (migration 0017)
+        self.personal = personal or PersonalTexts(db)  # personal texts (migration 0018)
 
     async def append(
         self,
@@ -114,13 +124,47 @@ class EventStore:
         fingerprint: str | None = None,
         due_at: float | None = None,
         command: dict[str, Any] | None = None,
+        kept: Sequence[Kept] = (),
     ) -> AppendResult:
         """Append ``events`` after ``expected_seq``, atomically; see the module docstring.
 
         ``due_at`` (epoch seconds) is when the game next needs the scheduler, or None.
         ``command``: the command that produced the events, recorded in the metadata every event
-        of the append carries (projections/commands.py).
+        of the append carries (projections/commands.py). ``kept``: the personal texts whose
+        seals the events and the command carry, kept first (service/store/personal.py).
         """
+        if not kept:
+            return await self._append(
+                game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at, command
+            )
+        await self.personal.keep(game_id, kept)
+        try:
+            result = await self._append(
+                game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at, command
+            )
+        except StoreError:  # refused, so never appended (any other failure may have appended: kept)
+            await self.personal.drop(game_id, kept)
+            raise
+        if result.duplicate:
+            await self.personal.drop(game_id, kept)
+        return AppendResult(
+            events=await self.personal.open(result.events),
+            duplicate=result.duplicate,
+            fingerprint=result.fingerprint,
+        )
+
+    async def _append(
+        self,
+        game_id: uuid.UUID,
+        expected_seq: int,
+        events: Sequence[NewEvent],
+        command_id: str | None,
+        actor: str | None,
+        correlation_id: str | None,
+        fingerprint: str | None,
+        due_at: float | None,
+        command: dict[str, Any] | None,
+    ) -> AppendResult:
         if expected_seq < 0:
             raise InvalidExpectedSeq(f"Expected seq must be 0 or more, not {expected_seq}.")
         if not events:
@@ -176,7 +220,7 @@ class EventStore:
         )
         if row is None:
             return None
-        events = await self.read(game_id, row["first_seq"] - 1, row["last_seq"])
+        events = await self.read(game_id, row["first_seq"] - 1, row["last_seq"])  # opened
         return events, row["fingerprint"]
 
     async def key_game(self, caller: str, key: str, game_id: uuid.UUID) -> uuid.UUID:
@@ -228,7 +272,7 @@ class EventStore:
             after_seq,
             up_to_seq,
         )
-        return [stored_row(row, game_id) for row in rows]
+        return await self.personal.open([stored_row(row, game_id) for row in rows])
 
     async def seat_moves(self, game_id: uuid.UUID, seat: int) -> list[tuple[str, str | None, datetime]]:
         """A seat's joins and leaves in log order: ``(type, the join's occupancy, recorded_at)``."""
@@ -260,7 +304,7 @@ class EventStore:
                 after_seq,
                 up_to_seq,
             )
-        return [(row[0], row[1], row[2]) for row in rows]
+        return await self.personal.open_bodies([(row[0], row[1], row[2]) for row in rows])
 
     async def read_all(self, after: Cursor = START, limit: int = 1000) -> list[StoredEvent]:
         """Up to ``limit`` events of every game after the cursor, in ``(game_id, seq)`` order
@@ -272,7 +316,7 @@ class EventStore:
             after.seq,
             limit,
         )
-        return [stored_row(row) for row in rows]
+        return await self.personal.open([stored_row(row) for row in rows])
 
     async def verify(self, game_id: uuid.UUID) -> ChainReport:
         """Recompute the hash chain of one game and report the first seq that breaks it."""

@@ -29,6 +29,7 @@ from service.store.tasks import Backoff, log_failure, stop, wait_event
 
 CHANNEL = "playlog_events"
 AUTH_PREFIX = "auth:"  # payload kind on the same channel: a change of who may do what
+ERASED_PREFIX = "erased:"  # and another: a game's personal texts were erased (docs/erasure.md)
 MAX_PAYLOAD = 7900  # PostgreSQL refuses payloads of 8000 bytes or more
 CONNECT_TIMEOUT = 5.0
 HEALTH_CHECK_SECONDS = 5.0
@@ -134,6 +135,7 @@ class Listener:
         self._on_append: list[Callable[[uuid.UUID, int], None]] = []
         self._on_resync: list[Callable[[], None]] = []
         self._on_auth: list[Callable[[str], None]] = []
+        self._on_erased: list[Callable[[uuid.UUID], None]] = []
 
     def on_append(self, callback: Callable[[uuid.UUID, int], None]) -> None:
         """Call ``callback(game_id, seq)`` for every append notified (caches drop stale entries)."""
@@ -146,6 +148,15 @@ class Listener:
     def on_auth(self, callback: Callable[[str], None]) -> None:
         """Call ``callback(topic)`` for every ``auth:<topic>`` notification (see ``notify_auth``)."""
         self._on_auth.append(callback)
+
+    def on_erased(self, callback: Callable[[uuid.UUID], None]) -> None:
+        """Call ``callback(game_id)`` when a person in that game is erased: whatever holds the
+        game's texts drops them (see ``notify_erased``)."""
+        self._on_erased.append(callback)
+
+    def erased(self, game_id: uuid.UUID) -> None:
+        for callback in self._on_erased:
+            callback(game_id)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="playlog-listener")
@@ -189,6 +200,10 @@ class Listener:
             if item.startswith(AUTH_PREFIX):
                 for on_auth in self._on_auth:
                     on_auth(item.removeprefix(AUTH_PREFIX))
+                continue
+            if item.startswith(ERASED_PREFIX):
+                with contextlib.suppress(ValueError):
+                    self.erased(uuid.UUID(item.removeprefix(ERASED_PREFIX)))
                 continue
             game, _, seq = item.partition(":")
             with contextlib.suppress(ValueError):
@@ -238,3 +253,8 @@ class Listener:
 async def notify_auth(conn: asyncpg.Connection, topic: str) -> None:
     """Tell every instance's listener that ``topic`` (e.g. ``moderators``) changed."""
     await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, AUTH_PREFIX + topic)
+
+
+async def notify_erased(db: Pool | asyncpg.Connection, game_id: uuid.UUID) -> None:
+    """Tell every instance's listener that a person in ``game_id`` was erased."""
+    await db.execute("SELECT pg_notify($1, $2)", CHANNEL, ERASED_PREFIX + str(game_id))

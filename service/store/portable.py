@@ -17,6 +17,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from domain import registry
 from projections import table as tables
 from projections.export.format import (
     _EPOCH,
@@ -28,6 +29,7 @@ from projections.export.format import (
     schema_versions,
 )
 from projections.export.verify import VerifyReport, replay, verify
+from projections.personal import seals_in
 from projections.replay import plain
 from projections.table import Table
 
@@ -43,6 +45,10 @@ _EXPORT_QUERY = (
     "SELECT seq, type, schema_version, data::text, metadata::text,"
     " extract(epoch FROM recorded_at)::text, prev_hash, hash"
     " FROM events WHERE game_id = $1 AND ($2::integer IS NULL OR seq <= $2) ORDER BY seq"
+)
+_PERSONAL_QUERY = (
+    "SELECT seal, subject, field, salt, text, shown FROM personal_texts WHERE game_id = $1 AND seal = ANY($2)"
+    " ORDER BY seal"
 )
 _ACCESS_QUERY = (
     "SELECT n, at::text, moderator, operation, seq_from, seq_to, reason, dispute_id::text, note,"
@@ -86,6 +92,34 @@ def _access_record(row: Sequence[Any]) -> str:
     return msgspec.json.encode(record).decode() + "\n"
 
 
+def _seals(rows: Sequence[Sequence[Any]]) -> list[str]:
+    """Every seal the exported events and their recorded commands hold."""
+    found: list[str] = []
+    for _, event_type, _, data, metadata, *_ in rows:
+        fields = registry.PERSONAL_EVENTS.get(event_type)
+        if fields is None or "sealed:" not in data:
+            continue
+        found += seals_in(msgspec.json.decode(data), fields)
+        command = msgspec.json.decode(metadata).get("command") or {}
+        body = command.get("body") or {}
+        found += seals_in(body, registry.PERSONAL_COMMANDS.get(body.get("type", ""), {}))
+    return found
+
+
+def _personal_line(row: Sequence[Any]) -> str:
+    seal, subject, field, salt, text, shown = row
+    record = {
+        "record": "personal",
+        "seal": seal,
+        "subject": subject,
+        "field": field,
+        "salt": None if salt is None else bytes(salt).hex(),
+        "text": text,
+        "shown": shown,
+    }
+    return msgspec.json.encode(record).decode() + "\n"
+
+
 async def export_lines(
     db: Any, game_id: uuid.UUID, *, now: float, until: int | None = None, access: bool = True
 ) -> AsyncIterator[str]:
@@ -118,6 +152,9 @@ async def export_lines(
     yield msgspec.json.encode(header).decode() + "\n"
     for row in rows:
         yield _event_line(row)
+    if seals := _seals(rows):
+        for personal in await db.fetch(_PERSONAL_QUERY, game_id, seals):
+            yield _personal_line(personal)
     hidden_order = table.decider.hidden_order
     for seq, event_type, event, after in steps:
         committed = getattr(event, "commitment", None)
@@ -208,6 +245,14 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
         if bad is not None:
             raise ImportRefused("import_mismatch", f"seq {bad} does not hash the same in this database.")
         await _import_access(conn, game_id, export.access)
+        await conn.executemany(
+            "INSERT INTO personal_texts (game_id, seal, subject, field, salt, text, shown)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            [
+                (game_id, p.seal, p.subject, p.field, p.salt, p.text, p.shown)
+                for p in export.personal.values()
+            ],
+        )
     return report
 
 

@@ -163,6 +163,11 @@ class FeedHub:
         feed.watchers += 1
         return feed
 
+    def forget(self, game_id: uuid.UUID) -> None:
+        """Streams opened from now on read the game afresh (a person in it was erased); those
+        open keep their feed, which has sent what it holds already."""
+        self._feeds.pop(game_id, None)
+
     @staticmethod
     def leave(feed: Feed) -> None:
         feed.watchers -= 1

@@ -126,6 +126,13 @@ class SeatOut(msgspec.Struct, frozen=True):
     seat: int
     token: str
     player_id: uuid.UUID | None = None  # None: joined as a guest (no statistics)
+    claim: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Keep it: with it and the name you joined as, you can show later that this seat was"
+            " yours, even once you are erased (docs/erasure.md). 64 hex digits; the service does not keep it."
+        ),
+    ] = None
 
 
 class GameSummary(msgspec.Struct, frozen=True):
@@ -288,7 +295,8 @@ class LobbyController(Controller):
         settings: Settings = state.settings
         holder = Principal(role="seat", game_id=game_id, seat=seat, occupancy=occupancy)
         token = _token(state, holder, joined, game_id, settings.seat_token_lifetime)
-        out = SeatOut(game_id=game_id, seat=seat, token=token, player_id=player_id)
+        claim = games.claim(game_id, occupancy).hex()
+        out = SeatOut(game_id=game_id, seat=seat, token=token, player_id=player_id, claim=claim)
         return created_at(out, f"/games/{game_id}/seats/{seat}/view")
 
     @post(

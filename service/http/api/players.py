@@ -10,10 +10,12 @@ import msgspec
 from litestar import Controller, MediaType, Response
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import QueryParameter
 
 from domain.text import NAME_PATTERN
 from service.app.auth import Principal
+from service.app.erasure import Erased, Erasure
 from service.app.games import GameService
 from service.app.players import PlayerGameOut, PlayerOut, Players, player_transcript, seat_token
 from service.config import Settings
@@ -40,6 +42,19 @@ class CreatePlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Annotated[
         str, msgspec.Meta(min_length=1, max_length=40, extra_json_schema={"pattern": NAME_PATTERN})
     ]
+
+
+class ErasureOut(msgspec.Struct, frozen=True):
+    """What erasing a player did (docs/erasure.md)."""
+
+    pseudonym: str  # how every game now shows the player
+    games: list[uuid.UUID]  # the games whose texts were erased, each with a tombstone event
+    texts: int  # texts erased: a name per seat taken, a dispute's reason, a reply
+    kept: list[uuid.UUID]  # games played before erasure existed: their names stay (docs/erasure.md)
+
+    @classmethod
+    def of(cls, done: Erased) -> ErasureOut:
+        return cls(pseudonym=done.pseudonym, games=done.games, texts=done.texts, kept=done.kept)
 
 
 class PlayerCreatedOut(msgspec.Struct, frozen=True):
@@ -89,14 +104,34 @@ class PlayersController(Controller):
     @delete(
         "/me",
         operation_id="revokePlayerToken",
-        summary="Revoke the caller's player token (every token of this player is refused after)",
+        summary="Revoke the caller's player token; with erase=true, erase the player too",
         guards=[guards.player],
         dependencies={"principal": Provide(provide_principal, sync_to_thread=False)},
-        responses=problems(PARAMS, BEARER, UNAVAILABLE),
-        status_code=204,
+        responses={
+            204: ResponseSpec(data_container=None, description="Revoked (without erase)"),
+            **problems(PARAMS, BEARER, UNAVAILABLE),
+        },
+        status_code=200,
     )
-    async def revoke(self, state: State, principal: Principal) -> None:
-        await _players(state).revoke(_player_id(principal))
+    async def revoke(
+        self,
+        state: State,
+        principal: Principal,
+        erase: Annotated[
+            bool,
+            QueryParameter(
+                description="Also erase the player (docs/erasure.md): their name and texts in every game"
+                " become a pseudonym; their statistics stay with it. It cannot be undone."
+            ),
+        ] = False,
+    ) -> Response[ErasureOut | None]:
+        player_id = _player_id(principal)
+        await _players(state).revoke(player_id)
+        if not erase:
+            return Response(None, status_code=204)
+        erasure: Erasure = state.erasure
+        done = await erasure.player(player_id)
+        return Response(ErasureOut.of(done), status_code=200)
 
     @post(
         "/me/token",

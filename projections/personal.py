@@ -1,0 +1,97 @@
+"""Sealing an append's personal texts and opening them again (domain/personal.py). Pure: the
+service keeps the texts beside the log (service/store/personal.py), an export carries them
+(docs/export-format.md), and both open a stored body the same way here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain import personal
+from domain.disputes.commands import OpenReview, RaiseDispute, ReplyToQuestion
+from domain.personal import Field, is_seal, seal
+from domain.table.commands import JoinSeat, TableCommand
+from domain.table.state import Table
+
+UNKNOWN_NAME = "Unknown player"  # a seal whose text the reader does not have (an import without it)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """One personal text as it is kept beside the log."""
+
+    seal: str
+    subject: str
+    field: Field
+    salt: bytes
+    text: str
+
+
+def holder(table: Table, seat: int) -> str:
+    """Whose texts a seat's are: its player's, or (a guest) its holding's."""
+    player = table.players[seat] if 0 <= seat < len(table.players) else None
+    if player is not None:
+        return f"player:{player}"
+    occupancy = table.occupancies[seat] if 0 <= seat < len(table.occupancies) else None
+    return f"seat:{occupancy or ''}"
+
+
+def subject_of(table: Table | None, command: TableCommand) -> str | None:
+    """The person whose words ``command`` carries (None: it carries none)."""
+    match command:
+        case JoinSeat(player=player, occupancy=occupancy):
+            return f"player:{player}" if player is not None else f"seat:{occupancy}"
+        case RaiseDispute(seat=seat) | ReplyToQuestion(seat=seat) if table is not None:
+            return holder(table, seat)
+        case OpenReview(moderator=moderator):
+            return f"moderator:{moderator}"
+    return None
+
+
+def seal_body(
+    body: dict[str, Any], fields: Mapping[str, Field], subject: str, salts: Callable[[], bytes]
+) -> tuple[dict[str, Any], dict[str, str], list[Kept]]:
+    """``body`` with each personal field's text replaced by its seal; the seals by field; the
+    texts to keep."""
+    sealed = dict(body)
+    seals: dict[str, str] = {}
+    kept: list[Kept] = []
+    for name, field in fields.items():
+        text = body.get(name)
+        if not isinstance(text, str) or is_seal(text):
+            continue
+        salt = salts()
+        sealed[name] = seals[name] = seal(salt, text)
+        kept.append(Kept(seal=seals[name], subject=subject, field=field, salt=salt, text=text))
+    return sealed, seals, kept
+
+
+def seals_in(body: Any, fields: Mapping[str, Field]) -> list[str]:
+    if not isinstance(body, dict):
+        return []
+    return [value for name in fields if is_seal(value := body.get(name))]
+
+
+def shown_unknown(field: Field) -> str:
+    return UNKNOWN_NAME if field == "name" else personal.ERASED_TEXT
+
+
+def open_body(
+    body: dict[str, Any], fields: Mapping[str, Field], shown: Mapping[str, str], *, seals: bool = True
+) -> dict[str, Any]:
+    """A stored ``body`` with each seal replaced by what it opens to (``shown``: seal -> text, or
+    the pseudonym once erased); with ``seals``, the seals by field as its ``sealed`` member (an
+    event's: what lets a reader hash it as the log keeps it, domain/personal.py's
+    ``sealed_form``)."""
+    opened = dict(body)
+    found: dict[str, str] = {}
+    for name, field in fields.items():
+        value = body.get(name)
+        if is_seal(value):
+            opened[name] = shown.get(value) or shown_unknown(field)
+            found[name] = value
+    if seals and found:
+        opened["sealed"] = found
+    return opened
