@@ -16,13 +16,14 @@ from domain.table.commands import (
     MAX_SPECTATOR_DELAY,
     ActOnDeadline,
     CreateGame,
+    EraseSeats,
     JoinSeat,
     LeaveSeat,
     Play,
     StartGame,
     TableCommand,
 )
-from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft
+from domain.table.events import GameCreated, GameStarted, SeatJoined, SeatLeft, SeatsErased
 from domain.table.refusals import TableRefusal
 from domain.table.state import Table
 
@@ -178,3 +179,20 @@ def test_given_a_running_game_before_its_deadline_when_checked_then_nothing_happ
 
 def test_given_a_game_when_created_again_then_refused() -> None:
     assert refused(given(CREATED), CreateGame(kind=KIND, options={"players": 2})).code == "game_exists"
+
+
+def test_given_a_running_game_when_a_person_is_erased_then_a_tombstone_names_their_seats() -> None:
+    table = given(CREATED, ALICE, BOB, GameStarted(started_at=2.0))
+    erased = when(table, EraseSeats(seats=[0, 0], pseudonym="Player 7f3a"))
+    assert erased == [SeatsErased(seats=[0], pseudonym="Player 7f3a")]
+    after = RULES.fold(table, erased)
+    assert after is not None and after.seats == ("Player 7f3a", "bob")
+
+
+def test_given_a_game_when_erasing_a_seat_it_does_not_have_then_invalid_seat() -> None:
+    erase = EraseSeats(seats=[5], pseudonym="Player 7f3a")
+    assert refused(given(CREATED, ALICE), erase).code == "invalid_seat"
+
+
+def test_given_a_game_when_erasing_under_a_pseudonym_that_is_no_name_then_invalid_name() -> None:
+    assert refused(given(CREATED, ALICE), EraseSeats(seats=[0], pseudonym="")).code == "invalid_name"
