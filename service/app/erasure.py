@@ -57,13 +57,13 @@ class Erasure:
         """Erase a player: every game they sat in, their name everywhere."""
         subject = f"player:{player_id}"
         pseudonym = personal.pseudonym(subject)
-        named = await self.pool.execute(
-            "UPDATE players SET name = $2, erased_at = coalesce(erased_at, now()) WHERE player_id = $1",
-            player_id,
-            pseudonym,
-        )
+        named = await self.pool.execute("UPDATE players SET name = $2 WHERE player_id = $1", player_id, pseudonym)
         if named == "UPDATE 0":
             raise ServiceError(404, "not_found", f"Player {player_id} does not exist.")
+        # Apart: Citus takes no now() inside a COALESCE of an UPDATE.
+        await self.pool.execute(
+            "UPDATE players SET erased_at = now() WHERE player_id = $1 AND erased_at IS NULL", player_id
+        )
         sat = await self.pool.fetch("SELECT game_id FROM player_games WHERE player_id = $1", player_id)
         erased = await self._erase(subject)
         kept = sorted({row["game_id"] for row in sat} - set(erased.games))

@@ -183,3 +183,25 @@ async def test_distributing_again_changes_nothing(citus_url: str) -> None:
         assert delegated
     finally:
         await conn.close()
+
+
+async def test_a_player_erased_on_citus_shows_as_a_pseudonym_and_the_log_keeps_only_seals(
+    citus_api: PlaylogClient, citus_pool: asyncpg.Pool
+) -> None:
+    """The personal texts are distributed with their game: kept, opened and erased on its node."""
+    api = citus_api
+    name = "Citus Erasable"
+    player = await api.create_player(name)
+    created = await api.create_game("exploding_kittens", {"players": 2}, public=True, spectator_delay=0)
+    await api.join(created.game_id, player_token=player.token)
+    await api.join(created.game_id, "Citus Stays")
+    assert name in (await api.http.get(f"/games/{created.game_id}")).json()["seats"]
+    headers = {"Authorization": f"Bearer {player.token}"}
+    erased = (await api.http.delete("/players/me", params={"erase": "true"}, headers=headers)).json()
+    assert erased["games"] == [str(created.game_id)]
+    seats = (await api.http.get(f"/games/{created.game_id}")).json()["seats"]
+    assert seats == [erased["pseudonym"], "Citus Stays"]
+    kept = await citus_pool.fetch("SELECT text FROM personal_texts WHERE game_id = $1", created.game_id)
+    assert sorted(str(r["text"]) for r in kept) == ["Citus Stays", "None"]
+    rows = await citus_pool.fetch("SELECT data::text FROM events WHERE game_id = $1", created.game_id)
+    assert not any(name in r["data"] for r in rows)
