@@ -57,7 +57,9 @@ class Erasure:
         """Erase a player: every game they sat in, their name everywhere."""
         subject = f"player:{player_id}"
         pseudonym = personal.pseudonym(subject)
-        named = await self.pool.execute("UPDATE players SET name = $2 WHERE player_id = $1", player_id, pseudonym)
+        named = await self.pool.execute(
+            "UPDATE players SET name = $2 WHERE player_id = $1", player_id, pseudonym
+        )
         if named == "UPDATE 0":
             raise ServiceError(404, "not_found", f"Player {player_id} does not exist.")
         # Apart: Citus takes no now() inside a COALESCE of an UPDATE.
