@@ -8,6 +8,10 @@ pseudonym for a name, "(erased)" for a text); ``players.erased_at`` marks an era
 ``name`` becomes the pseudonym. Logs written before this revision hold their texts in the events
 themselves: docs/erasure.md says what that means for them.
 
+The planner's statistics sample column values: none are gathered on the columns that hold names
+or texts (as migration 0009 does for the events' payloads), and those gathered so far are
+dropped (changing a column's type drops its statistics; text to text rewrites nothing).
+
 Revision ID: 0018
 Revises: 0017
 Create Date: 2026-12-02
@@ -38,9 +42,19 @@ def upgrade() -> None:
         );
         CREATE INDEX personal_texts_by_subject ON personal_texts (subject);
         ALTER TABLE players ADD COLUMN erased_at timestamptz;
+
+        ALTER TABLE personal_texts ALTER COLUMN text SET STATISTICS 0, ALTER COLUMN shown SET STATISTICS 0;
+        ALTER TABLE players ALTER COLUMN name SET STATISTICS 0, ALTER COLUMN name TYPE text;
+        ALTER TABLE lobby_games ALTER COLUMN seat_names SET STATISTICS 0, ALTER COLUMN seat_names TYPE text[];
         """
     )
 
 
 def downgrade() -> None:
-    op.execute("ALTER TABLE players DROP COLUMN erased_at; DROP TABLE personal_texts")
+    op.execute(
+        """
+        ALTER TABLE lobby_games ALTER COLUMN seat_names SET STATISTICS -1;
+        ALTER TABLE players ALTER COLUMN name SET STATISTICS -1, DROP COLUMN erased_at;
+        DROP TABLE personal_texts;
+        """
+    )
