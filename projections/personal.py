@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain import personal
+from domain import personal, registry
 from domain.disputes.commands import OpenReview, RaiseDispute, ReplyToQuestion
 from domain.personal import Field, is_seal, seal
 from domain.table.commands import JoinSeat, TableCommand
@@ -95,3 +95,36 @@ def open_body(
     if seals and found:
         opened["sealed"] = found
     return opened
+
+
+def _recorded(metadata: Any) -> tuple[dict[str, Any], dict[str, Field]] | None:
+    """The command an event's metadata records, and its personal fields (None: it has none)."""
+    command = metadata.get("command") if isinstance(metadata, dict) else None
+    body = command.get("body") if isinstance(command, dict) else None
+    if not isinstance(body, dict) or not (fields := registry.PERSONAL_COMMANDS.get(body.get("type", ""))):
+        return None
+    return body, fields
+
+
+def seals_of(event_type: str, data: Any, metadata: Any) -> list[str]:
+    """Every seal a stored event holds, and the command its metadata records."""
+    found = seals_in(data, registry.PERSONAL_EVENTS.get(event_type, {}))
+    if (recorded := _recorded(metadata)) is not None:
+        found += seals_in(*recorded)
+    return found
+
+
+def open_event(
+    event_type: str, data: Any, metadata: Any, shown: Mapping[str, str], *, seals: bool = True
+) -> tuple[Any, Any]:
+    """A stored event's ``data`` and ``metadata`` with every seal opened (``open_body``; the
+    recorded command's never names its seals)."""
+    if (fields := registry.PERSONAL_EVENTS.get(event_type)) is not None and isinstance(data, dict):
+        data = open_body(data, fields, shown, seals=seals)
+    if (recorded := _recorded(metadata)) is not None:
+        body, commands = recorded
+        metadata = {
+            **metadata,
+            "command": {**metadata["command"], "body": open_body(body, commands, shown, seals=False)},
+        }
+    return data, metadata

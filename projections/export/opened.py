@@ -9,13 +9,11 @@ they saw when they decided. ``check_personal`` checks that every text given open
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
-from domain import registry
 from domain.personal import opens
 from projections.export.findings import Finding
 from projections.export.format import EventRecord, ExportFile
-from projections.personal import open_body, seals_in
+from projections.personal import open_event, seals_of
 
 
 def _shown(export: ExportFile) -> dict[str, str]:
@@ -26,47 +24,22 @@ def _shown(export: ExportFile) -> dict[str, str]:
 
 
 def _opened_event(event: EventRecord, shown: dict[str, str]) -> EventRecord:
-    changes: dict[str, Any] = {}
-    fields = registry.PERSONAL_EVENTS.get(event.type)
-    if fields is not None and isinstance(event.data, dict):
-        changes["data"] = open_body(event.data, fields, shown, seals=False)
-    metadata = event.metadata if isinstance(event.metadata, dict) else {}
-    command = metadata.get("command")
-    body = command.get("body") if isinstance(command, dict) else None
-    commands = registry.PERSONAL_COMMANDS.get(body.get("type", "")) if isinstance(body, dict) else None
-    if isinstance(command, dict) and isinstance(body, dict) and commands:
-        opened_command = {**command, "body": open_body(body, commands, shown, seals=False)}
-        changes["metadata"] = {**metadata, "command": opened_command}
-    return dataclasses.replace(event, **changes) if changes else event
+    if not seals_of(event.type, event.data, event.metadata):
+        return event
+    data, metadata = open_event(event.type, event.data, event.metadata, shown, seals=False)
+    return dataclasses.replace(event, data=data, metadata=metadata)
 
 
 def opened(export: ExportFile) -> ExportFile:
     """``export`` with its events' and recorded commands' seals opened."""
-    if not export.personal and not any(_sealed(e) for e in export.events):
-        return export
     shown = _shown(export)
     return dataclasses.replace(export, events=[_opened_event(e, shown) for e in export.events])
-
-
-def _sealed(event: EventRecord) -> bool:
-    fields = registry.PERSONAL_EVENTS.get(event.type)
-    return fields is not None and bool(seals_in(event.data, fields))
-
-
-def _seals(event: EventRecord) -> list[str]:
-    found = seals_in(event.data, registry.PERSONAL_EVENTS.get(event.type, {}))
-    metadata: Any = event.metadata
-    command = metadata.get("command") if isinstance(metadata, dict) else None
-    body = command.get("body") if isinstance(command, dict) else None
-    if isinstance(body, dict):
-        found += seals_in(body, registry.PERSONAL_COMMANDS.get(body.get("type", ""), {}))
-    return found
 
 
 def check_personal(export: ExportFile) -> Finding | None:
     """The first event with a seal its ``personal`` line's text and salt do not open."""
     for event in export.events:
-        for seal in _seals(event):
+        for seal in seals_of(event.type, event.data, event.metadata):
             record = export.personal.get(seal)
             if record is None or record.salt is None or record.text is None:
                 continue  # not in the file, or erased: nothing to check

@@ -18,8 +18,8 @@ from typing import Any
 import msgspec
 
 from domain import registry
-from domain.personal import Field, Fields, erased
-from projections.personal import Kept, open_body, seals_in
+from domain.personal import Field, erased
+from projections.personal import Kept, open_event, seals_of
 from service.store.records import StoredEvent
 
 KEPT = 50_000  # opened seals kept in memory
@@ -92,47 +92,35 @@ class PersonalTexts:
         """``rows`` with every seal opened (events of a type with personal fields, and the
         command their metadata records); the rest as they are."""
         events = registry.PERSONAL_EVENTS
-        opening = [i for i, row in enumerate(rows) if row.type in events and "sealed:" in row.data]
+        opening = {
+            i: (_decode(row.data), _decode(row.metadata_json))
+            for i, row in enumerate(rows)
+            if row.type in events and "sealed:" in row.data
+        }
         if not opening:
             return rows
-        commands = registry.PERSONAL_COMMANDS
-        bodies: dict[int, tuple[dict[str, Any], dict[str, Any] | None]] = {}
-        seals: set[str] = set()
-        for i in opening:
-            data = _decode(rows[i].data)
-            seals.update(seals_in(data, events[rows[i].type]))
-            metadata = _decode(rows[i].metadata_json) if "sealed:" in rows[i].metadata_json else None
-            if metadata is not None and (fields := _command_fields(metadata, commands)):
-                seals.update(seals_in(metadata["command"]["body"], fields))
-            bodies[i] = (data, metadata)
-        shown = await self.shown(seals)
+        shown = await self.shown(s for i, (d, m) in opening.items() for s in seals_of(rows[i].type, d, m))
         out = list(rows)
-        for i, (data, metadata) in bodies.items():
-            row = rows[i]
-            opened = open_body(data, events[row.type], shown)
-            metadata_json = row.metadata_json
-            if metadata is not None and (fields := _command_fields(metadata, commands)):
-                command = metadata["command"]
-                metadata = {
-                    **metadata,
-                    "command": {**command, "body": open_body(command["body"], fields, shown, seals=False)},
-                }
-                metadata_json = _encode(metadata).decode()
-            out[i] = msgspec.structs.replace(row, data=_encode(opened).decode(), metadata_json=metadata_json)
+        for i, (data, metadata) in opening.items():
+            data, metadata = open_event(rows[i].type, data, metadata, shown)
+            out[i] = msgspec.structs.replace(
+                rows[i], data=_encode(data).decode(), metadata_json=_encode(metadata).decode()
+            )
         return out
 
     async def open_bodies(self, rows: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
         """``(type, schema_version, data)`` rows with every seal opened (``open``'s, for folds)."""
         events = registry.PERSONAL_EVENTS
-        opening = [i for i, (kind, _, data) in enumerate(rows) if kind in events and "sealed:" in data]
+        opening = {
+            i: _decode(data) for i, (kind, _, data) in enumerate(rows) if kind in events and "sealed:" in data
+        }
         if not opening:
             return rows
-        bodies = {i: _decode(rows[i][2]) for i in opening}
-        shown = await self.shown(s for i, body in bodies.items() for s in seals_in(body, events[rows[i][0]]))
+        shown = await self.shown(s for i, body in opening.items() for s in seals_of(rows[i][0], body, None))
         out = list(rows)
-        for i, body in bodies.items():
+        for i, body in opening.items():
             kind, version, _ = rows[i]
-            out[i] = (kind, version, _encode(open_body(body, events[kind], shown)).decode())
+            out[i] = (kind, version, _encode(open_event(kind, body, None, shown)[0]).decode())
         return out
 
     async def erase(self, subject: str) -> tuple[list[uuid.UUID], list[str]]:
@@ -161,10 +149,3 @@ class PersonalTexts:
             subject,
         )
         return [(row["seal"], bytes(row["salt"])) for row in rows]
-
-
-def _command_fields(metadata: dict[str, Any], commands: Fields) -> dict[str, Field] | None:
-    command = metadata.get("command")
-    if not isinstance(command, dict) or not isinstance(body := command.get("body"), dict):
-        return None
-    return commands.get(body.get("type", ""))

@@ -29,7 +29,7 @@ from projections.export.format import (
     schema_versions,
 )
 from projections.export.verify import VerifyReport, replay, verify
-from projections.personal import seals_in
+from projections.personal import seals_of
 from projections.replay import plain
 from projections.table import Table
 
@@ -96,13 +96,8 @@ def _seals(rows: Sequence[Sequence[Any]]) -> list[str]:
     """Every seal the exported events and their recorded commands hold."""
     found: list[str] = []
     for _, event_type, _, data, metadata, *_ in rows:
-        fields = registry.PERSONAL_EVENTS.get(event_type)
-        if fields is None or "sealed:" not in data:
-            continue
-        found += seals_in(msgspec.json.decode(data), fields)
-        command = msgspec.json.decode(metadata).get("command") or {}
-        body = command.get("body") or {}
-        found += seals_in(body, registry.PERSONAL_COMMANDS.get(body.get("type", ""), {}))
+        if event_type in registry.PERSONAL_EVENTS and "sealed:" in data:
+            found += seals_of(event_type, msgspec.json.decode(data), msgspec.json.decode(metadata))
     return found
 
 
