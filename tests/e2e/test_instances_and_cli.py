@@ -80,3 +80,42 @@ async def test_bots_command_fails_when_the_server_is_unreachable() -> None:
     )
     await asyncio.wait_for(proc.communicate(), 120)
     assert proc.returncode != 0
+
+
+async def test_given_two_instances_when_a_player_is_erased_on_one_then_the_other_shows_the_pseudonym(
+    settings: Settings,
+) -> None:
+    """The other instance opened the name before (its tables, feeds and opened texts hold it):
+    the erasure's notification makes it forget them (docs/erasure.md)."""
+    async with (
+        live_server(settings) as url_a,
+        live_server(settings) as url_b,
+        httpx.AsyncClient(base_url=url_a) as http_a,
+        httpx.AsyncClient(base_url=url_b) as http_b,
+    ):
+        api_a = PlaylogClient(url_a, http=http_a)
+        player = await api_a.create_player("Twice Seen")
+        created = await api_a.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
+        await api_a.join(created.game_id, player_token=player.token)
+        guest = await api_a.join(created.game_id, "Stays Put")
+        seat_b = {"Authorization": f"Bearer {guest.token}"}
+
+        async def names_on_b() -> tuple[list[str], list[str]]:
+            seats = (await http_b.get(f"/games/{created.game_id}")).json()["seats"]
+            events = (await http_b.get(f"/games/{created.game_id}/seats/1/events", headers=seat_b)).json()
+            return seats, [e["data"]["name"] for e in events if e["type"] == "lobby.joined"]
+
+        assert await names_on_b() == (["Twice Seen", "Stays Put"], ["Twice Seen", "Stays Put"])
+        erase = await http_a.delete(
+            "/players/me", params={"erase": "true"}, headers=player_auth(player.token)
+        )
+        pseudonym = erase.json()["pseudonym"]
+        for _ in range(200):  # the notification crosses at once; polled, never slept past
+            if await names_on_b() == ([pseudonym, "Stays Put"], [pseudonym, "Stays Put"]):
+                break
+            await asyncio.sleep(0.02)
+        assert await names_on_b() == ([pseudonym, "Stays Put"], [pseudonym, "Stays Put"])
+
+
+def player_auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
