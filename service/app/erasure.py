@@ -10,7 +10,8 @@ A person is a ``subject``: ``player:<id>``, or a guest's seat holding ``seat:<oc
 3. Each game gets a tombstone, ``lobby.erased``, through the one loop (``EraseSeats``, keyed so
    that erasing again appends none), naming the seats the person holds there now.
 4. Every instance drops the game's tables, feeds and opened texts (``notify_erased``), and the
-   planner's statistics, which sample column values, are taken again.
+   planner's statistics, which sample column values, are taken again: of the texts and players
+   here, of the lobby rows by the projector once it has folded the tombstone.
 Nothing of the log changes: every chain, receipt, proof and export made before still verifies.
 """
 
@@ -96,8 +97,9 @@ class Erasure:
                 refused.append(game_id)
             self._forget(game_id)
             await notify_erased(self.pool, game_id)
-        if games:
-            await self.pool.execute("ANALYZE lobby_games")
+        # The planner's statistics sample column values: taken again once the texts are gone
+        # (the lobby rows' names: by the projector once it has folded the tombstones).
+        await self.pool.execute("ANALYZE personal_texts")
         log.info("erased", games=len(games), texts=len(seals))
         return Erased(pseudonym=pseudonym, games=games, texts=len(seals), kept=[], refused=refused)
 

@@ -113,6 +113,7 @@ class Projector:
         self.leading = False
         self._notified: set[uuid.UUID] = set()  # games named by notifications since the last round
         self._sweep_due = True
+        self._erased = False  # a person was erased since the last round: statistics to retake
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -121,6 +122,7 @@ class Projector:
             self._wake = self.listener.subscribe(None)
             self.listener.on_append(self._on_append)
             self.listener.on_resync(self._on_resync)
+            self.listener.on_erased(self._on_erased)
         self._task = asyncio.create_task(self._run(), name="playlog-projector")
 
     async def stop(self) -> None:
@@ -131,6 +133,13 @@ class Projector:
     def _on_append(self, game_id: uuid.UUID, _seq: int) -> None:
         if self.leading:  # a new leader starts with a sweep: the others keep nothing
             self._notified.add(game_id)
+
+    def _on_erased(self, game_id: uuid.UUID) -> None:
+        """The game's tombstone is committed (service/app/erasure.py): once it is folded, the
+        planner's statistics of the lobby rows, which sample the seats' names, are taken again."""
+        if self.leading:
+            self._notified.add(game_id)
+            self._erased = True
 
     def _on_resync(self) -> None:
         self._sweep_due = True  # notifications may have been missed
@@ -170,18 +179,23 @@ class Projector:
                     self._notified.clear()  # the sweep covers them
                 else:
                     games, self._notified = self._notified, set()
+                erased, self._erased = self._erased, False
                 try:
                     if games is None or games:
                         await models.catch_up(
                             conn, generation, games, batch_size=self.batch_size, rest=FOLD_REST
                         )
+                    if erased:
+                        await conn.execute("ANALYZE lobby_games")
                 except GenerationMoved:
+                    self._erased |= erased
                     generation = await models.generation(conn)
                     self._sweep_due = True
                     log.info("projector_generation_moved", generation=generation)
                     continue
                 except BaseException:
                     self._sweep_due = True  # what this round had to do is not done
+                    self._erased |= erased
                     raise
                 if not self._notified and not self._sweep_due:
                     await self._idle()
