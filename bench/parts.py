@@ -62,7 +62,7 @@ def _instrument() -> None:
         (SeatedDecider, "fold", "the rules: evolve (the command's own)"),
         (service.http.api.play, "seat_view", "the seat's view"),
         (service.app.seat_commands, "envelopes", "the events as the seat sees them"),
-        (service.app.loop, "_new_event", "the events encoded"),
+        (service.app.loop, "seal_append", "the events encoded (a person's words sealed)"),
         (service.app.seat_commands.SeatCommands, "decode_command", "the command decoded"),
         (service.http.api.guards, "read_bearer", "the token read"),
         (service.http.fast.lanes, "encode_json", "the answer encoded"),

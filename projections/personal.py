@@ -5,9 +5,11 @@ service keeps the texts beside the log (service/store/personal.py), an export ca
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from domain import personal, registry
 from domain.disputes.commands import OpenReview, RaiseDispute, ReplyToQuestion
@@ -15,7 +17,20 @@ from domain.personal import Field, is_seal, seal
 from domain.table.commands import JoinSeat, TableCommand
 from domain.table.state import Table
 
+_encode = msgspec.json.Encoder().encode
 UNKNOWN_NAME = "Unknown player"  # a seal whose text the reader does not have (an import without it)
+
+
+@dataclass(frozen=True)
+class SealedAppend:
+    """An append with its personal texts sealed: what the log keeps (``(tag, schema version,
+    JSON)`` per event), the events as readers get them back (each naming its seals), the
+    command as recorded, the texts to keep beside the log."""
+
+    stored: list[tuple[str, int, bytes]]
+    events: Sequence[Any]
+    recorded: dict[str, Any]
+    kept: list[Kept]
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,39 @@ def subject_of(table: Table | None, command: TableCommand) -> str | None:
         case OpenReview(moderator=moderator):
             return f"moderator:{moderator}"
     return None
+
+
+def seal_append(
+    kind: registry.Kind,
+    table: Table | None,
+    command: TableCommand,
+    events: Sequence[Any],
+    recorded: dict[str, Any],
+    salts: Callable[[], bytes],
+) -> SealedAppend:
+    """The append of ``events`` (``command``'s, recorded as ``recorded``), a person's words in it
+    sealed with ``salts``."""
+    subject = subject_of(table, command)
+    stored, opened, kept = [], [], []
+    for event in events:
+        tag, version = kind.tags[type(event)]
+        fields = registry.PERSONAL_EVENTS.get(tag) if subject is not None else None
+        if fields is None:
+            stored.append((tag, version, _encode(event)))
+            opened.append(event)
+            continue
+        assert subject is not None
+        body, seals, texts = seal_body(msgspec.to_builtins(event), fields, subject, salts)
+        kept.extend(texts)
+        stored.append((tag, version, _encode(body)))
+        opened.append(msgspec.structs.replace(event, sealed=seals) if seals else event)
+    fields = registry.PERSONAL_COMMANDS.get(recorded["body"].get("type", "")) if subject is not None else None
+    if fields is not None:
+        assert subject is not None
+        body, _, texts = seal_body(recorded["body"], fields, subject, salts)
+        kept.extend(texts)
+        recorded = {**recorded, "body": body}
+    return SealedAppend(stored, opened, recorded, kept)
 
 
 def seal_body(

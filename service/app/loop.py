@@ -22,11 +22,10 @@ from typing import Any
 
 import msgspec
 
-from domain import personal as personal_texts
 from domain import randomness, registry
 from domain.decider import Context
 from domain.errors import RuleViolation
-from domain.personal import SALT_BYTES
+from domain.personal import SALT_BYTES, claim, claim_salt
 from domain.registry import Kind
 from domain.table import seeds
 from domain.table.commands import (
@@ -36,9 +35,9 @@ from domain.table.commands import (
     TableCommand,
 )
 from domain.viewers import Viewer
-from projections import commands, personal
+from projections import commands
 from projections.numbering import version_for
-from projections.personal import Kept
+from projections.personal import seal_append
 from projections.receipts import ReceiptSigner
 from projections.table import Table
 from service.app.errors import ServiceError, not_found
@@ -60,7 +59,6 @@ from service.store.notifications import Notifier
 from service.store.replica import Reads
 
 log = get_logger("playlog.commands")
-_encoder = msgspec.json.Encoder()
 
 
 class Executed(msgspec.Struct, frozen=True):
@@ -76,55 +74,8 @@ class Executed(msgspec.Struct, frozen=True):
     duplicate: bool = False
 
 
-def _new_event(kind: Kind, event: Any) -> NewEvent:
-    tag, version = kind.tags[type(event)]  # fixed per kind (domain/registry.py)
-    return NewEvent(type=tag, data=_encoder.encode(event), schema_version=version)
-
-
-class _Sealed(msgspec.Struct, frozen=True):
-    """An append with its personal texts sealed (domain/personal.py): what the log keeps, the
-    events as readers get them back (each with its seals), the command as recorded, the texts."""
-
-    stored: list[NewEvent]
-    events: Sequence[Any]
-    recorded: dict[str, Any]
-    kept: list[Kept]
-
-
 def _salt() -> bytes:
     return os.urandom(SALT_BYTES)
-
-
-def _sealed(
-    kind: Kind,
-    table: Table | None,
-    command: TableCommand,
-    events: Sequence[Any],
-    recorded: dict[str, Any],
-    salts: Callable[[], bytes],
-) -> _Sealed:
-    """The append of ``events`` (``command``'s), a person's words in it sealed with ``salts``."""
-    subject = personal.subject_of(table, command)
-    if subject is None:
-        return _Sealed([_new_event(kind, e) for e in events], events, recorded, [])
-    stored, opened, kept = [], [], []
-    for event in events:
-        tag, version = kind.tags[type(event)]
-        fields = registry.PERSONAL_EVENTS.get(tag)
-        if fields is None:
-            stored.append(_new_event(kind, event))
-            opened.append(event)
-            continue
-        body, seals, texts = personal.seal_body(msgspec.to_builtins(event), fields, subject, salts)
-        kept.extend(texts)
-        stored.append(NewEvent(type=tag, data=_encoder.encode(body), schema_version=version))
-        opened.append(msgspec.structs.replace(event, sealed=seals) if seals else event)
-    fields = registry.PERSONAL_COMMANDS.get(recorded["body"].get("type", ""))
-    if fields is not None:
-        body, _, texts = personal.seal_body(recorded["body"], fields, subject, salts)
-        kept.extend(texts)
-        recorded = {**recorded, "body": body}
-    return _Sealed(stored, opened, recorded, kept)
 
 
 class GameLoop:
@@ -173,7 +124,7 @@ class GameLoop:
 
     def claim(self, game_id: uuid.UUID, occupancy: str) -> bytes:
         """The claim of the seat held by ``occupancy``: given to its holder when it joins."""
-        return personal_texts.claim(self._claims, game_id.bytes, occupancy)
+        return claim(self._claims, game_id.bytes, occupancy)
 
     def invalidate(self, game_id: uuid.UUID, seq: int) -> None:
         """An append reached ``seq`` (maybe through another instance): an older table is stale."""
@@ -348,13 +299,13 @@ class GameLoop:
         assert new_table is not None
         salts = _salt
         if isinstance(command, JoinSeat):  # the seat's name: salted from the claim its holder gets
-            salt = personal_texts.claim_salt(self.claim(game_id, command.occupancy))
+            salt = claim_salt(self.claim(game_id, command.occupancy))
             salts = lambda: salt  # noqa: E731
-        sealed = _sealed(kind, table, command, events, recorded, salts)
+        sealed = seal_append(kind, table, command, events, recorded, salts)
         result = await self.store.append(
             game_id,
             table.version if table else 0,
-            sealed.stored,
+            [NewEvent(type=tag, data=body, schema_version=version) for tag, version, body in sealed.stored],
             command_id=command_id,
             actor=actor,
             fingerprint=fingerprint,
