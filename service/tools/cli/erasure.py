@@ -49,7 +49,7 @@ def erase_player(player_id: uuid.UUID) -> None:
         click.echo(f"playlog: {exc.message}", err=True)
         sys.exit(1)
     click.echo(f"erased player {player_id}: shown as {done.pseudonym!r} from now on; tokens revoked")
-    click.echo(f"texts destroyed: {done.texts}")
+    click.echo(f"texts erased: {done.texts}")
     for game_id in done.games:
         click.echo(f"game {game_id}: erased")
     for game_id in done.kept:
