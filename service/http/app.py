@@ -22,6 +22,7 @@ from service.http.api.audit import (
 from service.http.api.chunks import SpectatorChunksController
 from service.http.api.deps import provide_games
 from service.http.api.disputes import GameDisputesController
+from service.http.api.erasure import SeatErasureController
 from service.http.api.health import HealthController
 from service.http.api.incidents import IncidentController
 from service.http.api.lobby import LobbyController
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             HealthController,
             LobbyController,
             PlayController,
+            SeatErasureController,
             PlayersController,
             PlayerStreamController,
             SpectatorController,

@@ -90,6 +90,14 @@ DESCRIPTIONS: dict[str, str] = {
         ' (docs/export-format.md, "Randomness"). 422 `seed_mismatch` if they do not match the'
         " commitment. Answers the game's summary."
     ),
+    "eraseSeat": (
+        "A guest erases themself, with the token of the seat they joined: their name and their"
+        " disputes' texts in this game are destroyed (docs/erasure.md), the game shows them by a"
+        " pseudonym and a `lobby.erased` event; it cannot be undone. Possible while the seat token is"
+        " valid, so also a while after the game ends (the dispute window). A player's seat is refused"
+        " (409 `erase_as_player`): a player is erased in every game at once, with"
+        " `DELETE /players/me?erase=true`. Answers what was erased; erasing again changes nothing."
+    ),
     "leaveGame": (
         "Before the start the seat is freed; once the game runs the seat concedes (it is out of"
         " the game, by the game's rules). Answers the game's summary."
@@ -187,7 +195,15 @@ DESCRIPTIONS: dict[str, str] = {
         "A player under a display name, with its player token: it joins games as itself and finds"
         " its seats again. `Location` is the player's public page."
     ),
-    "revokePlayerToken": "Every token of the player is refused from now on (answer 204, no body).",
+    "revokePlayerToken": (
+        "Every token of the player is refused from now on (answer 204, no body). With"
+        " `erase=true` the player is also erased (docs/erasure.md), which cannot be undone: their"
+        " name in every game they sat in, and their disputes' reasons and replies, are destroyed;"
+        " every game shows them by a pseudonym (`Player` and four hex digits) and their texts as"
+        " `(erased)`, each game gets a `lobby.erased` event, and their statistics stay with the"
+        " pseudonym. Answers 200 with what was erased; erasing again changes nothing. Games played"
+        " before erasure existed keep the name (`kept`)."
+    ),
     "listMyGames": ("The games the caller holds a seat in, newest first, with each seat." + _PAGES + _OFFSET),
     "refreshPlayerToken": (
         "A new player token for the caller, signed with the newest key: rotate keys without"

@@ -36,6 +36,7 @@ from service.app.players import PlayerOut as Player
 
 # The lobby's and the audit's answers decode into the server's own Structs; events and views
 # are each game's own unions, so they stay plain JSON here.
+from service.http.api.erasure import ErasureOut as Erased
 from service.http.api.lobby import GameCreatedOut as CreatedGame
 from service.http.api.lobby import GameSummary
 from service.http.api.lobby import SeatOut as JoinedSeat
@@ -50,6 +51,7 @@ __all__ = [
     "CommandResult",
     "CreatedGame",
     "CreatedPlayer",
+    "Erased",
     "EventOut",
     "GameSummary",
     "JoinedSeat",
@@ -252,6 +254,22 @@ class PlaylogClient:
         if response.status_code >= 400:
             body = response.json()
             raise ApiError(response.status_code, body.get("code", "error"), body.get("detail", ""), body)
+
+    async def erase_player(self, token: str) -> Erased:
+        """Erase the player of ``token`` (docs/erasure.md), which also revokes it; cannot be undone.
+        Not retried: the first attempt revokes the token a retry would send."""
+        result: Erased = await self._call(
+            "DELETE", "/players/me", Erased, token=token, params={"erase": "true"}, idempotent=False
+        )
+        return result
+
+    async def erase_seat(self, game_id: uuid.UUID, seat: int, token: str) -> Erased:
+        """Erase the guest holding ``seat`` with its seat token (docs/erasure.md); erasing again
+        changes nothing, so it may be retried."""
+        result: Erased = await self._call(
+            "POST", f"/games/{game_id}/seats/{seat}/erase", Erased, token=token, idempotent=True
+        )
+        return result
 
     async def start(
         self, game_id: uuid.UUID, host_token: str, *, idempotency_key: str | None = None

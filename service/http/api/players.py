@@ -15,13 +15,14 @@ from litestar.params import QueryParameter
 
 from domain.text import NAME_PATTERN
 from service.app.auth import Principal
-from service.app.erasure import Erased, Erasure
+from service.app.erasure import Erasure
 from service.app.games import GameService
 from service.app.players import PlayerGameOut, PlayerOut, Players, player_transcript, seat_token
 from service.config import Settings
 from service.http import paging
 from service.http.api import guards
 from service.http.api.deps import AnyRequest, created_at, provide_principal
+from service.http.api.erasure import ErasureOut
 from service.http.api.lobby import SeatOut
 from service.http.api.params import INT32_MAX, LOWER_BOUND_ZERO, SeatNumber
 from service.http.api.problems import (
@@ -42,19 +43,6 @@ class CreatePlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Annotated[
         str, msgspec.Meta(min_length=1, max_length=40, extra_json_schema={"pattern": NAME_PATTERN})
     ]
-
-
-class ErasureOut(msgspec.Struct, frozen=True):
-    """What erasing a player did (docs/erasure.md)."""
-
-    pseudonym: str  # how every game now shows the player
-    games: list[uuid.UUID]  # the games whose texts were erased, each with a tombstone event
-    texts: int  # texts erased: a name per seat taken, a dispute's reason, a reply
-    kept: list[uuid.UUID]  # games played before erasure existed: their names stay (docs/erasure.md)
-
-    @classmethod
-    def of(cls, done: Erased) -> ErasureOut:
-        return cls(pseudonym=done.pseudonym, games=done.games, texts=done.texts, kept=done.kept)
 
 
 class PlayerCreatedOut(msgspec.Struct, frozen=True):
