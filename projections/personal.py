@@ -5,7 +5,7 @@ service keeps the texts beside the log (service/store/personal.py), an export ca
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,10 +71,10 @@ def seal_append(
     command: TableCommand,
     events: Sequence[Any],
     recorded: dict[str, Any],
-    salts: Callable[[], bytes],
+    salt: bytes,
 ) -> SealedAppend:
     """The append of ``events`` (``command``'s, recorded as ``recorded``), a person's words in it
-    sealed with ``salts``."""
+    sealed with ``salt``."""
     subject = subject_of(table, command)
     stored, opened, kept = [], [], []
     for event in events:
@@ -85,21 +85,21 @@ def seal_append(
             opened.append(event)
             continue
         assert subject is not None
-        body, seals, texts = seal_body(msgspec.to_builtins(event), fields, subject, salts)
+        body, seals, texts = seal_body(msgspec.to_builtins(event), fields, subject, salt)
         kept.extend(texts)
         stored.append((tag, version, _encode(body)))
         opened.append(msgspec.structs.replace(event, sealed=seals) if seals else event)
     fields = registry.PERSONAL_COMMANDS.get(recorded["body"].get("type", "")) if subject is not None else None
     if fields is not None:
         assert subject is not None
-        body, _, texts = seal_body(recorded["body"], fields, subject, salts)
+        body, _, texts = seal_body(recorded["body"], fields, subject, salt)
         kept.extend(texts)
         recorded = {**recorded, "body": body}
     return SealedAppend(stored, opened, recorded, kept)
 
 
 def seal_body(
-    body: dict[str, Any], fields: Mapping[str, Field], subject: str, salts: Callable[[], bytes]
+    body: dict[str, Any], fields: Mapping[str, Field], subject: str, salt: bytes
 ) -> tuple[dict[str, Any], dict[str, str], list[Kept]]:
     """``body`` with each personal field's text replaced by its seal; the seals by field; the
     texts to keep."""
@@ -110,7 +110,6 @@ def seal_body(
         text = body.get(name)
         if not isinstance(text, str) or is_seal(text):
             continue
-        salt = salts()
         sealed[name] = seals[name] = seal(salt, text)
         kept.append(Kept(seal=seals[name], subject=subject, field=field, salt=salt, text=text))
     return sealed, seals, kept

@@ -74,10 +74,6 @@ class Executed(msgspec.Struct, frozen=True):
     duplicate: bool = False
 
 
-def _salt() -> bytes:
-    return os.urandom(SALT_BYTES)
-
-
 class GameLoop:
     """Loading, the one loop and its append: what every use case of a game shares."""
 
@@ -297,11 +293,13 @@ class GameLoop:
         ``recorded``: the command as the log keeps it (projections/commands.py)."""
         new_table = kind.table.fold(table, events)
         assert new_table is not None
-        salts = _salt
-        if isinstance(command, JoinSeat):  # the seat's name: salted from the claim its holder gets
+        # One salt per append: a text and the command's copy of it share one seal. A seat's
+        # name is salted from the claim its holder is given (domain/personal.py).
+        if isinstance(command, JoinSeat):
             salt = claim_salt(self.claim(game_id, command.occupancy))
-            salts = lambda: salt  # noqa: E731
-        sealed = seal_append(kind, table, command, events, recorded, salts)
+        else:
+            salt = os.urandom(SALT_BYTES)
+        sealed = seal_append(kind, table, command, events, recorded, salt)
         result = await self.store.append(
             game_id,
             table.version if table else 0,

@@ -16,10 +16,6 @@ SALT = bytes(range(32))
 FIELDS: dict[str, personal.Field] = {"name": "name"}
 
 
-def salts() -> bytes:
-    return SALT
-
-
 def test_a_seal_is_the_labelled_sha256_of_salt_and_text() -> None:
     expected = hashlib.sha256(b"playlog/personal/v1\n" + SALT + "Zoë".encode()).hexdigest()
     assert personal.seal(SALT, "Zoë") == "sealed:" + expected
@@ -30,7 +26,7 @@ def test_a_seal_is_the_labelled_sha256_of_salt_and_text() -> None:
 @given(st.text(min_size=1, max_size=40))
 def test_an_opened_body_goes_back_to_the_stored_one_whatever_it_opens_to(name: str) -> None:
     stored, seals, kept = seal_body(
-        {"type": "lobby.joined", "seat": 0, "name": name}, FIELDS, "player:p", salts
+        {"type": "lobby.joined", "seat": 0, "name": name}, FIELDS, "player:p", SALT
     )
     assert seals == {"name": stored["name"]} and kept[0].text == name and name not in stored.values()
     for shown in ({stored["name"]: name}, {stored["name"]: "Player 7f3a"}, {}):

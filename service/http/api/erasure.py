@@ -27,7 +27,7 @@ class ErasureOut(msgspec.Struct, frozen=True):
 
     pseudonym: str  # how every game now shows the person
     games: list[uuid.UUID]  # the games whose texts were erased, each with a tombstone event
-    texts: int  # texts erased: a name per seat taken, a dispute's reason, a reply
+    texts: int  # texts erased: a name per seat taken, a dispute's reason, a reply (each once)
     kept: list[uuid.UUID]  # games played before erasure existed: their names stay (docs/erasure.md)
 
     @classmethod
