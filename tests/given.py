@@ -24,6 +24,7 @@ import msgspec
 
 from domain.decider import Context
 from domain.errors import RuleViolation
+from domain.table.refusals import Kind, TableRefusal
 
 # ``when``'s seat when none is named: the seat the game waits for (a game's ``given`` says which).
 ACTING: Any = object()
@@ -109,6 +110,12 @@ class When:
         assert self.refusal is not None, f"{self.command!r} was accepted: {self.decided!r}"
         assert self.refusal.message, "every refusal says why"
         return self.refusal.code
+
+    @property
+    def kind(self) -> Kind:
+        """The kind of a table's refusal: conflict, forbidden or invalid (domain/table/refusals.py)."""
+        assert isinstance(self.refusal, TableRefusal), f"not a table's refusal: {self.refusal!r}"
+        return self.refusal.kind
 
     def when(self, command: Any, seat: int | None = ACTING, *, now: float = 0.0, seed: int = 0) -> When:
         """The next command, from the state this one left."""

@@ -21,7 +21,7 @@ from projections import table as tables
 from projections.read_models import BatchChanges
 from service.readmodels.models import ReadModels
 from service.store.events import StoredEvent
-from tests.unit.disputes.test_dispute_decider import then
+from tests.unit.disputes.test_dispute_decider import given as given_table
 from tests.unit.disputes.test_rulings_in_read_models import CLAIMED, RAISED, conceded, ruled
 from tests.unit.test_replay import OPTIONS, random_game
 
@@ -71,9 +71,9 @@ def test_a_jump_within_one_status_changes_the_read_models_as_folding_each_event(
 def dispute_path(**ruling: Any) -> list[Table]:
     """Ann wins when ben concedes; ben disputes it, mia claims it and rules."""
     finished = conceded()
-    raised = then(finished, RAISED)
-    claimed = then(raised, CLAIMED)
-    return [finished, raised, claimed, ruled(claimed, **ruling)]
+    raised = given_table(finished).when(RAISED, now=5.0)
+    claimed = raised.when(CLAIMED, now=5.0)
+    return [finished, raised.state, claimed.state, ruled(claimed.state, **ruling)]
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from domain.table.events import SeatJoined
 from domain.table.state import Table
 from projections import read_models, spectator
 from projections.read_models import ListedRuling, PlayerGame, PlayerRuling
-from tests.unit.disputes.test_dispute_decider import CREATED, RULES, then
+from tests.unit.disputes.test_dispute_decider import CREATED, given
 
 GAME = uuid.uuid4()
 KIND = "exploding_kittens"
@@ -22,16 +22,16 @@ KIND = "exploding_kittens"
 
 def conceded() -> Table:
     """Ann (seat 0) won after ben (seat 1) conceded."""
-    table = RULES.fold(
+    lobby = given(
         None,
-        [
-            CREATED,
-            SeatJoined(seat=0, name="ann", occupancy="a1", player="p-ann"),
-            SeatJoined(seat=1, name="ben", occupancy="b1", player="p-ben"),
-        ],
+        CREATED,
+        SeatJoined(seat=0, name="ann", occupancy="a1", player="p-ann"),
+        SeatJoined(seat=1, name="ben", occupancy="b1", player="p-ben"),
     )
-    assert table is not None
-    return then(then(table, StartGame()), LeaveSeat(seat=1, holder="b1"))
+    assert lobby.state is not None
+    started = lobby.when(StartGame(), now=5.0, seed=7)
+    table: Table = started.when(LeaveSeat(seat=1, holder="b1"), now=5.0, seed=7).state
+    return table
 
 
 RAISED = RaiseDispute(
@@ -48,12 +48,14 @@ CLAIMED = ClaimDispute(dispute_id=str(uuid.UUID(int=1)), moderator="mia")
 
 def claimed_after_a_game() -> Table:
     """Ben disputes ann's win after his concession; mia claims the dispute."""
-    return then(then(conceded(), RAISED), CLAIMED)
+    table: Table = given(conceded()).when(RAISED, now=5.0).when(CLAIMED, now=5.0).state
+    return table
 
 
 def ruled(table: Table, **ruling: object) -> Table:
     fields: dict[str, object] = {"dispute_id": str(uuid.UUID(int=1)), "moderator": "mia", "explanation": "e"}
-    return then(table, ResolveDispute(**{**fields, **ruling}))  # type: ignore[arg-type]
+    after: Table = given(table).when(ResolveDispute(**{**fields, **ruling}), now=5.0).state  # type: ignore[arg-type]
+    return after
 
 
 def rows(table: Table) -> dict[str, PlayerGame]:
@@ -107,16 +109,15 @@ def test_each_ruling_that_changes_the_result_is_kept_with_its_time() -> None:
     """A review's ruling after the first: the public learns each one a delay after its own time."""
     voided = ruled(claimed_after_a_game(), verdict="upheld", action="void")  # at 5.0
     review = str(uuid.UUID(int=2))
-    reviewed = then(
-        voided,
+    reviewed = given(voided).when(
         OpenReview(dispute_id=str(uuid.UUID(int=1)), review_id=review, moderator="max", reason="again"),
         now=6.0,
     )
-    claimed = then(reviewed, ClaimDispute(dispute_id=review, moderator="max"), now=6.0)
+    claimed: Table = reviewed.when(ClaimDispute(dispute_id=review, moderator="max"), now=6.0).state
     resolve = ResolveDispute(
         dispute_id=review, moderator="max", explanation="e", verdict="upheld", action="award", seats=(0, 1)
     )
-    awarded = then(claimed, resolve, now=7.0)
+    awarded: Table = given(claimed).when(resolve, now=7.0).state
     assert awarded.outcome is not None
     scores = awarded.outcome.scores
     assert spectator.rulings(awarded) == (
