@@ -5,7 +5,7 @@ The n-th event a spectator may see (its number n, projections/numbering) is serv
 JSON with sorted keys and no whitespace. Its hash is ``sha256(prev || hashed_text(text))``,
 ``prev`` being the hash of event n - 1, or for the first event the game's genesis hash
 ``sha256("playlog/spectator/v1 " || game_id)``: a chain is bound to its game, so a cache cannot
-hand over another game's chunk. A viewer hashes the texts as received, but for an event holding a
+hand over another game's chunk. A viewer hashes each text as received, except an event holding a
 person's words, whose hash covers them sealed (``hashed_text``): a chain then verifies the same
 before and after that person is erased, when the words show as a pseudonym.
 

@@ -1,12 +1,12 @@
 // An independent verifier of a playlog export, written from docs/export-format.md alone: the
 // reading rules, the events' hash chain, the shuffle commitments against their reveals, the
-// recorded commands' grouping, the seeds, the header's facts and the access records' chain
-// and that each personal text given opens its seal (export/: canonical.ts, read.ts, checks.ts,
-// personal.ts). With `--trust KEYS` it checks the file's inclusion
-// proofs against its checkpoint, signed by a trusted log key and cosigned by every trusted witness
-// (export/proofs.ts, merkle.ts, notes.ts); with `--receipts FILE` a seat's receipts against the
-// file (export/receipts.ts). It does not run the rules (`playlog verify` does). It prints a report
-// in the shape of `playlog verify`'s and exits 1 on a finding.
+// recorded commands' grouping, the seeds, the header's facts, the access records' chain and each
+// personal text against its seal (export/: canonical.ts, read.ts, checks.ts, personal.ts). With
+// `--trust KEYS` it checks the file's inclusion proofs against its checkpoint, signed by a
+// trusted log key and cosigned by every trusted witness (export/proofs.ts, merkle.ts, notes.ts);
+// with `--receipts FILE` a seat's receipts against the file (export/receipts.ts). It does not run
+// the rules (`playlog verify` does). It prints a report in the shape of `playlog verify`'s and
+// exits 1 on a finding.
 //
 //   npm ci && npm run check && node build/verify.js [--trust KEYS] [--receipts FILE] FILE[.gz] ...
 import { readFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Personal texts (docs/export-format.md, "Personal texts"): a display name or what a seat wrote
+// Personal texts (docs/export-format.md, "Personal lines"): a display name or what a seat wrote
 // is kept in the log as a seal, `"sealed:" || hex(sha256("playlog/personal/v1\n" || salt ||
 // text))`; an export's `personal` lines give each seal's text and salt (or, its person erased,
 // what it shows now). A body read back from the service carries the text and the seals by field

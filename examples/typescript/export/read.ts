@@ -40,7 +40,7 @@ interface AccessLine {
   hash: string;
 }
 
-/** What a seal of the log opens to (docs/export-format.md, "Personal texts"): its text and salt,
+/** What a seal of the log opens to (docs/export-format.md, "Personal lines"): its text and salt,
  * or, its person erased, only what it shows now. */
 export interface PersonalLine {
   seal: string;
