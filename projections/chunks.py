@@ -2,11 +2,12 @@
 
 The n-th event a spectator may see (its number n, projections/numbering) is served as its
 *text*: the event as the delayed stream sends it (``EventOut``, redacted for spectators), in
-JSON with sorted keys and no whitespace. Its hash is ``sha256(prev || text)``, ``prev`` being
-the hash of event n - 1, or for the first event the game's genesis hash
+JSON with sorted keys and no whitespace. Its hash is ``sha256(prev || hashed_text(text))``,
+``prev`` being the hash of event n - 1, or for the first event the game's genesis hash
 ``sha256("playlog/spectator/v1 " || game_id)``: a chain is bound to its game, so a cache cannot
-hand over another game's chunk. A viewer hashes the texts exactly as received, so it needs no
-canonical form of its own.
+hand over another game's chunk. A viewer hashes each text as received, except an event holding a
+person's words, whose hash covers them sealed (``hashed_text``): a chain then verifies the same
+before and after that person is erased, when the words show as a pseudonym.
 
 A chunk is a range of ``CHUNK_EVENTS`` numbers, ``[k * CHUNK_EVENTS + 1, (k + 1) * CHUNK_EVENTS]``;
 it exists only once every event in it is released (``recorded_at + spectator_delay`` has
@@ -24,6 +25,7 @@ from typing import Any
 import msgspec
 
 from domain.decider import Decider
+from domain.personal import sealed_form
 from domain.viewers import SPECTATOR
 from projections.envelopes import envelope
 from projections.numbering import sees
@@ -32,6 +34,21 @@ from projections.spectator import release_at
 CHUNK_EVENTS = 16
 GENESIS_PREFIX = b"playlog/spectator/v1 "
 _encoder = msgspec.json.Encoder(order="sorted")
+_decoder = msgspec.json.Decoder()
+_SEALED = b'"sealed":'  # a member's key (a string's quote is escaped): the only way it shows
+
+
+def hashed_text(text: bytes) -> bytes:
+    """What a link's hash covers of an event's ``text``: the text itself, or for an event whose
+    body carries opened words (its ``sealed`` member), the text with the body in its sealed form
+    (domain/personal.py): each opened field back to its seal, ``sealed`` dropped."""
+    if _SEALED not in text:
+        return text
+    event = _decoder.decode(text)
+    data = event.get("data") if isinstance(event, dict) else None
+    if not isinstance(data, dict) or "sealed" not in data:
+        return text
+    return _encoder.encode({**event, "data": sealed_form(data)})
 
 
 def genesis(game_id: uuid.UUID) -> bytes:
@@ -39,7 +56,7 @@ def genesis(game_id: uuid.UUID) -> bytes:
 
 
 def link(prev: bytes, text: bytes) -> bytes:
-    return hashlib.sha256(prev + text).digest()
+    return hashlib.sha256(prev + hashed_text(text)).digest()
 
 
 def chunk_range(index: int) -> tuple[int, int]:

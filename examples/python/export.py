@@ -2,9 +2,10 @@
 
 The document's export answer is ``application/x-ndjson`` with each line an ``ExportLine`` (named
 by ``x-playlog-item-schema``): a union on ``record`` of ``ExportHeader``, ``ExportEvent``,
-``ExportShuffle``, ``ExportAccess`` and, last, the proofs (``ExportReceiptKeys``, ``ExportProof``,
-``ExportCheckpoint``). The generator reads the body as bytes (its configuration
-names the media type, which it does not know); this reads each line into its model. It prints one
+``ExportShuffle``, ``ExportPersonal``, ``ExportAccess`` and, last, the proofs
+(``ExportReceiptKeys``, ``ExportProof``, ``ExportCheckpoint``). The generator reads the body as
+bytes (its configuration names the media type, which it does not know); this reads each line into
+its model. It prints one
 line per record (``record`` and, for an event, its seq and type):
 
     python examples/python/export.py http://127.0.0.1:8000 GAME_ID TOKEN
@@ -26,6 +27,7 @@ from playlog_client.models import (
     ExportCheckpoint,
     ExportEvent,
     ExportHeader,
+    ExportPersonal,
     ExportProof,
     ExportReceiptKeys,
     ExportShuffle,
@@ -35,6 +37,7 @@ ExportLine = (
     ExportHeader
     | ExportEvent
     | ExportShuffle
+    | ExportPersonal
     | ExportAccess
     | ExportReceiptKeys
     | ExportProof
@@ -44,6 +47,7 @@ RECORDS: dict[str, type[ExportLine]] = {
     "header": ExportHeader,
     "event": ExportEvent,
     "shuffle": ExportShuffle,
+    "personal": ExportPersonal,
     "access": ExportAccess,
     "receipt_keys": ExportReceiptKeys,
     "proof": ExportProof,
@@ -78,6 +82,8 @@ def main(argv: list[str] | None = None) -> None:
             print(line.record.value, line.seq, flush=True)
         elif isinstance(line, ExportAccess):
             print(line.record.value, line.n, flush=True)
+        elif isinstance(line, ExportPersonal):  # a seal's text, or what it shows once erased
+            print(line.record.value, line.field.value, flush=True)
         else:  # the proofs' keys and checkpoint (docs/export-format.md, "Proofs")
             print(line.record.value, "-", flush=True)
 

@@ -32,6 +32,7 @@ for (const text of data.split("\n").filter((line) => line !== "")) {
   else if (line.record === "event") console.log("event", line.seq, line.type);
   else if (line.record === "shuffle") console.log("shuffle", line.seq);
   else if (line.record === "access") console.log("access", line.n);
+  else if (line.record === "personal") console.log("personal", line.field); // a seal's text, or what it shows once erased
   else if (line.record === "proof") console.log("proof", line.seq);
   else console.log(line.record, "-"); // the proofs' keys and checkpoint
 }

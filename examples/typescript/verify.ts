@@ -1,17 +1,19 @@
 // An independent verifier of a playlog export, written from docs/export-format.md alone: the
 // reading rules, the events' hash chain, the shuffle commitments against their reveals, the
-// recorded commands' grouping, the seeds, the header's facts and the access records' chain
-// (export/: canonical.ts, read.ts, checks.ts). With `--trust KEYS` it checks the file's inclusion
-// proofs against its checkpoint, signed by a trusted log key and cosigned by every trusted witness
-// (export/proofs.ts, merkle.ts, notes.ts); with `--receipts FILE` a seat's receipts against the
-// file (export/receipts.ts). It does not run the rules (`playlog verify` does). It prints a report
-// in the shape of `playlog verify`'s and exits 1 on a finding.
+// recorded commands' grouping, the seeds, the header's facts, the access records' chain and each
+// personal text against its seal (export/: canonical.ts, read.ts, checks.ts, personal.ts). With
+// `--trust KEYS` it checks the file's inclusion proofs against its checkpoint, signed by a
+// trusted log key and cosigned by every trusted witness (export/proofs.ts, merkle.ts, notes.ts);
+// with `--receipts FILE` a seat's receipts against the file (export/receipts.ts). It does not run
+// the rules (`playlog verify` does). It prints a report in the shape of `playlog verify`'s and
+// exits 1 on a finding.
 //
 //   npm ci && npm run check && node build/verify.js [--trust KEYS] [--receipts FILE] FILE[.gz] ...
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { checkAccess, checkChain, checkCommands, checkHeader, checkSeeds, checkShuffles, type Finding } from "./export/checks.js";
 import { parseKey, parseKeys, type VerifierKey } from "./export/notes.js";
+import { checkPersonal, personalSummary } from "./export/personal.js";
 import { checkProofs } from "./export/proofs.js";
 import { checkReceipts, type Kept, readReceipts } from "./export/receipts.js";
 import { type ExportFile, FormatError, read } from "./export/read.js";
@@ -24,6 +26,7 @@ interface Options {
 const PLACES: Record<Finding["check"], string> = {
   format: "line",
   chain: "seq",
+  personal: "seq",
   shuffles: "seq",
   commands: "seq",
   seeds: "seq",
@@ -79,13 +82,14 @@ function report(text: Buffer, options: Options = {}): string[] {
     ];
   }
   const chain = checkChain(file);
+  const texts = checkPersonal(file);
   const shuffles = checkShuffles(file);
   const commands = checkCommands(file);
   const seeds = checkSeeds(file);
   const header = checkHeader(file);
   const access = chain ? undefined : checkAccess(file); // records about a log that holds
   const [extraLines, extra] = trustLines(file, options);
-  const findings = [chain, shuffles, commands, seeds, header, access, ...extra].filter((f): f is Finding => f !== undefined);
+  const findings = [chain, texts, shuffles, commands, seeds, header, access, ...extra].filter((f): f is Finding => f !== undefined);
   const firstSeq = Math.min(...findings.filter((f) => !NOT_SEQS.has(f.check) && f.at > 0).map((f) => f.at));
   const receipt = extra.find((f) => f.check === "receipts");
   const failed = [
@@ -94,6 +98,7 @@ function report(text: Buffer, options: Options = {}): string[] {
     ...(receipt ? [`first bad receipt ${receipt.at}`] : []),
     ...(!Number.isFinite(firstSeq) && extra.some((f) => f.check === "log") ? ["the checkpoint"] : []),
   ];
+  const personal = personalSummary(file);
   const disclosed = file.events.some((e) => e.type === "lobby.seed_disclosed");
   const created = file.events[0]?.data as { seed_commitment?: unknown } | null | undefined;
   const committed = typeof created?.seed_commitment === "string";
@@ -105,6 +110,7 @@ function report(text: Buffer, options: Options = {}): string[] {
     `seeds:       ${seeds ? "FAILED" : disclosed ? "ok" : committed ? "not disclosed yet" : "none committed"}`,
     `header:      ${header ? "FAILED" : "ok"} (the outcome not checked)`,
     `access:      ${access ? "FAILED" : "ok"} (${file.access.length} records)`,
+    ...(personal === undefined ? [] : [`texts:       ${texts ? "FAILED" : "ok"} (${personal})`]),
     ...extraLines,
     ...findings.sort((a, b) => Number(NOT_SEQS.has(a.check)) - Number(NOT_SEQS.has(b.check)) || a.at - b.at).map((f) => `  ${where(f)} (${f.check}): ${f.reason}`),
     failed.length ? `FAILED: ${failed.join(", ")}` : "OK",

@@ -29,6 +29,11 @@ async def _game_past_a_chunk(remote: PlaylogClient) -> tuple[Any, int]:
     """A public game without delay whose spectators' view holds two full chunks (the head's tail
     repeats the last one: the first is read as a chunk)."""
     game_id, tokens = await two_seat_game(remote)
+    return game_id, await _past_a_chunk(remote, game_id, tokens)
+
+
+async def _past_a_chunk(remote: PlaylogClient, game_id: Any, tokens: list[str]) -> int:
+    """Moves until the spectators' view holds two full chunks; the last released number."""
     rng = random.Random(4)
     head: dict[str, Any] = {"released": 0}
     while head["released"] <= 2 * CHUNK_EVENTS:
@@ -40,7 +45,8 @@ async def _game_past_a_chunk(remote: PlaylogClient) -> tuple[Any, int]:
         await remote.send(game_id, view.seat, tokens[view.seat], command)
         head = (await remote.http.get(f"/games/{game_id}/spectate/head")).json()
     assert head["chunks"] >= 2
-    return game_id, head["released"]
+    released: int = head["released"]
+    return released
 
 
 async def test_the_watch_page_shows_the_chained_events_and_refuses_an_altered_chunk(
@@ -68,3 +74,43 @@ async def test_the_watch_page_shows_the_chained_events_and_refuses_an_altered_ch
     await tampered.goto(f"{server_url}/watch/{game_id}")
     await expect(tampered.locator("#problem")).to_contain_text("does not match the game's published chain")
     await expect(tampered.locator("#feed li")).to_have_count(2)  # what chained, before the altered one
+
+
+async def test_a_chunk_cached_before_an_erasure_still_chains_on_the_watch_page(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    """A cache serves the first chunk as it was before a player's erasure (their name); the head
+    and the tail come from the origin after it (the pseudonym): the page follows, nothing refused."""
+    player = await remote.create_player("Ada Lovelace")
+    created = await remote.create_game(
+        "exploding_kittens",
+        {"players": 2, "reaction_window": 0, "seed": 1, "first_seat": 0},
+        public=True,
+        spectator_delay=0,
+    )
+    tokens = [
+        (await remote.join(created.game_id, player_token=player.token)).token,
+        (await remote.join(created.game_id, "bob")).token,
+    ]
+    await remote.start(created.game_id, created.host_token)
+    await _past_a_chunk(remote, created.game_id, tokens)
+    cached = (await remote.http.get(f"/games/{created.game_id}/spectate/chunks/1-{CHUNK_EVENTS}")).text
+    assert "Ada Lovelace" in cached
+    erased = await remote.http.delete(
+        "/players/me", params={"erase": "true"}, headers={"Authorization": f"Bearer {player.token}"}
+    )
+    assert erased.status_code == 200, erased.text
+    released = (await remote.http.get(f"/games/{created.game_id}/spectate/head")).json()["released"]
+
+    served: list[str] = []
+
+    async def stale(route: Route) -> None:  # the cache's copy, kept for a year
+        served.append(route.request.url)
+        await route.fulfill(status=200, content_type="application/json", body=cached)
+
+    page = await new_page()
+    await page.route(f"**/spectate/chunks/1-{CHUNK_EVENTS}", stale)
+    await page.goto(f"{server_url}/watch/{created.game_id}")
+    await expect(page.locator(f'#feed li[data-seq="{released}"]')).to_have_count(1)
+    await expect(page.locator("#problem")).to_be_hidden()
+    assert served

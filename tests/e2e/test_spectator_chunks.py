@@ -36,11 +36,17 @@ def api(http: httpx.AsyncClient) -> PlaylogClient:
 
 
 async def _played(
-    api: PlaylogClient, *, delay: float, public: bool = True, commands: int = 30
+    api: PlaylogClient, *, delay: float, public: bool = True, commands: int = 30, player: str | None = None
 ) -> tuple[CreatedGame, list[JoinedSeat]]:
-    """A game of two bots, ``commands`` commands in (or to its end)."""
+    """A game of two bots, ``commands`` commands in (or to its end); with ``player``, a player
+    token, seat 0 is that player's."""
     created = await api.create_game("exploding_kittens", EK, public=public, spectator_delay=delay)
-    seats = [await api.join(created.game_id, f"p{n}") for n in range(2)]
+    first = (
+        await api.join(created.game_id, player_token=player)
+        if player
+        else await api.join(created.game_id, "p0")
+    )
+    seats = [first, await api.join(created.game_id, "p1")]
     await api.start(created.game_id, created.host_token)
     rng = random.Random(5)
     for _ in range(commands):
@@ -89,6 +95,32 @@ async def test_chunks_and_tail_chain_to_the_head_and_hold_the_spectators_stream(
     assert [(m.id, m.event, m.data) for m in stream] == [(e["seq"], e["type"], e) for e in events]
     dealt = [e["data"] for e in events if "hands" in e["data"]]
     assert dealt and all(hand == [] for data in dealt for hand in data["hands"])  # redacted
+
+
+async def test_a_chunk_kept_from_before_an_erasure_chains_to_the_chunks_served_after_it(
+    api: PlaylogClient, http: httpx.AsyncClient
+) -> None:
+    """A cache keeps the first chunk, with a player's name; the player is erased and the origin
+    serves the pseudonym instead: the links cover the name sealed, so the kept chunk and the
+    chunks and head served after the erasure verify as one chain."""
+    player = await api.create_player("Ada Lovelace")
+    created, _ = await _played(api, delay=0, player=player.token)
+    first = (await http.get(f"/games/{created.game_id}/spectate/chunks/1-{CHUNK_EVENTS}")).json()
+    assert any("Ada Lovelace" in text for text in first["events"])
+    erased = await http.delete(
+        "/players/me", params={"erase": "true"}, headers={"Authorization": f"Bearer {player.token}"}
+    )
+    assert erased.status_code == 200, erased.text
+    span = f"{CHUNK_EVENTS + 1}-{2 * CHUNK_EVENTS}"
+    second = (await http.get(f"/games/{created.game_id}/spectate/chunks/{span}")).json()
+    kept = verify(genesis(created.game_id), first["events"], first["hashes"])
+    assert second["prev"] == kept.hex()
+    verify(kept, second["events"], second["hashes"])
+    _, texts = await _chain(http, created.game_id)  # all of it as served now: the pseudonym
+    assert not any("Ada Lovelace" in text for text in texts)
+    assert any(erased.json()["pseudonym"] in text for text in texts[:CHUNK_EVENTS])
+    again = (await http.get(f"/games/{created.game_id}/spectate/chunks/1-{CHUNK_EVENTS}")).json()
+    assert again["hashes"] == first["hashes"] and again["events"] != first["events"]
 
 
 async def test_the_head_is_short_lived_with_an_etag_and_answers_304_when_unchanged(

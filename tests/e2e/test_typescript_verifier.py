@@ -30,7 +30,7 @@ from service.config import Settings
 from service.tools.client import PlaylogClient
 from service.transparency.witness import Witness
 from tests.e2e import test_dishonest_operator as dishonest
-from tests.e2e.conftest import started_game
+from tests.e2e.conftest import Game, started_game
 from tests.e2e.test_clients import typescript_build  # noqa: F401  (the fixture: npm ci, tsc)
 from tests.e2e.test_disputes import moderator_headers
 from tests.mutations import corpus
@@ -271,3 +271,99 @@ class TestProofsAndReceipts:
             ts
         ) and "no head of the file is the receipted one" in "\n".join(ts)
         assert ts[-1] == py[-1] and ts[-1].endswith("first bad receipt 2"), (ts, py)
+
+    async def test_personal_texts_are_checked_and_receipts_outlive_an_erasure(
+        self,
+        typescript_build: Path,  # noqa: F811
+        api: PlaylogClient,
+        http: AsyncTestClient[Litestar],
+        settings: Settings,
+        database_url: str,
+        tmp_path: Path,
+    ) -> None:
+        """An export's personal lines: each text is checked against its seal by both verifiers, a
+        tampered one named by both; a player erased after their receipts were kept, the receipts
+        and the events kept with them still verify against the export made after the erasure."""
+        node = shutil.which("node")
+        assert node is not None
+        player = await api.create_player("Ada Lovelace")
+        created = await api.create_game("exploding_kittens", {"players": 2, "seed": 11, "reaction_window": 0})
+        seats = [
+            await api.join(created.game_id, player_token=player.token),
+            await api.join(created.game_id, "Grace"),
+        ]
+        await api.start(created.game_id, created.host_token)
+        game = Game(api, created, seats)
+        for turn in range(4):
+            seat = await game.active()
+            await game.send(seat, {"type": "DrawCard"}, idempotency_key=f"draw-{turn}")
+        headers = {"Authorization": f"Bearer {seats[0].token}"}
+        listed = await http.get(f"/games/{game.id}/seats/0/events", headers=headers)
+        assert "Ada Lovelace" in listed.text and '"sealed":' in listed.text
+        listing = base64.b64decode(listed.headers["playlog-receipt"]).decode()
+        await api.leave(game.id, 1, seats[1].token)  # the game ends: its export needs no reason
+        moderator = moderator_headers(settings)
+        export = (await http.get(f"/games/{game.id}/export", headers=moderator)).text.splitlines(
+            keepends=True
+        )
+
+        def run(name: str, lines: list[str], *args: str) -> list[str]:
+            path = tmp_path / f"{name}.jsonl"
+            path.write_text("".join(lines))
+            done = subprocess.run(
+                [node, str(typescript_build / "verify.js"), *args, str(path)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert not done.stderr, done.stderr
+            return done.stdout.splitlines()
+
+        ts, py = run("opened", export), export_verify.verify_lines(export).lines()
+        assert ts[-1] == py[-1] == "OK", (ts, py)
+        assert (
+            "texts:       ok (2 open their seals, 0 erased)" in ts
+            and "texts:       ok (2 open" in "\n".join(py)
+        )
+
+        # A personal line's text altered: it no longer opens its seal, at the seat's join.
+        at = next(i for i, line in enumerate(export) if json.loads(line).get("text") == "Grace")
+        personal = {**json.loads(export[at]), "text": "Mallory"}
+        joined = next(
+            json.loads(line)["seq"]
+            for line in export
+            if json.loads(line).get("data", {}).get("name") == personal["seal"]
+        )
+        tampered = [*export[:at], json.dumps(personal) + "\n", *export[at + 1 :]]
+        ts, py = run("tampered", tampered), export_verify.verify_lines(tampered).lines()
+        assert ts[-1] == py[-1] == f"FAILED: first bad seq {joined}", (ts, py)
+        finding = f"  seq {joined} (personal): a personal text does not open its seal"
+        assert finding in ts and finding in py
+
+        # The player is erased; the log is sequenced and cosigned after the tombstone.
+        erased = await http.delete(
+            "/players/me", params={"erase": "true"}, headers={"Authorization": f"Bearer {player.token}"}
+        )
+        assert erased.status_code == 200, erased.text
+        relisted = await http.get(f"/games/{game.id}/seats/0/events", headers=headers)
+        assert "Ada Lovelace" not in relisted.text and "Player " in relisted.text
+        # The same events as the seat kept them, now with the pseudonym (and later ones left out).
+        again = json.dumps(json.loads(relisted.text)[: len(json.loads(listed.text))])
+        assert await dishonest.sequence(database_url, settings) is not None
+        witness = Witness(str(http.base_url), dishonest.WITNESS, tmp_path / "witness")
+        assert await witness.round(http) == "cosigned"
+        after = (await http.get(f"/games/{game.id}/export", headers=moderator)).text.splitlines(keepends=True)
+        assert "Ada Lovelace" not in "".join(after)
+        trust = await dishonest.trusted(http, tmp_path / "trusted.keys")
+        # The events kept before the erasure (the name), and as listed after it (the pseudonym):
+        # one receipt vouches for both.
+        kept = [f'{{"receipt": {json.dumps(listing)}, "events": {text}}}' for text in (listed.text, again)]
+        receipts = tmp_path / "receipts.json"
+        receipts.write_text(f'{{"receipts": [{",".join([*map(json.dumps, api.receipts), *kept])}]}}')
+        ts = run("erased", after, "--trust", str(tmp_path / "trusted.keys"), "--receipts", str(receipts))
+        py = export_verify.verify_lines(
+            after, trust=trust, receipts=read_receipts(receipts.read_text())
+        ).lines()
+        assert ts[-1] == py[-1] == "OK", (ts, py)
+        assert "texts:       ok (1 open their seals, 1 erased)" in ts
+        assert "events digests checked for 2" in "\n".join(ts)

@@ -124,8 +124,9 @@ def truncate(base: Base, rng: random.Random) -> Mutant:
 
 
 def duplicate(base: Base, rng: random.Random) -> Mutant:
-    """A line repeated right after itself: an event, a reveal, an access record, or the header."""
-    line = rng.choice(base.lines)
+    """A line repeated right after itself: an event, a reveal, an access record, or the header (a
+    personal line repeated is the same record again: docs/export-format.md, "Personal lines")."""
+    line = rng.choice([line for line in base.lines if line.kind in ("header", "event", "shuffle", "access")])
     lines = [*base.raw[: line.number], line.raw, *base.raw[line.number :]]
     if line.kind == "header":
         where = {"line 2"}

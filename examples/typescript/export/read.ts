@@ -40,6 +40,17 @@ interface AccessLine {
   hash: string;
 }
 
+/** What a seal of the log opens to (docs/export-format.md, "Personal lines"): its text and salt,
+ * or, its person erased, only what it shows now. */
+export interface PersonalLine {
+  seal: string;
+  subject: string;
+  field: string;
+  salt: string | null; // hex
+  text: string | null;
+  shown: string | null;
+}
+
 export interface ProofLine {
   index: number;
   seq: number;
@@ -57,6 +68,7 @@ export interface ExportFile {
   events: EventLine[];
   shuffles: ShuffleLine[];
   access: AccessLine[];
+  personal: Map<string, PersonalLine>; // by seal
   // The proofs, last (docs/export-format.md, "Proofs"): checked with --trust and --receipts.
   receiptKeys: Record<string, string>; // signing key id (hex) -> base64 game key
   proofs: ProofLine[];
@@ -80,9 +92,10 @@ function string(record: JsonObject, name: string): string {
   return value;
 }
 
-function optionalString(record: JsonObject, name: string): void {
-  const value = field(record, name);
+function optionalString(record: JsonObject, name: string): string | null {
+  const value = record[name] ?? null; // absent: null
   if (value !== null && typeof value !== "string") throw new Malformed(`${name} is not a string`);
+  return value;
 }
 
 function hex(record: JsonObject, name: string): string {
@@ -154,7 +167,7 @@ export function read(text: Buffer): ExportFile {
     const object = record as JsonObject;
     if (file === undefined) {
       try {
-        file = { header: readHeader(object, line), events: [], shuffles: [], access: [], receiptKeys: {}, proofs: [] };
+        file = { header: readHeader(object, line), events: [], shuffles: [], access: [], personal: new Map(), receiptKeys: {}, proofs: [] };
       } catch (error) {
         if (error instanceof Malformed) throw new FormatError(line, `line ${line}: malformed header: ${error.message}`);
         throw error;
@@ -166,7 +179,10 @@ export function read(text: Buffer): ExportFile {
       if (kind === "event") file.events.push(readEvent(object, line));
       else if (kind === "shuffle") file.shuffles.push(readShuffle(object));
       else if (kind === "access") file.access.push(readAccess(object));
-      else if (kind === "receipt_keys") file.receiptKeys = readReceiptKeys(object);
+      else if (kind === "personal") {
+        const personal = readPersonal(object);
+        file.personal.set(personal.seal, personal);
+      } else if (kind === "receipt_keys") file.receiptKeys = readReceiptKeys(object);
       else if (kind === "proof") file.proofs.push(readProof(object));
       else if (kind === "checkpoint") file.checkpoint = readCheckpoint(object);
       else throw new FormatError(line, `line ${line}: unknown record ${JSON.stringify(kind ?? null)}`);
@@ -207,7 +223,10 @@ function readShuffle(record: JsonObject): ShuffleLine {
 
 function readAccess(record: JsonObject): AccessLine {
   for (const name of ["moderator", "operation"]) string(record, name);
-  for (const name of ["dispute_id", "note"]) optionalString(record, name);
+  for (const name of ["dispute_id", "note"]) {
+    field(record, name);
+    optionalString(record, name);
+  }
   return {
     fields: record,
     n: integer(record, "n"),
@@ -217,6 +236,23 @@ function readAccess(record: JsonObject): AccessLine {
     seqTo: integer(record, "seq_to"),
     prevHash: hex(record, "prev_hash"),
     hash: hex(record, "hash"),
+  };
+}
+
+function readPersonal(record: JsonObject): PersonalLine {
+  const text = optionalString(record, "text");
+  const shown = optionalString(record, "shown");
+  const salt = record.salt ?? null;
+  if ((salt === null) !== (text === null) || (text === null && shown === null)) {
+    throw new Malformed("a text comes with its salt; an erased one with what it shows");
+  }
+  return {
+    seal: string(record, "seal"),
+    subject: string(record, "subject"),
+    field: string(record, "field"),
+    salt: salt === null ? null : hex(record, "salt"),
+    text,
+    shown,
   };
 }
 

@@ -8,6 +8,7 @@ import { createHmac } from "node:crypto";
 import { isLosslessNumber, parse } from "lossless-json";
 import { canonical, type Json, type JsonObject, sha256 } from "./canonical.js";
 import { ED25519, parseNote, signedBy, type VerifierKey } from "./notes.js";
+import { sealedForm } from "./personal.js";
 import type { ExportFile } from "./read.js";
 
 export interface Receipt {
@@ -67,11 +68,13 @@ export function parseReceipt(body: string): Receipt {
   return receipt;
 }
 
-/** SHA-256 of `[[number, type, data], ...]` in the canonical text (a v2 receipt's `events`). */
+/** SHA-256 of `[[number, type, data], ...]` in the canonical text (a v2 receipt's `events`), each
+ * body in its sealed form (a person's words as the log keeps them: export/personal.ts), so that a
+ * receipt verifies the same once a person in it is erased. */
 export function eventsDigest(events: Json[]): Buffer {
   const triples: Json[] = events.map((e) => {
     const event = e as JsonObject;
-    return [event.seq ?? null, event.type ?? null, event.data ?? null];
+    return [event.seq ?? null, event.type ?? null, sealedForm(event.data ?? null)];
   });
   return Buffer.from(sha256(canonical(triples)), "hex");
 }

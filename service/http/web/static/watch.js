@@ -68,6 +68,53 @@
     for (const p of parts) { joined.set(p, at); at += p.length; }
     return hex(await crypto.subtle.digest("SHA-256", joined));
   }
+  // Compact JSON (as served) read as its own text: where the value at text[at] ends, and the
+  // members of an object, each as [name, the key's text, the value's text].
+  function skip(text, at) {
+    const c = text[at];
+    if (c === '"') {
+      at += 1;
+      while (text[at] !== '"') at += text[at] === "\\" ? 2 : 1;
+      return at + 1;
+    }
+    if (c === "{" || c === "[") {
+      const close = c === "{" ? "}" : "]";
+      at += 1;
+      while (text[at] !== close) {
+        at = skip(text, at);
+        if (text[at] === ":") at = skip(text, at + 1);
+        if (text[at] === ",") at += 1;
+      }
+      return at + 1;
+    }
+    while (at < text.length && !",}]".includes(text[at])) at += 1;
+    return at;
+  }
+  function members(text) {
+    const out = [];
+    for (let at = 1; text[at] !== "}";) {
+      const keyEnd = skip(text, at), valueEnd = skip(text, keyEnd + 1);
+      out.push([JSON.parse(text.slice(at, keyEnd)), text.slice(at, keyEnd), text.slice(keyEnd + 1, valueEnd)]);
+      at = text[valueEnd] === "," ? valueEnd + 1 : valueEnd;
+    }
+    return out;
+  }
+  const object = (items) => `{${items.map(([, key, value]) => `${key}:${value}`).join(",")}}`;
+
+  // What a link's hash covers of an event's text (docs/chunks.md): the text, or for an event
+  // whose data carries opened words (its `sealed` member), the text with each opened field of the
+  // data back to its seal and `sealed` dropped, every other byte as served: the chain then holds
+  // across an erasure, which changes the words shown but not the seals.
+  function hashedText(text) {
+    if (!text.includes('"sealed":')) return text;
+    const data = JSON.parse(text).data;
+    const seals = data !== null && typeof data === "object" && !Array.isArray(data) ? data.sealed : undefined;
+    if (seals === undefined) return text;
+    if (seals === null || typeof seals !== "object" || Array.isArray(seals)) return text;
+    return object(members(text).map(([name, key, value]) => name !== "data" ? [name, key, value] : [name, key, object(
+      members(value).filter(([field]) => field !== "sealed")
+        .map(([field, k, v]) => [field, k, Object.hasOwn(seals, field) ? JSON.stringify(seals[field]) : v]))]));
+  }
   const hashAfter = [];
   let shown = 0;  // the spectators' events on the page
   let refused = false;
@@ -80,7 +127,7 @@
     let hash = prev;
     for (let i = 0; i < events.length; i++) {
       const number = start + i;
-      hash = await sha256(unhex(hash), utf8.encode(events[i]));
+      hash = await sha256(unhex(hash), utf8.encode(hashedText(events[i])));
       const event = JSON.parse(events[i]);
       if (hash !== hashes[i] || event.seq !== number) throw new Altered();
       if (hashAfter[number] !== undefined && hashAfter[number] !== hash) throw new Altered();
