@@ -3,10 +3,7 @@ read shows the pseudonym and "(erased)", never the words; the log's proofs still
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 import uuid
 
 import pytest
@@ -19,6 +16,7 @@ from projections.export import verify as export_verify
 from projections.notes import Verifier
 from service.config import Settings
 from service.tools.client import ApiError, CreatedPlayer, JoinedSeat, PlaylogClient
+from tests.e2e.commandline import playlog
 from tests.e2e.test_listing import eventually
 
 NAME = "Ann Erasable 7c1d"
@@ -133,27 +131,6 @@ async def listed(http: AsyncTestClient[Litestar], game_id: uuid.UUID) -> list[st
     games = (await http.get("/games", params={"limit": 200})).json()["games"]
     seats: list[str | None] = next((g["seats"] for g in games if g["game_id"] == str(game_id)), [])
     return seats
-
-
-async def playlog(settings: Settings, *args: str) -> tuple[int, str, str]:
-    """The ``playlog`` command line against the test's database: exit code, output, errors."""
-    env = {
-        **os.environ,
-        "PLAYLOG_DATABASE_URL": str(settings.database_url),
-        "PLAYLOG_JWT_SECRET": settings.jwt_secret,
-    }
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "service.tools.cli",
-        *args,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
 
 
 async def test_given_a_player_in_two_games_when_they_erase_themself_then_no_read_shows_their_words(

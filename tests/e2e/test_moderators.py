@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
-import sys
 import time
 from contextlib import AsyncExitStack
 
@@ -14,27 +12,13 @@ from litestar.testing import AsyncTestClient
 
 from service.config import Settings
 from service.http.app import create_app
+from tests.e2e.commandline import playlog
 
 
 async def cli(settings: Settings, *args: str) -> str:
-    env = {
-        **os.environ,
-        "PLAYLOG_DATABASE_URL": str(settings.database_url),
-        "PLAYLOG_JWT_SECRET": settings.jwt_secret,
-    }
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "service.tools.cli",
-        "moderator-token",
-        *args,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode == 0, err.decode()[-2000:]
-    return out.decode()
+    code, out, err = await playlog(settings, "moderator-token", *args)
+    assert code == 0, err[-2000:]
+    return out
 
 
 async def status(http: AsyncTestClient[Litestar], game_id: str, token: str) -> int:
