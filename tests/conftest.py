@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+import httpx
 import pytest
 import structlog
 from litestar import Litestar
@@ -200,6 +201,18 @@ async def live_server(settings: Settings, **options: Any) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await task
+
+
+@contextlib.asynccontextmanager
+async def two_instances(settings: Settings) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient]]:
+    """Two instances of the app on one database, live, each with a client at its base URL."""
+    async with (
+        live_server(settings) as url_a,
+        live_server(settings) as url_b,
+        httpx.AsyncClient(base_url=url_a) as http_a,
+        httpx.AsyncClient(base_url=url_b) as http_b,
+    ):
+        yield http_a, http_b
 
 
 @pytest.fixture

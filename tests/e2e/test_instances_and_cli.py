@@ -5,23 +5,19 @@ from __future__ import annotations
 import asyncio
 import sys
 
-import httpx
-
 from service.config import Settings
 from service.store.events import EventStore
 from service.tools.client import PlaylogClient
-from tests.conftest import live_server
+from tests.conftest import live_server, two_instances
 from tests.e2e.conftest import started_game
 
 
 async def test_two_schedulers_resolve_a_window_exactly_once(settings: Settings, store: EventStore) -> None:
-    async with (
-        live_server(settings) as url_a,
-        live_server(settings) as url_b,
-        httpx.AsyncClient(base_url=url_a) as http_a,
-        httpx.AsyncClient(base_url=url_b) as http_b,
-    ):
-        api_a, api_b = PlaylogClient(url_a, http=http_a), PlaylogClient(url_b, http=http_b)
+    async with two_instances(settings) as (http_a, http_b):
+        api_a, api_b = (
+            PlaylogClient(str(http_a.base_url), http=http_a),
+            PlaylogClient(str(http_b.base_url), http=http_b),
+        )
         resolved = 0
         for seed in range(30):
             game = await started_game(api_a, seed=seed, reaction_window=0.2)
@@ -87,13 +83,8 @@ async def test_given_two_instances_when_a_player_is_erased_on_one_then_the_other
 ) -> None:
     """The other instance opened the name before (its tables, feeds and opened texts hold it):
     the erasure's notification makes it forget them (docs/erasure.md)."""
-    async with (
-        live_server(settings) as url_a,
-        live_server(settings) as url_b,
-        httpx.AsyncClient(base_url=url_a) as http_a,
-        httpx.AsyncClient(base_url=url_b) as http_b,
-    ):
-        api_a = PlaylogClient(url_a, http=http_a)
+    async with two_instances(settings) as (http_a, http_b):
+        api_a = PlaylogClient(str(http_a.base_url), http=http_a)
         player = await api_a.create_player("Twice Seen")
         created = await api_a.create_game("exploding_kittens", {"players": 2}, spectator_delay=0)
         await api_a.join(created.game_id, player_token=player.token)

@@ -19,7 +19,7 @@ from service.app.auth import Principal, issue
 from service.config import Settings
 from service.tools.bot import play_game
 from service.tools.client import PlaylogClient
-from tests.conftest import live_server
+from tests.conftest import two_instances
 from tests.e2e.conftest import Game, started_game
 from tests.e2e.sse import read_events
 
@@ -162,13 +162,8 @@ async def test_private_games_have_no_spectators(server_url: str) -> None:
 
 
 async def test_a_command_through_one_instance_reaches_a_stream_on_another(settings: Settings) -> None:
-    async with (
-        live_server(settings) as url_a,
-        live_server(settings) as url_b,
-        httpx.AsyncClient(base_url=url_a) as http_a,
-        httpx.AsyncClient(base_url=url_b) as http_b,
-    ):
-        api_a = PlaylogClient(url_a, http=http_a)
+    async with two_instances(settings) as (http_a, http_b):
+        api_a = PlaylogClient(str(http_a.base_url), http=http_a)
         game = await started_game(api_a, seed=3, reaction_window=0)
         version = (await game.view(0)).version
         path = f"/games/{game.id}/seats/0/stream"
