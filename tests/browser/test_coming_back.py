@@ -165,3 +165,32 @@ async def test_a_players_games_page_shows_more_by_its_next_page(
     await expect(rows).to_have_count(21)
     await expect(rows.last).to_have_attribute("data-game-id", str(made[0]))
     await expect(page.get_by_role("button", name="Show more of your games")).to_be_hidden()
+
+
+async def test_a_player_erases_themself_from_their_games_page(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    """docs/erasure.md: the page says what erasing does in a player's words, asks first, and says
+    how the games show the player afterwards; the game's pages then show that name."""
+    kit = await remote.create_player("Kit Erasable")
+    created = await remote.create_game("exploding_kittens", {"players": 2, "reaction_window": 0})
+    await remote.join(created.game_id, player_token=kit.token)
+    await remote.join(created.game_id, "guest")
+
+    page = await new_page()
+    await page.goto(f"{server_url}/me#token={kit.token}")
+    erase = page.locator("#erase")
+    await expect(erase).to_contain_text("This cannot be undone")
+    await erase.get_by_role("button", name="Erase my name and words").click()
+    await expect(page.locator("#erase-done")).to_be_hidden()  # not without saying it is understood
+    await erase.get_by_label("I understand that this cannot be undone").check()
+    await erase.get_by_role("button", name="Erase my name and words").click()
+    done = page.locator("#erase-done")
+    await expect(done).to_contain_text("Done: you are shown as Player ")
+    await expect(done).to_contain_text("in 1 game.")
+    await screenshot(page, "me-erased")
+    pseudonym = (await done.inner_text()).removeprefix("Done: you are shown as ").split(" in ")[0]
+    summary = (await remote.http.get(f"/games/{created.game_id}")).json()
+    assert summary["seats"] == [pseudonym, "guest"]
+    refused = await remote.http.get("/players/me/games", headers={"Authorization": f"Bearer {kit.token}"})
+    assert refused.status_code == 401  # the token went with the name

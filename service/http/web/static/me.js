@@ -49,6 +49,7 @@
     const first = await more(token, "/players/me/games?limit=20");
     $("my-games-none").hidden = first.games.length > 0;
     $("my-games").hidden = false;
+    $("erase").hidden = false;
     gate.hidden = true;
     create.hidden = true;
   }
@@ -85,9 +86,24 @@
   $("sign-out").addEventListener("click", () => {
     tokens.drop("player");
     $("my-games").hidden = true;
+    $("erase").hidden = true;
     $("player-token").hidden = true;
     gate.hidden = false;
     create.hidden = false;
+  });
+  // Erasure (docs/erasure.md): the player's name and words, in every game; the token is revoked.
+  $("erase-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    showProblem(problem, null);
+    try {
+      const erased = await api("/players/me?erase=true", { method: "DELETE", token: tokens.get("player") });
+      tokens.drop("player");
+      const games = erased.games.length === 1 ? "1 game" : `${erased.games.length} games`;
+      $("erase-form").hidden = true;
+      $("my-games").hidden = true;
+      $("erase-done").textContent = `Done: you are shown as ${erased.pseudonym} in ${games}.`;
+      $("erase-done").hidden = false;
+    } catch (error) { showProblem(problem, error); }
   });
   PL.connection.whenBack(() => { const token = tokens.get("player"); if (token) open(token); });
 
