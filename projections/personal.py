@@ -76,22 +76,20 @@ def seal_append(
     """The append of ``events`` (``command``'s, recorded as ``recorded``), a person's words in it
     sealed with ``salt``."""
     subject = subject_of(table, command)
+    if subject is None:  # every move: no one's words in it
+        return SealedAppend([(*kind.tags[type(e)], _encode(e)) for e in events], events, recorded, [])
     stored, opened, kept = [], [], []
     for event in events:
         tag, version = kind.tags[type(event)]
-        fields = registry.PERSONAL_EVENTS.get(tag) if subject is not None else None
-        if fields is None:
+        if (fields := registry.PERSONAL_EVENTS.get(tag)) is None:
             stored.append((tag, version, _encode(event)))
             opened.append(event)
             continue
-        assert subject is not None
         body, seals, texts = seal_body(msgspec.to_builtins(event), fields, subject, salt)
         kept.extend(texts)
         stored.append((tag, version, _encode(body)))
         opened.append(msgspec.structs.replace(event, sealed=seals) if seals else event)
-    fields = registry.PERSONAL_COMMANDS.get(recorded["body"].get("type", "")) if subject is not None else None
-    if fields is not None:
-        assert subject is not None
+    if (fields := registry.PERSONAL_COMMANDS.get(recorded["body"].get("type", ""))) is not None:
         body, _, texts = seal_body(recorded["body"], fields, subject, salt)
         kept.extend(texts)
         recorded = {**recorded, "body": body}

@@ -19,10 +19,11 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 import msgspec
 
-from domain import personal
+from domain import personal, registry
 from domain.table.commands import EraseSeats
 from projections.personal import holder
 from service.app.errors import ServiceError
@@ -32,6 +33,16 @@ from service.store.notifications import notify_erased
 from service.store.pool import Pool
 
 log = get_logger("playlog.erasure")
+# Any personal field of an event (each event type has its own; none shares a name with another's).
+_SEALED_FIELD = " OR ".join(
+    f"e.data->>'{field}' = ANY($3)"
+    for field in sorted({f for fs in registry.PERSONAL_EVENTS.values() for f in fs})
+)
+_UNFINGERPRINT = (
+    "UPDATE commands c SET fingerprint = NULL FROM events e"
+    " WHERE e.game_id = ANY($1) AND c.game_id = e.game_id AND c.first_seq = e.seq"
+    f" AND e.type = ANY($2) AND ({_SEALED_FIELD})"
+)
 
 
 class Erased(msgspec.Struct, frozen=True):
@@ -58,14 +69,13 @@ class Erasure:
         subject = f"player:{player_id}"
         pseudonym = personal.pseudonym(subject)
         named = await self.pool.execute(
-            "UPDATE players SET name = $2 WHERE player_id = $1", player_id, pseudonym
+            "UPDATE players SET name = $2, erased_at = coalesce(erased_at, $3) WHERE player_id = $1",
+            player_id,
+            pseudonym,
+            datetime.now(UTC),
         )
         if named == "UPDATE 0":
             raise ServiceError(404, "not_found", f"Player {player_id} does not exist.")
-        # Apart: Citus takes no now() inside a COALESCE of an UPDATE.
-        await self.pool.execute(
-            "UPDATE players SET erased_at = now() WHERE player_id = $1 AND erased_at IS NULL", player_id
-        )
         sat = await self.pool.fetch("SELECT game_id FROM player_games WHERE player_id = $1", player_id)
         erased = await self._erase(subject)
         kept = sorted({row["game_id"] for row in sat} - set(erased.games))
@@ -81,22 +91,14 @@ class Erasure:
         store = self.games.store
         pseudonym = personal.pseudonym(subject)
         games, seals = await store.personal.erase(subject)
-        if seals:
-            # The fingerprints of the commands whose first event carries one of the seals.
-            await self.pool.execute(
-                "UPDATE commands c SET fingerprint = NULL FROM events e"
-                " WHERE e.game_id = ANY($1) AND c.game_id = e.game_id AND c.first_seq = e.seq"
-                " AND e.type IN ('lobby.joined', 'dispute.raised', 'dispute.answered')"
-                " AND coalesce(e.data->>'name', e.data->>'reason', e.data->>'text') = ANY($2)",
-                games,
-                seals,
-            )
+        if seals:  # the fingerprints of the commands whose first event carries one of the seals
+            await self.pool.execute(_UNFINGERPRINT, games, list(registry.PERSONAL_EVENTS), seals)
         refused = []
         for game_id in games:
             if not await self._tombstone(game_id, subject, pseudonym):
                 refused.append(game_id)
             self._forget(game_id)
-            await notify_erased(self.pool, game_id)
+        await notify_erased(self.pool, games)
         log.info("erased", games=len(games), texts=len(seals))
         return Erased(pseudonym=pseudonym, games=games, texts=len(seals), kept=[], refused=refused)
 

@@ -304,7 +304,7 @@ class EventStore:
                 after_seq,
                 up_to_seq,
             )
-        return await self.personal.open_bodies([(row[0], row[1], row[2]) for row in rows])
+        return await self.personal.open_bodies(game_id, [(row[0], row[1], row[2]) for row in rows])
 
     async def read_all(self, after: Cursor = START, limit: int = 1000) -> list[StoredEvent]:
         """Up to ``limit`` events of every game after the cursor, in ``(game_id, seq)`` order

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import asyncpg
 
@@ -106,19 +106,8 @@ class Notifier:
             raise
 
     async def _send(self, pending: dict[uuid.UUID, int]) -> None:
-        payloads: list[str] = []
-        current: list[str] = []
-        size = 0
-        for game_id, seq in pending.items():
-            item = f"{game_id}:{seq}"
-            if size + len(item) + 1 > MAX_PAYLOAD:
-                payloads.append(";".join(current))
-                current, size = [], 0
-            current.append(item)
-            size += len(item) + 1
-        payloads.append(";".join(current))
         async with self._pool.acquire() as conn:
-            for payload in payloads:
+            for payload in _payloads([f"{game_id}:{seq}" for game_id, seq in pending.items()]):
                 await conn.execute(_NOTIFY, CHANNEL, payload)
 
 
@@ -255,6 +244,23 @@ async def notify_auth(conn: asyncpg.Connection, topic: str) -> None:
     await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, AUTH_PREFIX + topic)
 
 
-async def notify_erased(db: Pool | asyncpg.Connection, game_id: uuid.UUID) -> None:
-    """Tell every instance's listener that a person in ``game_id`` was erased."""
-    await db.execute("SELECT pg_notify($1, $2)", CHANNEL, ERASED_PREFIX + str(game_id))
+def _payloads(items: Sequence[str]) -> list[str]:
+    """``items`` joined by ``;`` into as few payloads as PostgreSQL's size limit allows."""
+    payloads: list[str] = []
+    current: list[str] = []
+    size = 0
+    for item in items:
+        if current and size + len(item) + 1 > MAX_PAYLOAD:
+            payloads.append(";".join(current))
+            current, size = [], 0
+        current.append(item)
+        size += len(item) + 1
+    if current:
+        payloads.append(";".join(current))
+    return payloads
+
+
+async def notify_erased(db: Pool | asyncpg.Connection, game_ids: Sequence[uuid.UUID]) -> None:
+    """Tell every instance's listener that a person in each of ``game_ids`` was erased."""
+    for payload in _payloads([ERASED_PREFIX + str(game_id) for game_id in game_ids]):
+        await db.execute("SELECT pg_notify($1, $2)", CHANNEL, payload)

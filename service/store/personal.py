@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from domain import registry
-from domain.personal import Field, erased
+from domain.personal import erased
 from projections.personal import Kept, open_event, seals_of
 from service.store.records import StoredEvent
 
@@ -69,8 +69,8 @@ class PersonalTexts:
         for seal in seals:
             self._shown.pop(seal, None)
 
-    async def shown(self, seals: Iterable[str]) -> dict[str, str]:
-        """What each seal opens to now: its text, or what an erasure left in its place."""
+    async def shown(self, game_ids: Iterable[uuid.UUID], seals: Iterable[str]) -> dict[str, str]:
+        """What each seal of these games opens to now: its text, or what an erasure left."""
         out: dict[str, str] = {}
         missing = []
         for seal in seals:
@@ -79,8 +79,10 @@ class PersonalTexts:
             else:
                 missing.append(seal)
         if missing:
-            rows = await self.db.fetch(
-                "SELECT seal, coalesce(text, shown) AS shown FROM personal_texts WHERE seal = ANY($1)",
+            rows = await self.db.fetch(  # by the key: the game's (and its node's, on Citus)
+                "SELECT seal, coalesce(text, shown) AS shown FROM personal_texts"
+                " WHERE game_id = ANY($1) AND seal = ANY($2)",
+                list(set(game_ids)),
                 missing,
             )
             for row in rows:
@@ -88,64 +90,61 @@ class PersonalTexts:
                 self._remember(row["seal"], row["shown"])
         return out
 
+    async def _opened(
+        self, items: list[tuple[uuid.UUID, str, str, str | None]]
+    ) -> dict[int, tuple[str, str | None]]:
+        """``(game, type, data, metadata)`` stored items, by place: those holding a seal, opened."""
+        events = registry.PERSONAL_EVENTS
+        opening = {
+            i: (_decode(data), None if metadata is None else _decode(metadata))
+            for i, (_, kind, data, metadata) in enumerate(items)
+            if kind in events and "sealed:" in data
+        }
+        if not opening:
+            return {}
+        seals = (s for i, (data, metadata) in opening.items() for s in seals_of(items[i][1], data, metadata))
+        shown = await self.shown((items[i][0] for i in opening), seals)
+        out: dict[int, tuple[str, str | None]] = {}
+        for i, (data, metadata) in opening.items():
+            data, metadata = open_event(items[i][1], data, metadata, shown)
+            out[i] = (_encode(data).decode(), None if metadata is None else _encode(metadata).decode())
+        return out
+
     async def open(self, rows: list[StoredEvent]) -> list[StoredEvent]:
         """``rows`` with every seal opened (events of a type with personal fields, and the
         command their metadata records); the rest as they are."""
-        events = registry.PERSONAL_EVENTS
-        opening = {
-            i: (_decode(row.data), _decode(row.metadata_json))
-            for i, row in enumerate(rows)
-            if row.type in events and "sealed:" in row.data
-        }
-        if not opening:
+        opened = await self._opened([(r.game_id, r.type, r.data, r.metadata_json) for r in rows])
+        if not opened:
             return rows
-        shown = await self.shown(s for i, (d, m) in opening.items() for s in seals_of(rows[i].type, d, m))
         out = list(rows)
-        for i, (data, metadata) in opening.items():
-            data, metadata = open_event(rows[i].type, data, metadata, shown)
+        for i, (data, metadata) in opened.items():
             out[i] = msgspec.structs.replace(
-                rows[i], data=_encode(data).decode(), metadata_json=_encode(metadata).decode()
+                rows[i], data=data, metadata_json=metadata or rows[i].metadata_json
             )
         return out
 
-    async def open_bodies(self, rows: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
-        """``(type, schema_version, data)`` rows with every seal opened (``open``'s, for folds)."""
-        events = registry.PERSONAL_EVENTS
-        opening = {
-            i: _decode(data) for i, (kind, _, data) in enumerate(rows) if kind in events and "sealed:" in data
-        }
-        if not opening:
+    async def open_bodies(
+        self, game_id: uuid.UUID, rows: list[tuple[str, int, str]]
+    ) -> list[tuple[str, int, str]]:
+        """One game's ``(type, schema_version, data)`` rows with every seal opened (for folds)."""
+        opened = await self._opened([(game_id, kind, data, None) for kind, _, data in rows])
+        if not opened:
             return rows
-        shown = await self.shown(s for i, body in opening.items() for s in seals_of(rows[i][0], body, None))
         out = list(rows)
-        for i, body in opening.items():
-            kind, version, _ = rows[i]
-            out[i] = (kind, version, _encode(open_event(kind, body, None, shown)[0]).decode())
+        for i, (data, _) in opened.items():
+            out[i] = (rows[i][0], rows[i][1], data)
         return out
 
     async def erase(self, subject: str) -> tuple[list[uuid.UUID], list[str]]:
         """Destroy ``subject``'s texts and salts; their seals open to what ``erased`` shows from
         now on. Returns the games they wrote in and the seals erased (already erased ones too)."""
         rows = await self.db.fetch(
-            "SELECT game_id, seal, field FROM personal_texts WHERE subject = $1", subject
-        )
-        shown: dict[Field, str] = {"name": erased("name", subject), "text": erased("text", subject)}
-        await self.db.execute(
             "UPDATE personal_texts SET salt = NULL, text = NULL,"
-            " shown = CASE field WHEN 'name' THEN $2 ELSE $3 END WHERE subject = $1",
+            " shown = CASE field WHEN 'name' THEN $2 ELSE $3 END WHERE subject = $1 RETURNING game_id, seal",
             subject,
-            shown["name"],
-            shown["text"],
+            erased("name", subject),
+            erased("text", subject),
         )
         seals = [row["seal"] for row in rows]
         self.forget(seals)
         return sorted({row["game_id"] for row in rows}), seals
-
-    async def salts(self, game_id: uuid.UUID, subject: str) -> list[tuple[str, bytes]]:
-        """``subject``'s seals in a game with their salts: what a person keeps to prove them."""
-        rows = await self.db.fetch(
-            "SELECT seal, salt FROM personal_texts WHERE game_id = $1 AND subject = $2 AND salt IS NOT NULL",
-            game_id,
-            subject,
-        )
-        return [(row["seal"], bytes(row["salt"])) for row in rows]
