@@ -5,7 +5,7 @@ service keeps the texts beside the log (service/store/personal.py), an export ca
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,13 +71,14 @@ def seal_append(
     command: TableCommand,
     events: Sequence[Any],
     recorded: dict[str, Any],
-    salt: bytes,
+    draw_salt: Callable[[], bytes],
 ) -> SealedAppend:
     """The append of ``events`` (``command``'s, recorded as ``recorded``), a person's words in it
-    sealed with ``salt``."""
+    sealed with one salt (``draw_salt``, called only when there are words to seal)."""
     subject = subject_of(table, command)
     if subject is None:  # every move: no one's words in it
         return SealedAppend([(*kind.tags[type(e)], _encode(e)) for e in events], events, recorded, [])
+    salt = draw_salt()
     stored, opened, kept = [], [], []
     for event in events:
         tag, version = kind.tags[type(event)]

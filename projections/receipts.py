@@ -64,7 +64,7 @@ def events_digest(events: Iterable[tuple[int, str, Any]], version: int = 2) -> b
     triples = [[n, t, sealed_form(msgspec.to_builtins(d))] for n, t, d in events]
     if version == 1:
         return hashlib.sha256(_sorted.encode(triples)).digest()
-    return hashlib.sha256(canonical(msgspec.to_builtins(triples)).encode()).digest()
+    return hashlib.sha256(canonical(triples).encode()).digest()  # builtins already, above
 
 
 def head_commitment(game_key: bytes, head: bytes) -> bytes:

@@ -293,13 +293,15 @@ class GameLoop:
         ``recorded``: the command as the log keeps it (projections/commands.py)."""
         new_table = kind.table.fold(table, events)
         assert new_table is not None
+
         # One salt per append: a text and the command's copy of it share one seal. A seat's
         # name is salted from the claim its holder is given (domain/personal.py).
-        if isinstance(command, JoinSeat):
-            salt = claim_salt(self.claim(game_id, command.occupancy))
-        else:
-            salt = os.urandom(SALT_BYTES)
-        sealed = seal_append(kind, table, command, events, recorded, salt)
+        def draw_salt() -> bytes:
+            if isinstance(command, JoinSeat):
+                return claim_salt(self.claim(game_id, command.occupancy))
+            return os.urandom(SALT_BYTES)
+
+        sealed = seal_append(kind, table, command, events, recorded, draw_salt)
         result = await self.store.append(
             game_id,
             table.version if table else 0,
