@@ -3,7 +3,7 @@
 
 RULES.md lives outside the repository, so each line is kept here by id and a short text.
 ``tests/unit/test_rules_coverage.py`` fails the suite when a line names no test or names a test
-that does not exist. Test references are ``<path under tests/>::<test function>``. When RULES.md
+that does not exist. Test references are ``<path from the repository's root>::<test function>``. When RULES.md
 gains or changes a line, change this table with it.
 """
 
@@ -22,11 +22,11 @@ class Rule(NamedTuple):
     tests: tuple[str, ...]
 
 
-E2E = "e2e/"
+E2E = "tests/e2e/"
 HTTP_RULES = E2E + "test_rules_decisions_over_http.py::"
 LEAKS = E2E + "test_numbering_leaks.py::"
 # The conformance kit: random games of every game, every promise checked at every step.
-KIT = "conformance/test_conformance.py::test_random_games_keep_secrets_replay_draw_fairly_conserve_and_offer_what_is_accepted"
+KIT = "tests/conformance/test_conformance.py::test_random_games_keep_secrets_replay_draw_fairly_conserve_and_offer_what_is_accepted"
 
 # The lines every game shares (sections 0 and 3); each game adds its tests of them.
 SHARED: tuple[Rule, ...] = (

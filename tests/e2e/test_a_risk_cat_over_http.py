@@ -18,7 +18,7 @@ async def test_a_risk_cat_bot_game_runs_to_the_end_and_audits(
 ) -> None:
     """The game's smoke test: every kind of move and decision of a full game (the powers too)
     carried over HTTP to its end. Player counts and modes are rules, proven in the unit tests
-    (tests/unit/a_risk_cat, the conformance kit)."""
+    (domain/a_risk_cat/tests/, the conformance kit)."""
     report = await play_game(api, "a_risk_cat", {"players": 8, "mode": "full"}, rng=random.Random(8))
     assert report.errors == []
     assert report.finished and report.verified

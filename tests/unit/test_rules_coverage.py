@@ -9,14 +9,14 @@ from pathlib import Path
 
 from tests.rules_coverage import rules, sections
 
-TESTS = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES = rules()  # the shared lines and every registered game's (its folder's tests/rules.py)
 SECTIONS = sections()
 
 
 @cache
 def _test_functions(path: str) -> frozenset[str]:
-    file = TESTS / path
+    file = ROOT / path
     if not file.is_file():
         return frozenset()
     tree = ast.parse(file.read_text())

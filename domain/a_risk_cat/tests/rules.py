@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.rules_coverage import Rule
 
-ARC = "unit/a_risk_cat/"
+ARC = "domain/a_risk_cat/tests/"
 SECTIONS = ("2.1", "2.2", "2.3", "2.4", "2.5", "2.6")
 
 RULES: tuple[Rule, ...] = (

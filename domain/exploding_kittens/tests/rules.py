@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.rules_coverage import E2E, HTTP_RULES, LEAKS, Rule
 
-EK = "unit/exploding_kittens/"
+EK = "domain/exploding_kittens/tests/"
 SECTIONS = ("1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
 
 RULES: tuple[Rule, ...] = (

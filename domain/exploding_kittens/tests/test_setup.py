@@ -14,7 +14,8 @@ from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.cards import COUNTS, DECK_SIZE, Card
 from domain.exploding_kittens.commands import DrawCard
 from domain.exploding_kittens.events import DeckDealt
-from tests.unit.exploding_kittens.builders import given
+
+from .builders import given
 
 PILE = {"2022": {2: 35, 3: 29, 4: 23, 5: 16}, "classic": {2: 35, 3: 30, 4: 23, 5: 16}}
 OUT = {"2022": {2: 5, 3: 3, 4: 1, 5: 0}, "classic": {2: 5, 3: 2, 4: 1, 5: 0}}
