@@ -5,6 +5,7 @@ then these events or this refusal.
     given(...).when(command, seat).then("not_your_turn")                  # a refusal's code
     state, events = given(...).when(command, seat)                          # to look further
     given(...).when(command, seat).when(next_command, seat)                 # one after another
+    given(initial_state).when_started(seed=3).then([GameSetUp(...)])        # the setup, a decision too
 
 ``given_for(decider)`` makes a game's ``given``: the past is a state built by hand (a rigged
 deck), or the decider's own (``None``: the table's empty log), followed by events folded in.
@@ -39,6 +40,7 @@ class Rules:
     acting: Callable[[Any], int | None] = lambda state: None
     deadline: Callable[[Any], float | None] | None = None
     on_deadline: Callable[[Any], Any] | None = None
+    start: Callable[[Any, Context], Sequence[Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -49,13 +51,23 @@ class Given:
     def when(self, command: Any, seat: int | None = ACTING, *, now: float = 0.0, seed: int = 0) -> When:
         if seat is ACTING:
             seat = self.rules.acting(self.state)
+        context = Context(random.Random(seed), now, seat)
+        return self._decided(lambda ctx: self.rules.decide(self.state, command, ctx), command, context)
+
+    def _decided(self, decide: Callable[[Context], Sequence[Any]], command: Any, context: Context) -> When:
         before = _encoded(self.state)
         try:
-            events = list(self.rules.decide(self.state, command, Context(random.Random(seed), now, seat)))
+            events = list(decide(context))
         except RuleViolation as refusal:
             assert _encoded(self.state) == before, "a refused command changes nothing"
             return When(self, command, None, refusal)
         return When(self, command, events, None)
+
+    def when_started(self, *, seed: int = 0, now: float = 0.0) -> When:
+        """The server starts the game (its setup: the shuffle, the deal) with a seeded draw."""
+        assert self.rules.start is not None, "this decider's given has no start"
+        start = self.rules.start
+        return self._decided(lambda ctx: start(self.state, ctx), None, Context(random.Random(seed), now, None))
 
     def when_the_deadline_passes(self) -> When:
         """The server sends the game's ``on_deadline`` command at the deadline (``ctx.seat`` None)."""
