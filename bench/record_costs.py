@@ -76,7 +76,7 @@ def run(kind: str, total: int, rng: random.Random) -> dict[str, list[float]]:
             table = rules.fold(table, rules.decide(table, command, context))
         assert table is not None
         while table.status == "running" and done < total:
-            seat = table.state.active if hasattr(table.state, "active") else 0
+            seat = table.state.active_seat
             legal = [
                 c for c in table.decider.legal_commands(table.state, seat) if type(c).__name__ != "Leave"
             ]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import Any, Generic, Literal
 
 import msgspec
 from typing_extensions import TypeVar
@@ -51,6 +51,22 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
 class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """Base of every game's commands: imperatives, tagged by class name."""
+
+
+# Where a game stands: before the deal, running, or ended (its ``outcome`` then names the winners).
+Phase = Literal["not_started", "playing", "over"]
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    """Base of every game's pending decisions: the question the game waits for ``seat`` to answer,
+    one subclass per question, tagged by its kind (RULES.md: a *pending decision*)."""
+
+    seat: int
+
+    @property
+    def kind(self) -> str:
+        """The subclass's tag: which question this is."""
+        return str(type(self).__struct_config__.tag)
 
 
 @dataclass(frozen=True)

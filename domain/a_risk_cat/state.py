@@ -7,6 +7,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from domain.decider import Pending, Phase
+
 # The base game, or the full game with the paintings' special powers (RULES 2).
 Mode = Literal["base", "full"]
 
@@ -31,31 +33,27 @@ class ARiskCatOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
             raise ValueError("decision_timeout must be a finite number of seconds")
 
 
-# --- pending decisions: what the game waits for, and from which seat ---------------------------
+# --- pending decisions: what the game waits for, and from which seat (the kernel's ``Pending``) -
 
 
-class ARiskCatPendingBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
-    seat: int
-
-
-class PendingFirstDraw(ARiskCatPendingBase, frozen=True, kw_only=True, tag="first_draw"):
+class PendingFirstDraw(Pending, frozen=True, kw_only=True, tag="first_draw"):
     """Start of a turn: the seat must draw."""
 
 
-class PendingDrawOrStop(ARiskCatPendingBase, frozen=True, kw_only=True, tag="draw_or_stop"):
+class PendingDrawOrStop(Pending, frozen=True, kw_only=True, tag="draw_or_stop"):
     """Draw again (only if ``can_draw``: the bag is not empty) or stop."""
 
     can_draw: bool
 
 
-class PendingRunSteal(ARiskCatPendingBase, frozen=True, kw_only=True, tag="steal"):
+class PendingRunSteal(Pending, frozen=True, kw_only=True, tag="steal"):
     """The drawn ``token`` matches the tops of ``from_seats``: take any of their runs (all or none)."""
 
     token: str
     from_seats: tuple[int, ...]
 
 
-class PendingMusicianCat(ARiskCatPendingBase, frozen=True, kw_only=True, tag="musician_cat"):
+class PendingMusicianCat(Pending, frozen=True, kw_only=True, tag="musician_cat"):
     """A drawn Musician Cat: take the Cat runs of ``take_from`` (all), swap with one of
     ``swap_with``, or keep it."""
 
@@ -64,13 +62,13 @@ class PendingMusicianCat(ARiskCatPendingBase, frozen=True, kw_only=True, tag="mu
     swap_with: tuple[int, ...]
 
 
-class PendingRobinTellTarget(ARiskCatPendingBase, frozen=True, kw_only=True, tag="robin_tell_target"):
+class PendingRobinTellTarget(Pending, frozen=True, kw_only=True, tag="robin_tell_target"):
     """Several stacks are equally the richest: the seat picks one."""
 
     candidates: tuple[int, ...]
 
 
-class PendingRobinTellDeal(ARiskCatPendingBase, frozen=True, kw_only=True, tag="robin_tell_deal"):
+class PendingRobinTellDeal(Pending, frozen=True, kw_only=True, tag="robin_tell_deal"):
     """Deal ``next_token`` (the robbed pile's top, public) onto any seat's stack."""
 
     robbed_seat: int
@@ -78,7 +76,7 @@ class PendingRobinTellDeal(ARiskCatPendingBase, frozen=True, kw_only=True, tag="
     next_token: str
 
 
-class PendingLadiesTake(ARiskCatPendingBase, frozen=True, kw_only=True, tag="ladies_take"):
+class PendingLadiesTake(Pending, frozen=True, kw_only=True, tag="ladies_take"):
     """The three ladies: ``taken`` of 4 so far; the top of any of ``from_seats`` may be taken."""
 
     taken: int
@@ -95,7 +93,6 @@ ARiskCatPending = (
     | PendingLadiesTake
 )
 
-Phase = Literal["not_started", "playing", "over"]
 CheaterState = Literal["none", "armed", "spent"]
 
 

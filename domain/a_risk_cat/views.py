@@ -25,8 +25,9 @@ from domain.a_risk_cat.events import (
     TurnStopped,
 )
 from domain.a_risk_cat.legal import legal_commands
-from domain.a_risk_cat.state import ARiskCatPending, ARiskCatState, Mode, Phase
+from domain.a_risk_cat.state import ARiskCatPending, ARiskCatState, Mode
 from domain.a_risk_cat.tokens import painting
+from domain.decider import Phase
 from domain.errors import RuleViolation
 from domain.viewers import Moderator, Seat, Spectator, Viewer
 

@@ -44,6 +44,7 @@ from domain.exploding_kittens.events import (
 )
 from domain.exploding_kittens.state import (
     ExplodingKittensState,
+    PendingFavor,
     ReactionWindow,
 )
 from domain.exploding_kittens.turn import end_one_turn, pending_for
@@ -87,9 +88,9 @@ def play_card(batch: ExplodingKittensBatch, seat: int, cmd: PlayCard, ctx: Conte
     batch.emit(CardPlayed(seat=seat, card=card, target=cmd.target, deadline=window_deadline(s, ctx)))
 
 
-def give(batch: ExplodingKittensBatch, card: Card, ctx: Context, *, by_server: bool) -> None:
-    pending = batch.state.pending
-    assert pending is not None and pending.receiver is not None
+def give(
+    batch: ExplodingKittensBatch, pending: PendingFavor, card: Card, ctx: Context, *, by_server: bool
+) -> None:
     batch.emit(
         FavorGiven(
             giver=pending.seat,
@@ -102,10 +103,10 @@ def give(batch: ExplodingKittensBatch, card: Card, ctx: Context, *, by_server: b
 
 
 def answer_favor(batch: ExplodingKittensBatch, seat: int, cmd: GiveCard, ctx: Context) -> None:
-    pending_for(batch.state, seat, "favor")
+    pending = pending_for(batch.state, seat, PendingFavor)
     if cmd.card not in batch.state.hands[seat]:
         raise RuleViolation("card_not_in_hand", f"You hold no {cmd.card}.")
-    give(batch, cmd.card, ctx, by_server=False)
+    give(batch, pending, cmd.card, ctx, by_server=False)
 
 
 def resolve_action(batch: ExplodingKittensBatch, window: ReactionWindow, ctx: Context) -> None:

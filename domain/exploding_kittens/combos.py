@@ -36,6 +36,7 @@ from domain.exploding_kittens.events import (
 )
 from domain.exploding_kittens.state import (
     ExplodingKittensState,
+    PendingDiscardPick,
     ReactionWindow,
 )
 from domain.exploding_kittens.turn import pending_for
@@ -103,7 +104,7 @@ def take(batch: ExplodingKittensBatch, seat: int, card: Card, ctx: Context, *, b
 
 
 def answer_discard_pick(batch: ExplodingKittensBatch, seat: int, cmd: TakeFromDiscard, ctx: Context) -> None:
-    pending_for(batch.state, seat, "discard_pick")
+    pending_for(batch.state, seat, PendingDiscardPick)
     if cmd.card is Card.EXPLODING_KITTEN or cmd.card not in batch.state.discard:
         raise RuleViolation("card_not_in_discard", f"There is no {cmd.card} to take in the discard pile.")
     take(batch, seat, cmd.card, ctx, by_server=False)

@@ -46,7 +46,9 @@ from domain.exploding_kittens.events import (
 from domain.exploding_kittens.leaving import leaving_kitten
 from domain.exploding_kittens.state import (
     ExplodingKittensState,
-    PendingDecision,
+    PendingDefuse,
+    PendingDiscardPick,
+    PendingFavor,
     ReactionWindow,
 )
 
@@ -95,7 +97,8 @@ def _conceded(state: State, event: PlayerConceded) -> State:
     if window is not None and window.actor == event.seat:
         window = None
     pending = state.pending
-    if pending is not None and event.seat in (pending.seat, pending.receiver):
+    receiver = pending.receiver if isinstance(pending, PendingFavor) else None
+    if pending is not None and event.seat in (pending.seat, receiver):
         pending = None
     return replace(
         state,
@@ -120,13 +123,13 @@ def evolve(state: State, event: ExplodingKittensEvent) -> State:
             n = len(event.hands)
             return replace(
                 state,
-                started=True,
+                phase="playing",
                 hands=event.hands,
                 draw_pile=event.draw_pile,
                 discard=(),
                 out_of_game=event.out_of_game,
                 alive=(True,) * n,
-                active=event.first_seat,
+                active_seat=event.first_seat,
                 turns_owed=1,
                 under_attack=False,
                 turn_deadline=event.turn_deadline,
@@ -185,7 +188,7 @@ def evolve(state: State, event: ExplodingKittensEvent) -> State:
         case OwedTurnStarted():
             return replace(
                 state,
-                active=event.seat,
+                active_seat=event.seat,
                 turns_owed=event.turns_owed,
                 under_attack=event.under_attack,
                 turn_deadline=event.deadline,
@@ -201,11 +204,7 @@ def evolve(state: State, event: ExplodingKittensEvent) -> State:
             defusable = event.defusable
             if defusable is None:  # stored before ``defusable`` was recorded: read the hand, as then
                 defusable = Card.DEFUSE in state.hands[event.seat]
-            pending = (
-                PendingDecision(kind="defuse", seat=event.seat, deadline=event.deadline)
-                if defusable
-                else None
-            )
+            pending = PendingDefuse(seat=event.seat, deadline=event.deadline) if defusable else None
             seen, placed = knowledge.after_draw(state.seen_future, state.placed_kitten)
             return replace(
                 state,
@@ -247,9 +246,7 @@ def evolve(state: State, event: ExplodingKittensEvent) -> State:
         case FavorAsked():
             return replace(
                 state,
-                pending=PendingDecision(
-                    kind="favor", seat=event.giver, receiver=event.receiver, deadline=event.deadline
-                ),
+                pending=PendingFavor(seat=event.giver, receiver=event.receiver, deadline=event.deadline),
             )
         case FavorGiven():
             if event.card is not None:
@@ -264,9 +261,7 @@ def evolve(state: State, event: ExplodingKittensEvent) -> State:
                 return state
             return _move_card(state, event.target, event.seat, event.named)
         case DiscardPickAsked():
-            return replace(
-                state, pending=PendingDecision(kind="discard_pick", seat=event.seat, deadline=event.deadline)
-            )
+            return replace(state, pending=PendingDiscardPick(seat=event.seat, deadline=event.deadline))
         case CardTakenFromDiscard():
             discard = state.discard
             for i in range(len(discard) - 1, -1, -1):
@@ -294,5 +289,5 @@ def evolve(state: State, event: ExplodingKittensEvent) -> State:
         case PlayerConceded():
             return _conceded(state, event)
         case ExplodingKittensWon():
-            return replace(state, winner=event.winner, window=None, pending=None)
+            return replace(state, phase="over", winners=(event.winner,), window=None, pending=None)
     assert_never(event)

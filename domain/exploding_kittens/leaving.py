@@ -20,7 +20,7 @@ from domain.exploding_kittens.events import (
     PlayerConceded,
 )
 from domain.exploding_kittens.reactions import close_window
-from domain.exploding_kittens.state import ExplodingKittensState
+from domain.exploding_kittens.state import ExplodingKittensState, PendingFavor
 from domain.exploding_kittens.turn import after_elimination
 
 State = ExplodingKittensState
@@ -39,9 +39,8 @@ def leaving_kitten(s: State, seat: int) -> tuple[KittenLeft, int | None]:
 
 def concede(batch: ExplodingKittensBatch, seat: int, ctx: Context) -> None:
     s = batch.state
-    was_active = s.active == seat
-    pending = s.pending
-    giver_left = pending is not None and pending.kind == "favor" and pending.seat == seat
+    was_active = s.active_seat == seat
+    giver_left = isinstance(s.pending, PendingFavor) and s.pending.seat == seat
     turn_deadline = timeout_at(s, ctx) if giver_left else s.turn_deadline
     kitten_left, kitten_position = leaving_kitten(s, seat)
     batch.emit(

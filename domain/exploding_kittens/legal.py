@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations
+from typing import assert_never
 
 from domain.exploding_kittens.cards import ACTION_CARDS, ALL_TITLES, CAT_KINDS, NAMEABLE_TITLES, Card
 from domain.exploding_kittens.commands import (
@@ -23,7 +24,13 @@ from domain.exploding_kittens.commands import (
     PlayCombo,
     TakeFromDiscard,
 )
-from domain.exploding_kittens.state import ExplodingKittensState
+from domain.exploding_kittens.state import (
+    ExplodingKittensPending,
+    ExplodingKittensState,
+    PendingDefuse,
+    PendingDiscardPick,
+    PendingFavor,
+)
 
 
 def _distinct(cards: tuple[Card, ...]) -> list[Card]:
@@ -32,7 +39,7 @@ def _distinct(cards: tuple[Card, ...]) -> list[Card]:
 
 
 def legal_commands(state: ExplodingKittensState, seat: int) -> list[ExplodingKittensCommand]:
-    if not state.started or state.winner is not None:
+    if state.phase != "playing":
         return []
     if type(seat) is not int or not 0 <= seat < state.players or not state.alive[seat]:
         return []
@@ -48,20 +55,29 @@ def legal_commands(state: ExplodingKittensState, seat: int) -> list[ExplodingKit
                 out.append(PassReaction())
     elif pending is not None:
         if pending.seat == seat:
-            if pending.kind == "defuse":
-                out.extend(Defuse(position=k) for k in range(len(state.draw_pile) + 1))
-            elif pending.kind == "favor":
-                out.extend(GiveCard(card=card) for card in _distinct(hand))
-            else:
-                out.extend(
-                    TakeFromDiscard(card=card)
-                    for card in _distinct(state.discard)
-                    if card is not Card.EXPLODING_KITTEN
-                )
-    elif seat == state.active:
+            out.extend(_answers(state, pending, hand))
+    elif seat == state.active_seat:
         out.extend(_turn_commands(state, seat))
     out.append(Leave())
     return out
+
+
+def _answers(
+    state: ExplodingKittensState, pending: ExplodingKittensPending, hand: tuple[Card, ...]
+) -> list[ExplodingKittensCommand]:
+    """Every answer to the pending decision, from the seat it waits for."""
+    match pending:
+        case PendingDefuse():
+            return [Defuse(position=k) for k in range(len(state.draw_pile) + 1)]
+        case PendingFavor():
+            return [GiveCard(card=card) for card in _distinct(hand)]
+        case PendingDiscardPick():
+            return [
+                TakeFromDiscard(card=card)
+                for card in _distinct(state.discard)
+                if card is not Card.EXPLODING_KITTEN
+            ]
+    assert_never(pending)
 
 
 def _turn_commands(state: ExplodingKittensState, seat: int) -> list[ExplodingKittensCommand]:

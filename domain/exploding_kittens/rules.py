@@ -9,6 +9,8 @@ turn.py (1.4, 1.5), actions.py (1.6), combos.py (1.6 combos), reactions.py (1.7)
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from domain import refusals
 from domain.batch import Batch
 from domain.decider import Context, Outcome
@@ -37,7 +39,12 @@ from domain.exploding_kittens.fold import evolve
 from domain.exploding_kittens.leaving import concede
 from domain.exploding_kittens.reactions import close_window, nope, pass_reaction
 from domain.exploding_kittens.setup import initial_state, start
-from domain.exploding_kittens.state import ExplodingKittensState
+from domain.exploding_kittens.state import (
+    ExplodingKittensState,
+    PendingDefuse,
+    PendingDiscardPick,
+    PendingFavor,
+)
 from domain.exploding_kittens.turn import answer_defuse, defuse, draw
 from domain.rereading import checked
 
@@ -63,9 +70,9 @@ def _acting_seat(state: State, ctx: Context) -> int:
 def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittensEvent]:
     """The events a command leads to; raises ``RuleViolation`` (and nothing else) if refused."""
     cmd = _validated(command)
-    if not state.started:
+    if state.phase == "not_started":
         raise RuleViolation(refusals.GAME_NOT_STARTED, "The game has not started yet.")
-    if state.winner is not None:
+    if state.phase == "over":
         raise RuleViolation(refusals.GAME_OVER, "The game is over.")
     if isinstance(cmd, ResolveReactions | ActOnTimeout) and ctx.seat is not None:
         raise RuleViolation(refusals.SERVER_ONLY, "Only the server acts on a deadline.")
@@ -115,8 +122,8 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
 
 
 def _check_turn(state: State, seat: int) -> None:
-    if seat != state.active:
-        raise RuleViolation(refusals.NOT_YOUR_TURN, f"It is seat {state.active}'s turn.")
+    if seat != state.active_seat:
+        raise RuleViolation(refusals.NOT_YOUR_TURN, f"It is seat {state.active_seat}'s turn.")
     if state.pending is not None:
         raise RuleViolation(
             "decision_pending", f"Waiting for seat {state.pending.seat} to answer ({state.pending.kind})."
@@ -143,20 +150,23 @@ def _act_on_timeout(batch: ExplodingKittensBatch, ctx: Context) -> None:
     if deadline is None or ctx.now < deadline:
         raise RuleViolation(refusals.DEADLINE_NOT_REACHED, "The decision's deadline has not passed.")
     rng = ctx.rng
-    if pending is None:
-        draw(batch, s.active, ctx, by_server=True)
-    elif pending.kind == "defuse":
-        defuse(batch, pending.seat, rng.randint(0, len(s.draw_pile)), ctx, by_server=True)
-    elif pending.kind == "favor":
-        give(batch, rng.choice(s.hands[pending.seat]), ctx, by_server=True)
-    else:
-        choices = [c for c in s.discard if c is not Card.EXPLODING_KITTEN]
-        take(batch, pending.seat, rng.choice(choices), ctx, by_server=True)
+    match pending:
+        case None:
+            draw(batch, s.active_seat, ctx, by_server=True)
+        case PendingDefuse():
+            defuse(batch, pending.seat, rng.randint(0, len(s.draw_pile)), ctx, by_server=True)
+        case PendingFavor():
+            give(batch, pending, rng.choice(s.hands[pending.seat]), ctx, by_server=True)
+        case PendingDiscardPick():
+            choices = [c for c in s.discard if c is not Card.EXPLODING_KITTEN]
+            take(batch, pending.seat, rng.choice(choices), ctx, by_server=True)
+        case _:
+            assert_never(pending)
 
 
 def deadline(state: State) -> float | None:
     """The earliest time the server must act on its own, if any."""
-    if not state.started or state.winner is not None:
+    if state.phase != "playing":
         return None
     if state.window is not None:
         return state.window.deadline
@@ -173,6 +183,6 @@ def on_deadline(state: State) -> ExplodingKittensCommand:
 
 
 def outcome(state: State) -> Outcome | None:
-    if state.winner is None:
+    if state.phase != "over":
         return None
-    return Outcome(winners=(state.winner,))
+    return Outcome(winners=state.winners)

@@ -34,7 +34,7 @@ def initial_state(options: ExplodingKittensOptions) -> State:
 
 
 def start(state: State, ctx: Context) -> list[ExplodingKittensEvent]:
-    if state.started:
+    if state.phase != "not_started":
         raise RuleViolation(refusals.GAME_ALREADY_STARTED, "The game has already started.")
     opts = state.options
     n = opts.players

@@ -6,10 +6,10 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from domain.decider import Pending, Phase
 from domain.exploding_kittens.cards import Card
 
 Edition = Literal["2022", "classic"]
-DecisionKind = Literal["defuse", "favor", "discard_pick"]
 
 
 class ExplodingKittensOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -45,31 +45,44 @@ class ReactionWindow(msgspec.Struct, frozen=True, kw_only=True):
         return self.nopes[-1] if self.nopes else self.actor
 
 
-class PendingDecision(msgspec.Struct, frozen=True, kw_only=True):
-    """A question the game waits for ``seat`` to answer."""
+class PendingDefuse(Pending, frozen=True, kw_only=True, tag="defuse"):
+    """A drawn Kitten and a Defuse in hand: where does the seat put the Kitten back?"""
 
-    kind: DecisionKind
-    seat: int
-    receiver: int | None = None  # favor: who gets the card
-    deadline: float | None = None
+    deadline: float | None
+
+
+class PendingFavor(Pending, frozen=True, kw_only=True, tag="favor"):
+    """A Favor: which card does the seat give ``receiver``?"""
+
+    receiver: int
+    deadline: float | None
+
+
+class PendingDiscardPick(Pending, frozen=True, kw_only=True, tag="discard_pick"):
+    """Five different cards: which card does the seat take from the discard pile?"""
+
+    deadline: float | None
+
+
+ExplodingKittensPending = PendingDefuse | PendingFavor | PendingDiscardPick
 
 
 class ExplodingKittensState(msgspec.Struct, frozen=True, kw_only=True):
     options: ExplodingKittensOptions
-    started: bool = False
+    phase: Phase = "not_started"
     hands: tuple[tuple[Card, ...], ...] = ()
     draw_pile: tuple[Card, ...] = ()  # top first
     discard: tuple[Card, ...] = ()  # oldest first
     out_of_game: tuple[Card, ...] = ()
     alive: tuple[bool, ...] = ()
-    active: int = 0
+    active_seat: int = 0
     turns_owed: int = 1
     under_attack: bool = False
     turn_deadline: float | None = None
     window: ReactionWindow | None = None
-    pending: PendingDecision | None = None
+    pending: ExplodingKittensPending | None = None
     drawn_kitten: int | None = None  # seat holding a drawn Kitten not yet placed
-    winner: int | None = None
+    winners: tuple[int, ...] = ()  # the last seat standing, once the game is over
     commitment: str = ""
     salt: str | None = None
     # Per seat, what it knows of the pile now (domain/exploding_kittens/knowledge): the known cards

@@ -19,6 +19,8 @@ Rulings kept here (RULES.md):
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from domain import refusals
 from domain.commitment import commit, new_salt
 from domain.decider import Context
@@ -34,9 +36,10 @@ from domain.exploding_kittens.events import (
     OwedTurnStarted,
     PlayerExploded,
 )
-from domain.exploding_kittens.state import ExplodingKittensState
+from domain.exploding_kittens.state import ExplodingKittensPending, ExplodingKittensState, PendingDefuse
 
 State = ExplodingKittensState
+P = TypeVar("P", bound=ExplodingKittensPending)
 
 
 def end_one_turn(batch: ExplodingKittensBatch, ctx: Context) -> None:
@@ -45,7 +48,7 @@ def end_one_turn(batch: ExplodingKittensBatch, ctx: Context) -> None:
     if s.turns_owed > 1:
         batch.emit(
             OwedTurnStarted(
-                seat=s.active,
+                seat=s.active_seat,
                 turns_owed=s.turns_owed - 1,
                 under_attack=s.under_attack,
                 deadline=timeout_at(s, ctx),
@@ -54,7 +57,10 @@ def end_one_turn(batch: ExplodingKittensBatch, ctx: Context) -> None:
     else:
         batch.emit(
             OwedTurnStarted(
-                seat=s.next_living(s.active), turns_owed=1, under_attack=False, deadline=timeout_at(s, ctx)
+                seat=s.next_living(s.active_seat),
+                turns_owed=1,
+                under_attack=False,
+                deadline=timeout_at(s, ctx),
             )
         )
 
@@ -98,12 +104,14 @@ def draw(batch: ExplodingKittensBatch, seat: int, ctx: Context, *, by_server: bo
         after_elimination(batch, seat, True, ctx)
 
 
-def pending_for(state: State, seat: int, kind: str) -> None:
+def pending_for(state: State, seat: int, kind: type[P]) -> P:
+    """The pending decision of type ``kind`` that ``seat`` answers; refused if there is none."""
     pending = state.pending
-    if pending is None or pending.kind != kind:
+    if not isinstance(pending, kind):
         raise RuleViolation(refusals.NO_PENDING_DECISION, "No such decision is pending.")
     if pending.seat != seat:
         raise RuleViolation("not_your_decision", f"The decision belongs to seat {pending.seat}.")
+    return pending
 
 
 def defuse(batch: ExplodingKittensBatch, seat: int, position: int, ctx: Context, *, by_server: bool) -> None:
@@ -119,7 +127,7 @@ def defuse(batch: ExplodingKittensBatch, seat: int, position: int, ctx: Context,
 
 
 def answer_defuse(batch: ExplodingKittensBatch, seat: int, cmd: Defuse, ctx: Context) -> None:
-    pending_for(batch.state, seat, "defuse")
+    pending_for(batch.state, seat, PendingDefuse)
     size = len(batch.state.draw_pile)
     if not 0 <= cmd.position <= size:
         raise RuleViolation("invalid_position", f"The position must be between 0 (top) and {size} (bottom).")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, cast
 
 import msgspec
 from msgspec.structs import replace
@@ -24,7 +24,7 @@ from domain.exploding_kittens.events import (
     ReactionPassed,
 )
 from domain.exploding_kittens.legal import legal_commands
-from domain.exploding_kittens.state import DecisionKind, Edition, ExplodingKittensState
+from domain.exploding_kittens.state import Edition, ExplodingKittensState, PendingFavor
 from domain.viewers import Moderator, Seat, Viewer
 
 
@@ -40,6 +40,10 @@ class ReactionWindowInfo(msgspec.Struct, frozen=True, kw_only=True):
     nopers: tuple[int, ...]
     eligible: tuple[int, ...]
     deadline: float
+
+
+# The tags of the state's pending decisions (domain/exploding_kittens/state.py).
+DecisionKind = Literal["defuse", "favor", "discard_pick"]
 
 
 class PendingDecisionInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -110,15 +114,16 @@ def public_view(state: ExplodingKittensState) -> ExplodingKittensPublic:
     opts = state.options
     window = state.window
     pending = state.pending
+    started = state.phase != "not_started"
     return ExplodingKittensPublic(
-        started=state.started,
+        started=started,
         players=opts.players,
         edition=opts.edition,
         special_combos=opts.special_combos,
         reaction_window=opts.reaction_window,
         decision_timeout=opts.decision_timeout,
         alive=state.alive,
-        active_seat=state.active if state.started else None,
+        active_seat=state.active_seat if started else None,
         turns_owed=state.turns_owed,
         under_attack=state.under_attack,
         turn_deadline=state.turn_deadline,
@@ -143,9 +148,12 @@ def public_view(state: ExplodingKittensState) -> ExplodingKittensPublic:
         pending=None
         if pending is None
         else PendingDecisionInfo(
-            kind=pending.kind, seat=pending.seat, receiver=pending.receiver, deadline=pending.deadline
+            kind=cast(DecisionKind, pending.kind),
+            seat=pending.seat,
+            receiver=pending.receiver if isinstance(pending, PendingFavor) else None,
+            deadline=pending.deadline,
         ),
-        winner=state.winner,
+        winner=state.winners[0] if state.winners else None,
         commitment=state.commitment,
     )
 
@@ -165,7 +173,7 @@ def view(state: ExplodingKittensState, viewer: Viewer) -> ExplodingKittensView:
     if isinstance(viewer, Seat) and (type(viewer.index) is not int or not 0 <= viewer.index < state.players):
         # A seat this game does not have is refused, in every game (domain/refusals.py).
         raise RuleViolation(refusals.NOT_A_PLAYER, f"There is no seat {viewer.index} in this game.")
-    if isinstance(viewer, Seat) and state.started:
+    if isinstance(viewer, Seat) and state.phase != "not_started":
         seat = viewer.index
         return ExplodingKittensSeatView(
             seat=seat,

@@ -56,7 +56,7 @@ ACTIONS = {"Skip", "Shuffle", "See the Future"}  # a card that opens a Nope wind
 
 
 def _active_holds_an_action_card(state: Any) -> bool:
-    return any(c["type"] == "PlayCard" and c["card"] in ACTIONS for c in legal(EK, state, state.active))
+    return any(c["type"] == "PlayCard" and c["card"] in ACTIONS for c in legal(EK, state, state.active_seat))
 
 
 async def _game_with_playable_action(

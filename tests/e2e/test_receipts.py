@@ -28,11 +28,11 @@ def _action(state: Any, seat: int) -> dict[str, Any]:
 
 
 def _the_actor_plays_is_passed_and_draws_within_three_turns(state: Any) -> bool:
-    actor = state.active
+    actor = state.active_seat
     state = then(EK, state, actor, _action(state, actor))
     state = then(EK, state, 1 - actor, {"type": "PassReaction"})
     for _ in range(3):
-        seat = state.active
+        seat = state.active_seat
         state = then(EK, state, seat, {"type": "DrawCard"})
         if seat == actor:
             return True
@@ -40,7 +40,7 @@ def _the_actor_plays_is_passed_and_draws_within_three_turns(state: Any) -> bool:
 
 
 def _the_active_seat_holds_an_action_card(state: Any) -> bool:
-    return bool(_action(state, state.active))
+    return bool(_action(state, state.active_seat))
 
 
 async def log_keys(http: AsyncTestClient[Litestar]) -> list[Verifier]:

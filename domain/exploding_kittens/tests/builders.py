@@ -47,12 +47,12 @@ def rigged(
     n = len(hands)
     return replace(
         initial_state(opts),
-        started=True,
+        phase="playing",
         hands=tuple(tuple(h) for h in hands),
         draw_pile=tuple(pile),
         discard=tuple(discard),
         alive=tuple(alive) if alive is not None else (True,) * n,
-        active=active,
+        active_seat=active,
         turns_owed=turns_owed,
         under_attack=under_attack,
         seen_future=((),) * n,

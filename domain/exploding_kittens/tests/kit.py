@@ -53,7 +53,7 @@ def ek_blind_view(state: ExplodingKittensState, viewer: Viewer, rng: random.Rand
     places (Kittens stay in the pile), who else passed, the salt. A seat keeps its hand, the
     cards it saw on top of the pile and the place of the Kitten it put back."""
     me = _me(viewer)
-    if not state.started:
+    if state.phase == "not_started":
         return state
     pile = list(state.draw_pile)
     known: set[int] = set()

@@ -21,6 +21,7 @@ from domain.exploding_kittens.events import (
     FutureSeen,
     NamedCardRequested,
 )
+from domain.exploding_kittens.state import PendingFavor
 from domain.viewers import Seat, Spectator
 
 from .builders import BC, CM, HP, RR, SF, SH, TC, A, D, F, K, N, S, given, rigged, types
@@ -37,13 +38,13 @@ def test_1_6_favor__favor_target_chooses_the_card() -> None:
     state = rigged([[F], [A, S, TC], [CM]])
     state, events = given(state).when(PlayCard(card=F, target=1), 0)
     assert types(events) == ["CardPlayed", "ReactionsResolved", "FavorAsked"]
-    assert state.pending.seat == 1 and state.pending.receiver == 0
+    assert state.pending == PendingFavor(seat=1, receiver=0, deadline=None)
     assert DECIDER.legal_commands(state, 1)[:3] == [GiveCard(card=A), GiveCard(card=S), GiveCard(card=TC)]
     _refused(state, 0, GiveCard(card=A), "not_your_decision")
     _refused(state, 1, GiveCard(card=CM), "card_not_in_hand")
     state, events = given(state).when(GiveCard(card=S), 1)
     assert state.hands[0] == (S,) and state.hands[1] == (A, TC)
-    assert state.pending is None and state.active == 0
+    assert state.pending is None and state.active_seat == 0
 
 
 def test_1_9_public__favor_card_is_visible_to_giver_and_receiver_only() -> None:
@@ -256,7 +257,7 @@ def test_1_9_no_positions__shuffle_shuffles_commits_and_does_not_end_the_turn() 
     assert sorted(state.draw_pile) == sorted(pile) and state.draw_pile != pile
     assert verify(state.draw_pile, shuffled.salt, shuffled.commitment)
     assert state.commitment == shuffled.commitment
-    assert state.active == 0 and state.turns_owed == 1
+    assert state.active_seat == 0 and state.turns_owed == 1
     public = DECIDER.redact(shuffled, Seat(0))
     assert public.order == () and public.salt is None
 

@@ -30,7 +30,7 @@ def test_1_8_leave__leave_discards_the_hand_and_removes_the_bottom_most_kitten()
     assert state.alive == (True, False, True)
     assert state.discard == (S, TC) and state.hands[1] == ()
     assert state.draw_pile == (K, HP, CM) and state.out_of_game == (K,)
-    assert state.active == 0
+    assert state.active_seat == 0
     public = DECIDER.redact(events[0], Spectator())
     assert isinstance(public, PlayerConceded) and not hasattr(public, "position")
 
@@ -42,13 +42,13 @@ def test_1_4_who_plays__leave_while_placing_a_kitten_removes_that_kitten() -> No
     assert types(events) == ["PlayerConceded", "OwedTurnStarted"]
     assert state.draw_pile == (HP, K) and state.out_of_game == (K,) and state.drawn_kitten is None
     assert state.pending is None and state.discard == (D,)
-    assert (state.active, state.turns_owed) == (1, 1)
+    assert (state.active_seat, state.turns_owed) == (1, 1)
 
 
 def test_1_8_leave_turns__leave_on_own_turn_loses_owed_turns_and_next_seat_owes_one() -> None:
     state = rigged([[A], [S], [CM]], pile=(K, K), turns_owed=3, under_attack=True)
     state, _ = given(state).when(Leave(), 0)
-    assert (state.active, state.turns_owed, state.under_attack) == (1, 1, False)
+    assert (state.active_seat, state.turns_owed, state.under_attack) == (1, 1, False)
 
 
 def test_1_8_leave_chain__leave_discards_an_unresolved_chain_of_the_leaver() -> None:
@@ -66,7 +66,7 @@ def test_1_8_leave_chain__leave_of_the_favor_giver_resolves_with_nothing() -> No
     state, _ = given(state).when(PlayCard(card=F, target=1), 0)
     state, events = given(state).when(Leave(), 1)
     assert types(events) == ["PlayerConceded"]
-    assert state.pending is None and state.active == 0 and state.hands[0] == ()
+    assert state.pending is None and state.active_seat == 0 and state.hands[0] == ()
 
 
 def test_1_8_leave_chain__leave_of_the_target_during_the_window_resolves_with_no_effect() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import get_args
 
 import msgspec
 
@@ -10,7 +11,9 @@ from domain.decider import Context
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import DrawCard
 from domain.exploding_kittens.events import CardDrawn, DeckDealt
+from domain.exploding_kittens.state import ExplodingKittensPending
 from domain.exploding_kittens.views import (
+    DecisionKind,
     ExplodingKittensModeratorView,
     ExplodingKittensSeatView,
     ExplodingKittensSpectatorView,
@@ -86,6 +89,11 @@ def test_views_and_events_are_msgspec_encodable() -> None:
     decoded = msgspec.json.Decoder(DECIDER.event_type).decode(msgspec.json.encode(event))
     assert decoded == event
     msgspec.json.Decoder(DECIDER.view_type).decode(msgspec.json.encode(DECIDER.view(state, Seat(0))))
+
+
+def test_a_pending_decision_s_kind_in_the_views_is_its_tag_in_the_state() -> None:
+    tags = {pending.__struct_config__.tag for pending in get_args(ExplodingKittensPending)}
+    assert tags == set(get_args(DecisionKind))
 
 
 def test_1_9_hidden__the_rng_seed_is_hidden_from_every_player_and_spectator() -> None:

@@ -8,6 +8,7 @@ from domain.commitment import verify
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import ActOnTimeout, Defuse, DrawCard, Leave, Nope, PlayCard
 from domain.exploding_kittens.events import KittenDefused, KittenDrawn
+from domain.exploding_kittens.state import PendingDefuse
 from domain.viewers import Seat, Spectator
 
 from .builders import CM, HP, TC, A, D, K, N, S, given, rigged, types
@@ -22,7 +23,7 @@ def test_1_5_revealed__drawn_kitten_is_revealed_publicly() -> None:
     state, events = _drawn()
     assert types(events) == ["KittenDrawn"]
     assert DECIDER.redact(events[0], Spectator()) == events[0]
-    assert state.drawn_kitten == 0 and state.pending.kind == "defuse"
+    assert state.drawn_kitten == 0 and isinstance(state.pending, PendingDefuse)
 
 
 def test_1_5_always_defuse__holding_a_defuse_always_defuses_only_the_position_is_chosen() -> None:
@@ -36,7 +37,7 @@ def test_1_5_defuse__defuse_at_position_zero_puts_kitten_on_top() -> None:
     state, events = given(state).when(Defuse(position=0), 0)
     assert state.draw_pile == (K, TC, CM, HP)
     assert types(events) == ["KittenDefused", "OwedTurnStarted"]
-    assert state.active == 1
+    assert state.active_seat == 1
 
 
 def test_1_5_defuse__defuse_at_position_len_puts_kitten_at_bottom() -> None:

@@ -126,7 +126,7 @@ def test_3_timeout_option__idle_active_seat_draws_on_timeout_by_the_server() -> 
     state, events = given(state).when(ActOnTimeout(), None, now=31.0)
     assert isinstance(events[0], CardDrawn) and events[0].by_server
     assert isinstance(events[1], OwedTurnStarted) and events[1].deadline == 61.0
-    assert (state.active, state.turns_owed) == (1, 1)
+    assert (state.active_seat, state.turns_owed) == (1, 1)
 
 
 def test_timeout_draw_of_a_kitten_asks_for_a_placement() -> None:

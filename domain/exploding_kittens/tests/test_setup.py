@@ -91,7 +91,7 @@ def test_1_3_6_shuffle__setup_is_reproducible_from_the_rng() -> None:
 def test_1_4_no_start_draw__no_draw_at_start_of_turn() -> None:
     dealt = _deal(3, first_seat=1)
     state = DECIDER.evolve(DECIDER.initial_state(DECIDER.parse_options({"players": 3})), dealt)
-    assert state.active == 1 and state.turns_owed == 1 and not state.under_attack
+    assert state.active_seat == 1 and state.turns_owed == 1 and not state.under_attack
     assert [len(h) for h in state.hands] == [8, 8, 8]
 
 

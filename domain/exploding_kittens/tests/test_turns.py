@@ -9,7 +9,7 @@ from .builders import BC, CM, HP, SF, TC, A, D, K, N, S, given, rigged, types
 
 
 def _turn(state: object) -> tuple[int, int, bool]:
-    return state.active, state.turns_owed, state.under_attack  # type: ignore[attr-defined]
+    return state.active_seat, state.turns_owed, state.under_attack  # type: ignore[attr-defined]
 
 
 def test_1_3_6_clockwise__draw_ends_the_turn_and_passes_to_next_seat() -> None:
@@ -21,9 +21,9 @@ def test_1_3_6_clockwise__draw_ends_the_turn_and_passes_to_next_seat() -> None:
 
 def test_1_3_6_clockwise__play_order_skips_eliminated_seats() -> None:
     state, _ = given(rigged([[A], [S], [TC]], alive=[True, False, True])).when(DrawCard(), 0)
-    assert state.active == 2
+    assert state.active_seat == 2
     state, _ = given(rigged([[A], [S], [TC]], active=2, alive=[True, False, True])).when(DrawCard(), 2)
-    assert state.active == 0
+    assert state.active_seat == 0
 
 
 def test_1_4_turn__playing_a_card_does_not_end_the_turn() -> None:
@@ -111,7 +111,7 @@ def test_1_4_noped_turns__noped_skip_still_requires_draw() -> None:
     state, _ = given(state).when(PassReaction(), 0)
     assert _turn(state) == (0, 1, False)
     state, _ = given(state).when(DrawCard(), 0)
-    assert state.active == 1
+    assert state.active_seat == 1
 
 
 def test_1_4_defuse_turn__defuse_ends_only_the_turn_it_answered() -> None:
@@ -130,7 +130,7 @@ def test_1_4_eliminated_owed__eliminated_while_owing_turns_next_seat_owes_one() 
 
 def test_1_4_hand_size__empty_hand_plays_on_and_draws() -> None:
     state, _ = given(rigged([[], [A]])).when(DrawCard(), 0)
-    assert state.hands[0] == (TC,) and state.active == 1
+    assert state.hands[0] == (TC,) and state.active_seat == 1
 
 
 def test_1_4_hand_size__hand_size_has_no_maximum() -> None:

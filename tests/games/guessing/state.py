@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 
-Phase = Literal["not_started", "playing", "over"]
+from domain.decider import Phase
 
 
 class GuessingOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

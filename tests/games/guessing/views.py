@@ -6,12 +6,13 @@ import msgspec
 from msgspec.structs import replace
 
 from domain import refusals
+from domain.decider import Phase
 from domain.errors import RuleViolation
 from domain.viewers import Moderator, Seat, Viewer
 from tests.games.guessing.commands import GuessingCommand
 from tests.games.guessing.events import Dealt, GuessingEvent, Marked, Swapped
 from tests.games.guessing.legal import legal_commands
-from tests.games.guessing.state import GuessingState, Phase
+from tests.games.guessing.state import GuessingState
 
 
 class GuessingPublic(msgspec.Struct, frozen=True, kw_only=True):
