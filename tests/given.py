@@ -67,7 +67,9 @@ class Given:
         """The server starts the game (its setup: the shuffle, the deal) with a seeded draw."""
         assert self.rules.start is not None, "this decider's given has no start"
         start = self.rules.start
-        return self._decided(lambda ctx: start(self.state, ctx), None, Context(random.Random(seed), now, None))
+        return self._decided(
+            lambda ctx: start(self.state, ctx), None, Context(random.Random(seed), now, None)
+        )
 
     def when_the_deadline_passes(self) -> When:
         """The server sends the game's ``on_deadline`` command at the deadline (``ctx.seat`` None)."""

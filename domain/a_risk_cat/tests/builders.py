@@ -82,5 +82,6 @@ given = given_for(
         acting=lambda state: state.pending.seat if state.pending is not None else None,
         deadline=DECIDER.deadline,
         on_deadline=DECIDER.on_deadline,
+        start=DECIDER.start,
     )
 )

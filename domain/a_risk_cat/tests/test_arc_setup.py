@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import msgspec
@@ -10,7 +9,7 @@ import pytest
 
 from domain.a_risk_cat import DECIDER
 from domain.a_risk_cat.events import ARiskCatGameSetUp
-from domain.a_risk_cat.rules import initial_state, start
+from domain.a_risk_cat.rules import initial_state
 from domain.a_risk_cat.state import ARiskCatOptions, PendingFirstDraw
 from domain.a_risk_cat.tokens import (
     ALL_TOKENS,
@@ -21,7 +20,6 @@ from domain.a_risk_cat.tokens import (
     tokens_in_play,
 )
 from domain.commitment import verify
-from domain.decider import Context
 from domain.errors import RuleViolation
 from domain.registry import get
 
@@ -30,12 +28,11 @@ from .builders import given
 
 def _started(players: int, seed: int = 1, **options: object) -> tuple[ARiskCatGameSetUp, object]:
     opts = DECIDER.parse_options({"players": players, **options})
-    state = initial_state(opts)
-    events = start(state, Context(random.Random(seed), 0.0, None))
+    state, events = given(initial_state(opts)).when_started(seed=seed)
     assert len(events) == 1
     setup = events[0]
     assert isinstance(setup, ARiskCatGameSetUp)
-    return setup, DECIDER.fold(state, events)
+    return setup, state
 
 
 def test_decider_is_registered_for_three_to_eight_players() -> None:
@@ -99,9 +96,7 @@ def test_2_2_first_seat__first_seat_is_random_unless_given() -> None:
 
 def test_start_twice_is_refused() -> None:
     _, state = _started(3)
-    with pytest.raises(RuleViolation) as err:
-        start(state, Context(random.Random(0), 0.0, None))  # type: ignore[arg-type]
-    assert err.value.code == "game_already_started"
+    given(state).when_started().then("game_already_started")
 
 
 def test_commands_before_start_are_refused() -> None:

@@ -78,5 +78,6 @@ given = given_for(
         fold=DECIDER.fold,
         deadline=DECIDER.deadline,
         on_deadline=DECIDER.on_deadline,
+        start=DECIDER.start,
     )
 )

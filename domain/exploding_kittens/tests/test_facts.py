@@ -29,8 +29,7 @@ def test_given_no_defuse_when_a_kitten_is_drawn_then_the_event_says_nothing_is_p
 def test_evolve_follows_the_recorded_fact_not_the_hand() -> None:
     # The fact decides: a fold never re-derives what decide already settled.
     state = rigged([[D], [S]], pile=(K, HP))
-    after = DECIDER.evolve(state, KittenDrawn(seat=0, defusable=False))
-    assert after.pending is None
+    assert given(state, KittenDrawn(seat=0, defusable=False)).state.pending is None
 
 
 def test_an_old_kitten_drawn_without_the_fact_folds_as_it_did() -> None:
@@ -60,7 +59,7 @@ def test_given_a_drawn_kitten_when_its_drawer_leaves_then_the_event_names_that_k
 def test_evolve_removes_the_recorded_kitten() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
     event = PlayerConceded(seat=1, discarded=(S, TC), kitten_left="pile", kitten_position=0)
-    assert DECIDER.evolve(state, event).draw_pile == (HP, K, CM)
+    assert given(state, event).state.draw_pile == (HP, K, CM)
 
 
 def test_an_old_player_conceded_without_the_fact_folds_as_it_did() -> None:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
 
 from domain.commitment import verify
-from domain.decider import Context
 from domain.errors import RuleViolation
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.cards import COUNTS, DECK_SIZE, Card
@@ -23,7 +21,7 @@ OUT = {"2022": {2: 5, 3: 3, 4: 1, 5: 0}, "classic": {2: 5, 3: 2, 4: 1, 5: 0}}
 
 def _deal(players: int, edition: str = "2022", seed: int = 1, **extra: object) -> DeckDealt:
     opts = DECIDER.parse_options({"players": players, "edition": edition, **extra})
-    (event,) = DECIDER.start(DECIDER.initial_state(opts), Context(random.Random(seed), 0.0, None))
+    (event,) = given(DECIDER.initial_state(opts)).when_started(seed=seed).events
     assert isinstance(event, DeckDealt)
     return event
 
@@ -90,17 +88,15 @@ def test_1_3_6_shuffle__setup_is_reproducible_from_the_rng() -> None:
 
 def test_1_4_no_start_draw__no_draw_at_start_of_turn() -> None:
     dealt = _deal(3, first_seat=1)
-    state = DECIDER.evolve(DECIDER.initial_state(DECIDER.parse_options({"players": 3})), dealt)
+    state = given(DECIDER.initial_state(DECIDER.parse_options({"players": 3})), dealt).state
     assert state.active_seat == 1 and state.turns_owed == 1 and not state.under_attack
     assert [len(h) for h in state.hands] == [8, 8, 8]
 
 
 def test_start_twice_is_refused() -> None:
     opts = DECIDER.parse_options({"players": 2})
-    state = DECIDER.fold(DECIDER.initial_state(opts), [_deal(2)])
-    with pytest.raises(RuleViolation) as err:
-        DECIDER.start(state, Context(random.Random(0), 0.0, None))
-    assert err.value.code == "game_already_started"  # the code every game and the lobby use
+    # the code every game and the lobby use
+    given(DECIDER.initial_state(opts), _deal(2)).when_started().then("game_already_started")
 
 
 def test_command_before_start_is_refused() -> None:
