@@ -21,9 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 
 import msgspec
 
-from domain.decider import Context
+from domain.decider import Concede, Context
 from domain.exploding_kittens import DECIDER
-from domain.exploding_kittens.commands import Leave
 
 GAME_SECONDS = 4.0
 REPLAY_ROUNDS = 5
@@ -45,7 +44,7 @@ def random_game(seed: int) -> tuple[object, list[object]]:
             (seat, command)
             for seat in range(options.players)
             for command in DECIDER.legal_commands(state, seat)
-            if not isinstance(command, Leave)
+            if not isinstance(command, Concede)
         ]
         seat, command = rng.choice(moves)
         batch = DECIDER.decide(state, command, Context(rng, 0.0, seat))

@@ -12,7 +12,6 @@ A game is a set of pure functions over immutable msgspec Structs::
     deadline(state) -> float | None            # when the server must act on its own
     on_deadline(state) -> Command              # what it sends then (with ctx.seat = None)
     outcome(state) -> Outcome | None           # None while the game runs
-    concede() -> Command                       # optional: how a seat leaves a running game
     conceded_seat(event) -> int | None         # optional: the seat an event says has conceded
     private_to(event) -> int | None            # optional: the one seat that may know the event exists
     hidden_order(state) -> Sequence            # optional: what shuffle commitments commit to
@@ -21,6 +20,13 @@ Events that outlive the code: ``schema_versions`` names each event type's curren
 (absent: 1) and ``upcasters[(type, v)]`` turns a stored body of version ``v`` into version
 ``v + 1`` (plain JSON dict in, dict out); projections/upcast.py runs the chain before decoding.
 ``rules_version`` is written into every new game, so a rules change can apply to new games only.
+Commands that outlive their names: ``renamed_commands`` maps a tag a command was once sent
+under to today's, so a client's body or a recorded command under the old tag still reads
+(domain/registry.py's ``Kind.commands``).
+
+Two commands are the kernel's, one name in every game: the server's ``ActOnTimeout`` and a
+seat's ``Concede``. Each game's command union holds both, and the table sends ``Concede`` when a
+seat leaves a running game.
 
 The service and the projections only ever see a ``Decider`` (through its kind's value in
 domain/registry.py, the one module that imports the games); they never import a game.
@@ -51,6 +57,16 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
 
 class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """Base of every game's commands: imperatives, tagged by class name."""
+
+
+class ActOnTimeout(Command, frozen=True, kw_only=True):
+    """The server's command once the game's deadline has passed (no seat may send it): the game
+    makes the choice its rules name for the seat that did not answer in time."""
+
+
+class Concede(Command, frozen=True, kw_only=True):
+    """A seat leaves the running game: it concedes, and never acts again. Every game accepts it
+    from any seat still in the game, at any time; the table sends it for a seat that leaves."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +148,6 @@ class Decider(Generic[S, C, E, V]):
     deadline: Callable[[S], float | None]
     on_deadline: Callable[[S], C]
     outcome: Callable[[S], Outcome | None]
-    concede: Callable[[], C] | None = None  # the command a seat sends to leave a running game
     # The seat an event says has conceded (None for any other event): that seat may still read
     # its view and transcript, but never act again.
     conceded_seat: Callable[[E], int | None] | None = None
@@ -147,6 +162,7 @@ class Decider(Generic[S, C, E, V]):
     rules_version: int = 1
     schema_versions: Mapping[str, int] = field(default_factory=dict)
     upcasters: Mapping[tuple[str, int], Upcaster] = field(default_factory=dict)
+    renamed_commands: Mapping[str, str] = field(default_factory=dict)  # an old command tag -> today's
     about: About | None = None
 
     def parse_options(self, raw: object) -> Any:

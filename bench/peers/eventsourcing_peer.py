@@ -47,9 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository r
 import msgspec
 
 from bench.lib import common
-from domain.decider import Context
+from domain.decider import Concede, Context
 from domain.exploding_kittens import DECIDER
-from domain.exploding_kittens.commands import Leave
 
 WRITE_TARGET = 5.0
 REPLAY_TARGET = 3.0
@@ -79,7 +78,7 @@ def move(state: Any, rng: random.Random, now: float) -> list[Any] | None:
         (seat, command)
         for seat in range(state.players)
         for command in DECIDER.legal_commands(state, seat)
-        if not isinstance(command, Leave)
+        if not isinstance(command, Concede)
     ]
     if not moves:
         return None

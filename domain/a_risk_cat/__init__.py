@@ -34,7 +34,7 @@ sources), ``ABOUT.race_codes`` those that only mean the game moved on.
 from __future__ import annotations
 
 from domain.a_risk_cat.about import ABOUT
-from domain.a_risk_cat.commands import ARiskCatCommand, Concede
+from domain.a_risk_cat.commands import RENAMED_COMMANDS, ARiskCatCommand
 from domain.a_risk_cat.events import ARiskCatEvent, ARiskCatEventUnion, SeatConceded
 from domain.a_risk_cat.legal import legal_commands
 from domain.a_risk_cat.rules import deadline, decide, evolve, initial_state, on_deadline, outcome, start
@@ -72,12 +72,12 @@ DECIDER: Decider[ARiskCatState, Command, ARiskCatEvent, ARiskCatViewBase] = Deci
     deadline=deadline,
     on_deadline=on_deadline,
     outcome=outcome,
-    concede=Concede,
     conceded_seat=conceded_seat,
     hidden_order=hidden_order,
     rules_version=RULES_VERSION,
     schema_versions=SCHEMA_VERSIONS,
     upcasters=UPCASTERS,
+    renamed_commands=RENAMED_COMMANDS,
     about=ABOUT,
 )
 

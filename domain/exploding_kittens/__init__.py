@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from domain.decider import Decider
 from domain.exploding_kittens.about import ABOUT
-from domain.exploding_kittens.commands import ExplodingKittensCommand, Leave
+from domain.exploding_kittens.commands import RENAMED_COMMANDS, ExplodingKittensCommand
 from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConceded
 from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import (
@@ -82,13 +82,13 @@ DECIDER: Decider[
     deadline=deadline,
     on_deadline=on_deadline,
     outcome=outcome,
-    concede=Leave,
     conceded_seat=conceded_seat,
     hidden_order=hidden_order,
     private_to=private_to,
     rules_version=RULES_VERSION,
     schema_versions=SCHEMA_VERSIONS,
     upcasters=UPCASTERS,
+    renamed_commands=RENAMED_COMMANDS,
     about=ABOUT,
 )
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
+from domain.decider import Concede
 from domain.exploding_kittens.cards import ACTION_CARDS, ALL_TITLES, CAT_KINDS, NAMEABLE_TITLES, Card
 from domain.exploding_kittens.commands import (
     Defuse,
     DrawCard,
     ExplodingKittensCommand,
     GiveCard,
-    Leave,
     Nope,
     PassReaction,
     PlayCard,
@@ -60,7 +60,7 @@ def legal_commands(state: ExplodingKittensState, seat: int) -> list[ExplodingKit
                 )
     elif seat == state.active:
         out.extend(_turn_commands(state, seat))
-    out.append(Leave())
+    out.append(Concede())
     return out
 
 

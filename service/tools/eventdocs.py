@@ -22,7 +22,7 @@ from typing import Any, get_args, get_type_hints
 import msgspec
 
 from domain import registry
-from domain.decider import About, Context, Decider
+from domain.decider import About, Concede, Context, Decider
 from domain.viewers import SPECTATOR, Seat
 from projections import table as tables
 
@@ -67,12 +67,12 @@ def play(decider: Decider, raw: dict[str, Any], seed: int) -> Iterator[Any]:
         state = decider.fold(state, batch)
         if decider.outcome(state) is not None:
             return
-        leave = decider.concede is not None and moves > 10 and rng.random() < LEAVE_CHANCE
+        leave = moves > 10 and rng.random() < LEAVE_CHANCE
         choices = [
             (seat, command)
             for seat in range(options.players)
             for command in decider.legal_commands(state, seat)
-            if leave or type(command) is not type(decider.concede() if decider.concede else None)
+            if leave or type(command) is not Concede
         ]
         if not choices:
             return

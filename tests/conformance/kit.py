@@ -33,7 +33,7 @@ import msgspec
 from hypothesis import strategies as st
 
 from domain import commitment
-from domain.decider import Context, Decider
+from domain.decider import Concede, Context, Decider
 from domain.errors import RuleViolation
 from domain.randomness import Draws
 from domain.viewers import MODERATOR, SPECTATOR, Seat, Viewer
@@ -211,7 +211,7 @@ def check_legal_commands(game: Game, offered_before: list[Any], rng: random.Rand
     offer, and is left out."""
     decider, state = game.decider, game.state
     n = players(state, decider)
-    concede = decider.concede() if decider.concede is not None else None
+    concede = Concede()
     offers = {seat: list(decider.legal_commands(state, seat)) for seat in range(n)}
     probes = [c for offer in offers.values() for c in offer]
     probes += offered_before[-30:]
@@ -264,8 +264,8 @@ def _choose(game: Game, rng: random.Random) -> tuple[int | None, Any] | None:
     if due is not None and rng.random() < game.kit.deadline_rate:
         game.now = max(game.now, due)
         return None, decider.on_deadline(state)
-    concede = decider.concede() if decider.concede is not None else None
-    if concede is not None and rng.random() < game.kit.concede_rate:
+    concede = Concede()
+    if rng.random() < game.kit.concede_rate:
         standing = [s for s in range(players(state, decider)) if concede in decider.legal_commands(state, s)]
         standing = standing or list(range(players(state, decider)))
         return rng.choice(standing), concede
@@ -311,7 +311,7 @@ def play(kit: GameKit, raw: Mapping[str, Any], seed: int) -> Iterator[Game]:
             events = list(decider.decide(game.state, command, game.context(seat)))
         except RuleViolation as error:  # a concession the game does not take now, say
             check_refusal_code(game, error)
-            assert command == (decider.concede() if decider.concede is not None else None), error
+            assert command == Concede(), error
             continue
         assert events, "an accepted command appends events"
         check_randomness(game, seat, command, events)
@@ -334,8 +334,7 @@ def play(kit: GameKit, raw: Mapping[str, Any], seed: int) -> Iterator[Game]:
     if result is not None:
         n = players(game.state, decider)
         assert result.winners and set(result.winners) <= set(range(n)), result
-        concede = decider.concede() if decider.concede is not None else None
         for seat in range(n):
-            assert [c for c in decider.legal_commands(game.state, seat) if c != concede] == [], (
+            assert [c for c in decider.legal_commands(game.state, seat) if c != Concede()] == [], (
                 "over, yet offered"
             )

@@ -10,6 +10,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from domain import registry
+from domain.decider import ActOnTimeout, Concede
 from service.config import Settings
 from service.http.app import create_app
 from service.http.openapi import export
@@ -33,7 +34,16 @@ def test_every_command_and_event_type_is_in_the_schema() -> None:
     for kind, decider in registry.games().items():
         for union in (decider.command_type, decider.event_type):
             for member in union.__args__:
-                assert f"{kind}.{member.__name__}" in schemas
+                shared = member in (ActOnTimeout, Concede)  # the kernel's: one schema, every game's
+                assert f"{'kernel' if shared else kind}.{member.__name__}" in schemas
+
+
+def test_every_game_s_command_is_one_variant_of_command_by_its_tag() -> None:
+    schemas: dict[str, Any] = json.loads(COMMITTED.read_text())["components"]["schemas"]
+    mapping = schemas["Command"]["discriminator"]["mapping"]
+    for decider in registry.games().values():
+        assert {registry.tag_of(member) for member in decider.command_type.__args__} <= set(mapping)
+    assert len(schemas["Command"]["oneOf"]) == len(set(mapping.values()))
 
 
 async def test_health_and_readiness(http: AsyncTestClient[Litestar]) -> None:

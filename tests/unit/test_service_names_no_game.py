@@ -28,8 +28,6 @@ def game_names() -> set[str]:
         names.add(kind)
         # Options named by one word ("mode") are ordinary words elsewhere: only compound ones.
         names |= {f.name for f in msgspec.structs.fields(decider.options_type) if "_" in f.name} - shared
-        if decider.concede is not None:
-            names.add(str(decider.concede().__struct_config__.tag))
         if decider.about is not None:
             names |= {decider.about.title, *decider.about.race_codes}
     return names

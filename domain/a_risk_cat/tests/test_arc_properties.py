@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.a_risk_cat import DECIDER
-from domain.a_risk_cat.commands import COMMAND_TYPES, Concede, DrawToken
+from domain.a_risk_cat.commands import COMMAND_TYPES, DrawToken
 from domain.a_risk_cat.events import ARiskCatEventUnion, TurnBusted
 from domain.a_risk_cat.scoring import score
 from domain.a_risk_cat.state import ARiskCatState
 from domain.a_risk_cat.tokens import ALL_TOKENS, painting, tokens_in_play
-from domain.decider import Context
+from domain.decider import Concede, Context
 from domain.errors import RuleViolation
 from domain.rereading import rereading
 from domain.viewers import MODERATOR, SPECTATOR, Seat, Viewer

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from domain.commitment import verify
+from domain.decider import ActOnTimeout
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import (
-    ActOnTimeout,
     GiveCard,
     Nope,
     PassReaction,

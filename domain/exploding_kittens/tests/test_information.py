@@ -58,7 +58,7 @@ def test_1_9_public__seat_view_holds_its_hand_and_the_public_state() -> None:
     public = seat_view.public
     assert public.hand_sizes == (2, 1, 3) and public.draw_pile_size == 3
     assert public.active_seat == 2 and public.turns_owed == 1 and public.discard == (S,)
-    assert seat_view.legal_commands and all(type(c).__name__ == "Leave" for c in seat_view.legal_commands)
+    assert seat_view.legal_commands and all(type(c).__name__ == "Concede" for c in seat_view.legal_commands)
     encoded = msgspec.json.decode(msgspec.json.encode(seat_view))
     assert "draw_pile" not in encoded["public"] and "hands" not in encoded
 

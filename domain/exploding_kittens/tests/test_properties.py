@@ -11,16 +11,14 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.decider import Context
+from domain.decider import ActOnTimeout, Concede, Context
 from domain.errors import RuleViolation
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.cards import ALL_TITLES, DECK_SIZE, Card
 from domain.exploding_kittens.commands import (
-    ActOnTimeout,
     Defuse,
     DrawCard,
     GiveCard,
-    Leave,
     Nope,
     PassReaction,
     PlayCard,
@@ -161,7 +159,7 @@ def choices(game: Game) -> list[tuple[int, Any]]:
         (seat, command)
         for seat in range(state.players)
         for command in DECIDER.legal_commands(state, seat)
-        if not isinstance(command, Leave)
+        if not isinstance(command, Concede)
     ]
 
 
@@ -177,7 +175,7 @@ def steps(game: Game, max_steps: int = 3000) -> Iterator[None]:
             game.apply(None, DECIDER.on_deadline(game.state))
         elif rng.random() < 0.01:
             living = game.state.living()
-            game.apply(rng.choice(living), Leave())
+            game.apply(rng.choice(living), Concede())
         else:
             options = choices(game)
             if not options:  # only waiting on a deadline is left
@@ -244,7 +242,7 @@ def universe(state: ExplodingKittensState, rng: random.Random) -> Any:
         return ResolveReactions()
     if kind == 9:
         return ActOnTimeout()
-    return Leave()
+    return Concede()
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -292,7 +290,7 @@ garbage_commands = st.one_of(
     st.builds(PassReaction),
     st.builds(ResolveReactions),
     st.builds(ActOnTimeout),
-    st.builds(Leave),
+    st.builds(Concede),
     garbage_value,
 )
 

@@ -7,14 +7,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.decider import ActOnTimeout, Concede
 from domain.errors import RuleViolation
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import (
-    ActOnTimeout,
     Defuse,
     DrawCard,
     GiveCard,
-    Leave,
     Nope,
     PassReaction,
     PlayCard,
@@ -39,13 +38,13 @@ def test_1_4_who_plays__command_from_a_seat_that_is_not_the_active_one_is_refuse
 @pytest.mark.parametrize("seat", [None, -1, 2, 99])
 def test_seat_only_commands_need_a_seat_of_the_game(seat: int | None) -> None:
     state = rigged([[A], [S]])
-    for command in (DrawCard(), Leave(), Nope(chain_length=0), PassReaction(), Defuse(position=0)):
+    for command in (DrawCard(), Concede(), Nope(chain_length=0), PassReaction(), Defuse(position=0)):
         given(state).when(command, seat).then("not_a_player")
 
 
 def test_eliminated_seats_are_refused() -> None:
     state = rigged([[A], [S], [TC]], alive=[True, False, True])
-    given(state).when(Leave(), 1).then("player_eliminated")
+    given(state).when(Concede(), 1).then("player_eliminated")
     given(state).when(DrawCard(), 1).then("player_eliminated")
 
 

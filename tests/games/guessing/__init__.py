@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from domain.decider import Decider
 from tests.games.guessing.about import ABOUT
-from tests.games.guessing.commands import Concede, GuessingCommand
+from tests.games.guessing.commands import GuessingCommand
 from tests.games.guessing.events import GuessingEvent, SeatConceded
 from tests.games.guessing.legal import legal_commands
 from tests.games.guessing.rules import deadline, decide, evolve, on_deadline, outcome, start
@@ -42,7 +42,6 @@ DECIDER: Decider[GuessingState, GuessingCommand, GuessingEvent, GuessingView] = 
     deadline=deadline,
     on_deadline=on_deadline,
     outcome=outcome,
-    concede=Concede,
     conceded_seat=conceded_seat,
     private_to=private_to,
     about=ABOUT,

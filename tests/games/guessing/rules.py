@@ -12,9 +12,9 @@ from __future__ import annotations
 import msgspec
 
 from domain import refusals
-from domain.decider import Context, Outcome
+from domain.decider import ActOnTimeout, Concede, Context, Outcome
 from domain.errors import RuleViolation
-from tests.games.guessing.commands import COMMAND_TYPES, ActOnDeadline, Concede, Guess, Mark, Swap
+from tests.games.guessing.commands import COMMAND_TYPES, Guess, Mark, Swap
 from tests.games.guessing.events import (
     Dealt,
     GameEnded,
@@ -80,7 +80,7 @@ def decide(state: State, command: object, ctx: Context) -> list[GuessingEvent]:
         raise RuleViolation(refusals.GAME_NOT_STARTED, "The game has not started yet.")
     if state.phase == "over":
         raise RuleViolation(refusals.GAME_OVER, "The game is over.")
-    if isinstance(command, ActOnDeadline):
+    if isinstance(command, ActOnTimeout):
         if ctx.seat is not None:
             raise RuleViolation(refusals.SERVER_ONLY, "Only the server acts on a deadline.")
         if state.deadline is None:
@@ -174,8 +174,8 @@ def deadline(state: State) -> float | None:
     return state.deadline if state.phase == "playing" else None
 
 
-def on_deadline(state: State) -> ActOnDeadline:
-    return ActOnDeadline()
+def on_deadline(state: State) -> ActOnTimeout:
+    return ActOnTimeout()
 
 
 def outcome(state: State) -> Outcome | None:
