@@ -67,7 +67,7 @@ def main() -> None:
     print(f"random full games: {rate:8.1f} games/s ({len(games)} games, {total_events} events)")
 
     encoder = msgspec.json.Encoder()
-    decoder = msgspec.json.Decoder(DECIDER.event_type)
+    decoder = msgspec.json.Decoder(DECIDER.types.event)
     encoded = [(options, [encoder.encode(e) for e in events]) for options, events in games]
     decoded = [(options, [decoder.decode(b) for b in blobs]) for options, blobs in encoded]
     evolve = DECIDER.evolve

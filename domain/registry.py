@@ -53,7 +53,7 @@ def tag_of(struct: type) -> str:
 @dataclass(frozen=True)
 class Commands:
     """A game's commands read from JSON, a client's body or a recorded command alike: by the
-    game's union, a tag the game once sent a command under (``Decider.renamed_commands``) read
+    game's union, a tag the game once sent a command under (``Decider.versions.renamed_commands``) read
     as today's. Only a body its decoder refuses is looked at again: today's tags cost nothing."""
 
     union: Any  # the game's tagged union of command Structs
@@ -104,27 +104,29 @@ class Kind:
 
 def _command_tags(game: Decider) -> frozenset[str]:
     """The tags the game reads: today's and those it once sent its commands under."""
-    return frozenset(tag_of(member) for member in get_args(game.command_type)) | set(game.renamed_commands)
+    return frozenset(tag_of(member) for member in get_args(game.types.command)) | set(
+        game.versions.renamed_commands
+    )
 
 
 def _kind(game: Decider, every: tuple[Decider, ...]) -> Kind:
     tags = {}
     for struct in _SHARED_EVENTS:
         tags[struct] = (tag_of(struct), lobby.SCHEMA_VERSIONS.get(tag_of(struct), 1))
-    for struct in get_args(game.event_type):
-        tags[struct] = (tag_of(struct), game.schema_versions.get(tag_of(struct), 1))
+    for struct in get_args(game.types.event):
+        tags[struct] = (tag_of(struct), game.versions.schemas.get(tag_of(struct), 1))
     ours = _command_tags(game)
     others = frozenset().union(*(_command_tags(g) for g in every if g is not game))
     return Kind(
         game=game,
         table=seated(game, DISPUTES),
         commands=Commands(
-            game.command_type, msgspec.json.Decoder(game.command_type), dict(game.renamed_commands)
+            game.types.command, msgspec.json.Decoder(game.types.command), dict(game.versions.renamed_commands)
         ),
-        events=msgspec.json.Decoder(game.event_type),
+        events=msgspec.json.Decoder(game.types.event),
         tags=tags,
-        schema_versions=dict(game.schema_versions),
-        upcasters=dict(game.upcasters),
+        schema_versions=dict(game.versions.schemas),
+        upcasters=dict(game.versions.upcasters),
         foreign_commands=others - ours,
     )
 

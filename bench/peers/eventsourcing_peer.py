@@ -54,8 +54,8 @@ WRITE_TARGET = 5.0
 REPLAY_TARGET = 3.0
 OPTIONS_TYPE = "bench.options"
 
-_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(DECIDER.event_type)
-_events_decoder: msgspec.json.Decoder[list[Any]] = msgspec.json.Decoder(list[DECIDER.event_type])
+_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(DECIDER.types.event)
+_events_decoder: msgspec.json.Decoder[list[Any]] = msgspec.json.Decoder(list[DECIDER.types.event])
 _encoder = msgspec.json.Encoder()
 
 

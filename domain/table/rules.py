@@ -69,7 +69,7 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
             public=command.public,
             spectator_delay=delay,
             created_at=ctx.now,
-            rules_version=game.rules_version,
+            rules_version=game.versions.rules,
             seed_commitment=ctx.seed_commitment,
         )
     ]
@@ -154,10 +154,10 @@ def on_deadline(game: Decider, table: Table, ctx: Context) -> Sequence[Any]:
     """The game's deadline command when its deadline has passed; no events otherwise."""
     if table.status != "running":
         return []
-    due = game.deadline(table.state)
+    due = game.clock.deadline(table.state)
     if due is None or due > ctx.now:
         return []
-    return game.decide(table.state, game.on_deadline(table.state), dataclasses.replace(ctx, seat=None))
+    return game.decide(table.state, game.clock.on_deadline(table.state), dataclasses.replace(ctx, seat=None))
 
 
 def disclosed(game: Decider, table: Table, events: Sequence[Any], ctx: Context) -> Sequence[Any]:

@@ -141,14 +141,14 @@ def game_section(kind: str) -> list[str]:
     lines = [
         f"## {about(kind).title} (`{kind}`)",
         "",
-        f"Rules version {decider.rules_version}; the rules as enforced: [{rules_page(kind)}]"
+        f"Rules version {decider.versions.rules}; the rules as enforced: [{rules_page(kind)}]"
         f"({rules_page(kind, DOCS)}).",
         "",
     ]
-    for struct in get_args(decider.event_type):
+    for struct in get_args(decider.types.event):
         tag = tables.event_tag_of(struct)
         entry = seen.get(tag)
-        version = decider.schema_versions.get(tag, 1)
+        version = decider.versions.schemas.get(tag, 1)
         lines += [f"### `{tag}` (schema version {version})", "", describe(struct.__doc__), ""]
         if entry is not None and entry.not_to_spectators:
             shown = "spectators never see it" if entry.not_to_spectators == entry.observed else ""

@@ -135,7 +135,9 @@ def test_a_decide_that_raises_an_undeclared_error_is_not_a_refusal() -> None:
 
 def test_a_commitment_to_another_order_than_the_hidden_one_fails() -> None:
     kit = next(k for k in KITS if k.decider.kind == "exploding_kittens")
-    wrong = dataclasses.replace(kit.decider, hidden_order=lambda state: state.draw_pile[::-1])
+    wrong = dataclasses.replace(
+        kit.decider, hidden=dataclasses.replace(kit.decider.hidden, order=lambda state: state.draw_pile[::-1])
+    )
     with pytest.raises(AssertionError, match="commitment"):
         for _ in play(dataclasses.replace(kit, decider=wrong), {"players": 3}, 0):
             pass

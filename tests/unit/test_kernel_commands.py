@@ -19,10 +19,10 @@ OLD_TAGS = [("exploding_kittens", "Leave", Concede()), ("a_risk_cat", "ARiskCatA
 
 @pytest.mark.parametrize("kind", sorted(registry.games()))
 def test_every_game_takes_the_kernels_timeout_and_concede_under_no_old_tag(kind: str) -> None:
-    union = get_args(registry.get(kind).command_type)
+    union = get_args(registry.get(kind).types.command)
     assert ActOnTimeout in union and Concede in union
     tags = {registry.tag_of(member) for member in union}
-    assert not tags & set(registry.get(kind).renamed_commands), "an old tag is no tag of today"
+    assert not tags & set(registry.get(kind).versions.renamed_commands), "an old tag is no tag of today"
 
 
 @pytest.mark.parametrize(("kind", "old", "today"), OLD_TAGS)

@@ -129,7 +129,7 @@ RENAMED_OR_RERULED = frozenset({"view", "seen_future", "placed_kitten"})
 # A command the release named otherwise (issue 39: ``Leave`` is the kernel's ``Concede``): a view's
 # legal commands name it by today's tag.
 RENAMED_COMMANDS = {
-    old: new for game in registry.games().values() for old, new in game.renamed_commands.items()
+    old: new for game in registry.games().values() for old, new in game.versions.renamed_commands.items()
 }
 
 

@@ -90,7 +90,7 @@ def test_1_8_last_wins__the_last_living_player_wins_at_once_even_with_a_window_o
     state, events = given(state).when(Concede(), 0)
     assert types(events) == ["PlayerConceded", "ExplodingKittensWon"]
     assert DECIDER.outcome(state).winners == (1,)  # type: ignore[union-attr]
-    assert DECIDER.deadline(state) is None
+    assert DECIDER.clock.deadline(state) is None
     state = rigged([[F], [N, A], [S]], reaction_window=W)
     state, _ = given(state).when(PlayCard(card=F, target=1), 0)
     state, _ = given(state).when(Concede(), 2)

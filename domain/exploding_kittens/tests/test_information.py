@@ -83,9 +83,9 @@ def test_views_and_events_are_msgspec_encodable() -> None:
     for viewer in (Seat(0), Spectator(), Moderator()):
         msgspec.json.encode(DECIDER.view(state, viewer))
         msgspec.json.encode(DECIDER.redact(event, viewer))
-    decoded = msgspec.json.Decoder(DECIDER.event_type).decode(msgspec.json.encode(event))
+    decoded = msgspec.json.Decoder(DECIDER.types.event).decode(msgspec.json.encode(event))
     assert decoded == event
-    msgspec.json.Decoder(DECIDER.view_type).decode(msgspec.json.encode(DECIDER.view(state, Seat(0))))
+    msgspec.json.Decoder(DECIDER.types.view).decode(msgspec.json.encode(DECIDER.view(state, Seat(0))))
 
 
 def test_1_9_hidden__the_rng_seed_is_hidden_from_every_player_and_spectator() -> None:

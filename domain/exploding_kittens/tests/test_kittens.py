@@ -116,8 +116,8 @@ def test_1_5_timeout__defuse_timeout_puts_kitten_at_random_position() -> None:
     state, events = _drawn(decision_timeout=10.0)
     drawn = events[0]
     assert isinstance(drawn, KittenDrawn) and drawn.deadline == 10.0
-    assert DECIDER.deadline(state) == 10.0
-    assert DECIDER.on_deadline(state) == ActOnTimeout()
+    assert DECIDER.clock.deadline(state) == 10.0
+    assert DECIDER.clock.on_deadline(state) == ActOnTimeout()
     positions = set()
     for seed in range(30):
         after, evs = given(state).when(ActOnTimeout(), None, now=10.0, seed=seed)

@@ -36,8 +36,8 @@ def test_1_6_window__played_action_opens_a_window_until_the_deadline() -> None:
     state = _favor_window()
     window = DECIDER.view(state, Spectator()).public.window
     assert window.deadline == W and window.eligible == (1, 2) and window.chain_length == 0
-    assert DECIDER.deadline(state) == W
-    assert DECIDER.on_deadline(state) == ResolveReactions()
+    assert DECIDER.clock.deadline(state) == W
+    assert DECIDER.clock.on_deadline(state) == ResolveReactions()
 
 
 def test_1_7_chain__nope_cancels_the_action() -> None:

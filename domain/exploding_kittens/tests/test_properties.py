@@ -40,7 +40,7 @@ from domain.exploding_kittens.state import ExplodingKittensState
 from domain.rereading import rereading
 from domain.viewers import Seat, Spectator
 
-EVENT_DECODER = msgspec.json.Decoder(DECIDER.event_type)
+EVENT_DECODER = msgspec.json.Decoder(DECIDER.types.event)
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 game_options = st.fixed_dictionaries(
@@ -121,8 +121,8 @@ def check_redaction(state: ExplodingKittensState, event: Any) -> None:
     if isinstance(spectator, DeckDealt):
         assert all(hand == () for hand in spectator.hands)
     # ``private_to`` (what the numbering counts) agrees with what ``redact`` leaves out entirely.
-    assert DECIDER.private_to is not None
-    owner = DECIDER.private_to(event)
+    assert DECIDER.hidden.private_to is not None
+    owner = DECIDER.hidden.private_to(event)
     assert (spectator is None) == (owner is not None)
     for seat in range(state.players):
         assert (DECIDER.redact(event, Seat(seat)) is None) == (owner not in (None, seat))
@@ -169,10 +169,10 @@ def steps(game: Game, max_steps: int = 3000) -> Iterator[None]:
     for _ in range(max_steps):
         if DECIDER.outcome(game.state) is not None:
             return
-        due = DECIDER.deadline(game.state)
+        due = DECIDER.clock.deadline(game.state)
         if due is not None and rng.random() < 0.15:
             game.now = max(game.now, due)
-            game.apply(None, DECIDER.on_deadline(game.state))
+            game.apply(None, DECIDER.clock.on_deadline(game.state))
         elif rng.random() < 0.01:
             living = game.state.living()
             game.apply(rng.choice(living), Concede())
@@ -181,7 +181,7 @@ def steps(game: Game, max_steps: int = 3000) -> Iterator[None]:
             if not options:  # only waiting on a deadline is left
                 assert due is not None
                 game.now = max(game.now, due)
-                game.apply(None, DECIDER.on_deadline(game.state))
+                game.apply(None, DECIDER.clock.on_deadline(game.state))
             else:
                 seat, command = rng.choice(options)
                 game.apply(seat, command)

@@ -201,11 +201,11 @@ def game_components(schemas: dict[str, Any]) -> GameSchemas:
     spectator_views: dict[str, dict[str, dict[str, Any]]] = {}
     for kind, decider in registry.games().items():
         game = _camel(kind)
-        commands[kind] = _union(f"{game}Command", _components(kind, decider.command_type, schemas), schemas)
-        if decider.renamed_commands:
-            schemas[f"{game}Command"]["description"] = _renamed(dict(decider.renamed_commands))
-        events.append(_union(f"{game}Event", _components(kind, decider.event_type, schemas), schemas))
-        views = _components(kind, decider.view_type, schemas)
+        commands[kind] = _union(f"{game}Command", _components(kind, decider.types.command, schemas), schemas)
+        if decider.versions.renamed_commands:
+            schemas[f"{game}Command"]["description"] = _renamed(dict(decider.versions.renamed_commands))
+        events.append(_union(f"{game}Event", _components(kind, decider.types.event, schemas), schemas))
+        views = _components(kind, decider.types.view, schemas)
         _union(f"{game}View", views, schemas)
         by_tag = views["discriminator"]["mapping"]
         seat_views[kind] = {
@@ -213,7 +213,7 @@ def game_components(schemas: dict[str, Any]) -> GameSchemas:
             "moves": {"type": "array", "items": commands[kind], "description": _MOVES},
         }
         spectator_views[kind] = {"view": {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}}
-        options[kind] = _components(kind, decider.options_type, schemas)
+        options[kind] = _components(kind, decider.types.options, schemas)
         shown.append(_shown_options(schemas, game, options[kind]))
     schemas["GameOptions"] = {"description": "A game's options, as lobby.created shows them", "oneOf": shown}
     _kernel_commands(schemas, kinds)
