@@ -12,7 +12,7 @@ of ``Decider``::
     redact(event, viewer) -> Event | None      # what a viewer may see of one event
     legal_commands(state, seat) -> list[Command]
 
-and the rest in a few small values:
+and the rest in a few small values::
 
     seats    Seats(min, max, conceded)         # conceded(event) -> int | None: who has left
     types    Types(options, command, event, view)
