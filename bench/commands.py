@@ -41,7 +41,7 @@ from bench.lib import common
 from bench.lib.common import Connection
 
 TARGET_RATIO = 0.25
-AVOIDED = frozenset({"Leave", "Concede"})
+AVOIDED = frozenset({"Concede"})
 
 
 @dataclass

@@ -21,9 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 
 import msgspec
 
-from domain.decider import Context
+from domain.decider import Concede, Context
 from domain.exploding_kittens import DECIDER
-from domain.exploding_kittens.commands import Leave
 
 GAME_SECONDS = 4.0
 REPLAY_ROUNDS = 5
@@ -45,7 +44,7 @@ def random_game(seed: int) -> tuple[object, list[object]]:
             (seat, command)
             for seat in range(options.players)
             for command in DECIDER.legal_commands(state, seat)
-            if not isinstance(command, Leave)
+            if not isinstance(command, Concede)
         ]
         seat, command = rng.choice(moves)
         batch = DECIDER.decide(state, command, Context(rng, 0.0, seat))
@@ -68,7 +67,7 @@ def main() -> None:
     print(f"random full games: {rate:8.1f} games/s ({len(games)} games, {total_events} events)")
 
     encoder = msgspec.json.Encoder()
-    decoder = msgspec.json.Decoder(DECIDER.event_type)
+    decoder = msgspec.json.Decoder(DECIDER.types.event)
     encoded = [(options, [encoder.encode(e) for e in events]) for options, events in games]
     decoded = [(options, [decoder.decode(b) for b in blobs]) for options, blobs in encoded]
     evolve = DECIDER.evolve

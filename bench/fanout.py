@@ -156,7 +156,7 @@ async def play(conn: Connection, game: dict, stop: asyncio.Event, interval: floa
             (v["seat"], c)
             for v in views
             for c in (v["view"] or {}).get("legal_commands", [])
-            if c["type"] != "Leave"
+            if c["type"] != "Concede"
         ]
         if options:
             seat, command = rng.choice(options)

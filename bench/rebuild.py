@@ -85,7 +85,7 @@ def game_log(rng: random.Random, now: float) -> list[tuple[str, str]]:
             (seat, command)
             for seat in range(options.players)
             for command in decider.legal_commands(state, seat)
-            if type(command).__name__ != "Leave"
+            if type(command).__name__ != "Concede"
         ]
         seat, command = rng.choice(moves)
         batch = decider.decide(state, command, Context(rng, now, seat))

@@ -78,7 +78,7 @@ def run(kind: str, total: int, rng: random.Random) -> dict[str, list[float]]:
         while table.status == "running" and done < total:
             seat = table.state.active_seat
             legal = [
-                c for c in table.decider.legal_commands(table.state, seat) if type(c).__name__ != "Leave"
+                c for c in table.decider.legal_commands(table.state, seat) if type(c).__name__ != "Concede"
             ]
             if not legal:
                 break

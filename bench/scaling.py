@@ -41,7 +41,7 @@ PAD_BATCH = 500
 async def latency_and_replay(
     url: str, lengths: list[int], commands: int, seed: int
 ) -> list[dict[str, float]]:
-    from domain.exploding_kittens.commands import Leave
+    from domain.decider import Concede
     from service.app.games import GameService
     from service.store.events import EventStore, NewEvent
     from service.store.pool import create_pool
@@ -85,7 +85,7 @@ async def latency_and_replay(
                 (seat, c)
                 for seat in range(4)
                 for c in table.decider.legal_commands(table.state, seat)
-                if not isinstance(c, Leave)
+                if not isinstance(c, Concede)
             ]
             seat, command = rng.choice(moves)
             started = time.perf_counter()

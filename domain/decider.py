@@ -1,26 +1,39 @@
 """The shape every game has: a decider (Chassaing's pattern), bundled as one frozen value.
 
-A game is a set of pure functions over immutable msgspec Structs::
+A game is a set of pure functions over immutable msgspec Structs, the decider's own at the top
+of ``Decider``::
 
     initial_state(options) -> State            # before the game starts: nothing dealt
     start(state, ctx) -> list[Event]           # the setup (shuffle, deal), randomness via ctx
     decide(state, command, ctx) -> list[Event] # raises RuleViolation
     evolve(state, event) -> State              # total, deterministic, no RNG, no clock
+    outcome(state) -> Outcome | None           # None while the game runs: the terminal state
     view(state, viewer) -> View                # Seat(n) | Spectator | Moderator
     redact(event, viewer) -> Event | None      # what a viewer may see of one event
     legal_commands(state, seat) -> list[Command]
-    deadline(state) -> float | None            # when the server must act on its own
-    on_deadline(state) -> Command              # what it sends then (with ctx.seat = None)
-    outcome(state) -> Outcome | None           # None while the game runs
-    concede() -> Command                       # optional: how a seat leaves a running game
-    conceded_seat(event) -> int | None         # optional: the seat an event says has conceded
-    private_to(event) -> int | None            # optional: the one seat that may know the event exists
-    hidden_order(state) -> Sequence            # optional: what shuffle commitments commit to
 
-Events that outlive the code: ``schema_versions`` names each event type's current schema version
-(absent: 1) and ``upcasters[(type, v)]`` turns a stored body of version ``v`` into version
-``v + 1`` (plain JSON dict in, dict out); projections/upcast.py runs the chain before decoding.
-``rules_version`` is written into every new game, so a rules change can apply to new games only.
+and the rest in a few small values::
+
+    seats    Seats(min, max, conceded)         # conceded(event) -> int | None: who has left
+    types    Types(options, command, event, view)
+    clock    Clock(deadline, on_deadline)      # deadline(state) -> float | None; on_deadline(state)
+                                               # -> Command, sent by the server (ctx.seat = None)
+    hidden   Hidden(order, private_to)         # order(state): what shuffle commitments commit to;
+                                               # private_to(event): the one seat that may know it
+    versions Versions(rules, schemas, upcasters, renamed_commands)
+    about    About(title, ...)                 # what tools say of the game
+
+Events that outlive the code: ``versions.schemas`` names each event type's current schema
+version (absent: 1) and ``versions.upcasters[(type, v)]`` turns a stored body of version ``v``
+into version ``v + 1`` (plain JSON dict in, dict out); projections/upcast.py runs the chain
+before decoding. ``versions.rules`` is written into every new game, so a rules change can apply
+to new games only. Commands that outlive their names: ``versions.renamed_commands`` maps a tag a
+command was once sent under to today's, so a client's body or a recorded command under the old
+tag still reads (domain/registry.py's ``Kind.commands``).
+
+Two commands are the kernel's, one name in every game: the server's ``ActOnTimeout`` and a
+seat's ``Concede``. Each game's command union holds both, and the table sends ``Concede`` when a
+seat leaves a running game.
 
 The service and the projections only ever see a ``Decider`` (through its kind's value in
 domain/registry.py, the one module that imports the games); they never import a game.
@@ -67,6 +80,16 @@ class Pending(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
     def kind(self) -> str:
         """The subclass's tag: which question this is."""
         return str(type(self).__struct_config__.tag)
+
+
+class ActOnTimeout(Command, frozen=True, kw_only=True):
+    """The server's command once the game's deadline has passed (no seat may send it): the game
+    makes the choice its rules name for the seat that did not answer in time."""
+
+
+class Concede(Command, frozen=True, kw_only=True):
+    """A seat leaves the running game: it concedes, and never acts again. Every game accepts it
+    from any seat still in the game, at any time; the table sends it for a seat that leaves."""
 
 
 @dataclass(frozen=True)
@@ -127,49 +150,85 @@ class About:
 
 
 @dataclass(frozen=True)
-class Decider(Generic[S, C, E, V]):
-    """One game, as the registry holds it."""
+class Seats(Generic[E]):
+    """How many seats a game takes, and which one an event says has conceded."""
 
-    kind: str
-    min_players: int
-    max_players: int
-    options_type: type[msgspec.Struct]
-    # The game's tagged unions (types, not classes: mypy cannot spell "the type object of C").
-    command_type: Any  # the game's tagged union of command Structs (C)
-    event_type: Any  # the game's tagged union of event Structs (E)
-    view_type: Any  # the union of the view Structs ``view`` returns (V)
-    initial_state: Callable[[Any], S]  # from the game's options (options_type)
-    start: Callable[[S, Context], Sequence[E]]
-    decide: Callable[[S, C, Context], Sequence[E]]
-    evolve: Callable[[S, E], S]
-    view: Callable[[S, Viewer], V]
-    redact: Callable[[E, Viewer], E | None]
-    legal_commands: Callable[[S, int], Sequence[C]]
-    deadline: Callable[[S], float | None]
-    on_deadline: Callable[[S], C]
-    outcome: Callable[[S], Outcome | None]
-    concede: Callable[[], C] | None = None  # the command a seat sends to leave a running game
+    min: int
+    max: int
     # The seat an event says has conceded (None for any other event): that seat may still read
     # its view and transcript, but never act again.
-    conceded_seat: Callable[[E], int | None] | None = None
+    conceded: Callable[[E], int | None] | None = None
+
+
+@dataclass(frozen=True)
+class Types:
+    """The game's options and its tagged unions, as JSON is read and the OpenAPI document types
+    them (types, not classes: mypy cannot spell "the type object of C")."""
+
+    options: type[msgspec.Struct]
+    command: Any  # the game's tagged union of command Structs (C)
+    event: Any  # the game's tagged union of event Structs (E)
+    view: Any  # the union of the view Structs ``view`` returns (V)
+
+
+@dataclass(frozen=True)
+class Clock(Generic[S, C]):
+    """When the server must act on its own (None: nothing is due), and what it sends then."""
+
+    deadline: Callable[[S], float | None]
+    on_deadline: Callable[[S], C]  # decided with ``ctx.seat`` None
+
+
+@dataclass(frozen=True)
+class Hidden(Generic[S, E]):
+    """What a game hides, as the proofs and the per-viewer numbering need it."""
+
     # The hidden order that events carrying a ``commitment`` commit to, read from the state
     # right after such an event (the draw pile, the bag): how a replay checks the shuffles.
-    hidden_order: Callable[[S], Sequence[Any]] | None = None
+    order: Callable[[S], Sequence[Any]] | None = None
     # For a game whose ``redact`` hides some events' very existence (returns None): the one seat
     # that may see such an event (None for events every viewer sees, perhaps in part). It must
     # agree with ``redact``; the projections number each viewer's events by it, so a hidden
     # event leaves no gap in what that viewer can read. Left None when nothing is ever hidden.
     private_to: Callable[[E], int | None] | None = None
-    rules_version: int = 1
-    schema_versions: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Versions:
+    """What outlives the code: the rules version written into every new game, each event type's
+    schema version (absent: 1) and the upcasters to it, and the tags commands were once sent under."""
+
+    rules: int = 1
+    schemas: Mapping[str, int] = field(default_factory=dict)
     upcasters: Mapping[tuple[str, int], Upcaster] = field(default_factory=dict)
+    renamed_commands: Mapping[str, str] = field(default_factory=dict)  # an old command tag -> today's
+
+
+@dataclass(frozen=True)
+class Decider(Generic[S, C, E, V]):
+    """One game, as the registry holds it: the decider's own functions, and the rest grouped."""
+
+    kind: str
+    seats: Seats[E]
+    types: Types
+    initial_state: Callable[[Any], S]  # from the game's options (``types.options``)
+    start: Callable[[S, Context], Sequence[E]]
+    decide: Callable[[S, C, Context], Sequence[E]]
+    evolve: Callable[[S, E], S]
+    outcome: Callable[[S], Outcome | None]
+    view: Callable[[S, Viewer], V]
+    redact: Callable[[E, Viewer], E | None]
+    legal_commands: Callable[[S, int], Sequence[C]]
+    clock: Clock[S, C]
+    hidden: Hidden[S, E] = field(default_factory=Hidden)
+    versions: Versions = field(default_factory=Versions)
     about: About | None = None
 
     def parse_options(self, raw: object) -> Any:
         """Options from untrusted input; unknown keys and bad values raise ``invalid_options``.
         An integer may come as a number without a fraction (JSON Schema's ``integer``: ``2.0``)."""
         try:
-            return msgspec.convert(integers_as_ints(self.options_type, raw), self.options_type)
+            return msgspec.convert(integers_as_ints(self.types.options, raw), self.types.options)
         except msgspec.ValidationError as exc:
             raise RuleViolation(refusals.INVALID_OPTIONS, f"Bad game options: {exc}") from exc
 

@@ -3,8 +3,8 @@
 It is the composition root of the rules, above the kernel (domain/decider.py), the table and the
 disputes: each game's decider composed with the table and, beside it, the disputes
 (``seated(game, DISPUTES)``), with everything fixed per kind that the readers and the service
-would otherwise look up again: the decoders of its commands and events, every event class's tag
-and the schema version it is written with today, the versions and upcasters of every event
+would otherwise look up again: the readers of its commands (their old tags too) and events, every
+event class's tag and the schema version it is written with today, the versions and upcasters of every event
 type its log holds (the lobby's and the disputes' too), and the command tags of the other games.
 """
 
@@ -51,18 +51,51 @@ def tag_of(struct: type) -> str:
 
 
 @dataclass(frozen=True)
+class Commands:
+    """A game's commands read from JSON, a client's body or a recorded command alike: by the
+    game's union, a tag the game once sent a command under (``Decider.versions.renamed_commands``) read
+    as today's. Only a body its decoder refuses is looked at again: today's tags cost nothing."""
+
+    union: Any  # the game's tagged union of command Structs
+    decoder: msgspec.json.Decoder[Any]
+    renamed: Mapping[str, str]  # an old tag -> today's
+
+    def decode(self, body: bytes | str) -> Any:
+        """A command's JSON text as the game's command (raises ``msgspec.DecodeError``)."""
+        try:
+            return self.decoder.decode(body)
+        except msgspec.ValidationError:
+            value = msgspec.json.decode(body)
+            today = self.today(value)
+            if today is value:
+                raise
+            return self.decoder.decode(msgspec.json.encode(today))
+
+    def convert(self, value: Any) -> Any:
+        """A command's JSON value (objects as dicts) as the game's command."""
+        return msgspec.convert(self.today(value), self.union)
+
+    def today(self, value: Any) -> Any:
+        """``value`` under today's tag when it names its command by an old one; else ``value``."""
+        tag = value.get("type") if isinstance(value, dict) else None
+        if isinstance(tag, str) and tag in self.renamed:
+            return {**value, "type": self.renamed[tag]}
+        return value
+
+
+@dataclass(frozen=True)
 class Kind:
     """One game kind, as everything that serves it needs it; built once (``KINDS``)."""
 
     game: Decider
     table: SeatedDecider  # the game at its table, the disputes beside it: what decides and folds
-    commands: msgspec.json.Decoder[Any]  # the game's command union, as a client's body is read
+    commands: Commands  # the game's commands, as a client's body and a recorded command are read
     events: msgspec.json.Decoder[Any]  # the game's event union, as a stored body is read
     # Every event class of the game's log -> (its tag, the schema version it is written with).
     tags: Mapping[type, tuple[str, int]]
     schema_versions: Mapping[str, int]  # the game's event tags -> today's version (absent: 1)
     upcasters: Mapping[tuple[str, int], Upcaster]  # the game's (domain/decider.py)
-    foreign_commands: frozenset[str]  # the other games' command tags this game does not share
+    foreign_commands: frozenset[str]  # the other games' command tags (old ones too) this game does not share
 
     @property
     def kind(self) -> str:
@@ -70,25 +103,30 @@ class Kind:
 
 
 def _command_tags(game: Decider) -> frozenset[str]:
-    return frozenset(tag_of(member) for member in get_args(game.command_type))
+    """The tags the game reads: today's and those it once sent its commands under."""
+    return frozenset(tag_of(member) for member in get_args(game.types.command)) | set(
+        game.versions.renamed_commands
+    )
 
 
 def _kind(game: Decider, every: tuple[Decider, ...]) -> Kind:
     tags = {}
     for struct in _SHARED_EVENTS:
         tags[struct] = (tag_of(struct), lobby.SCHEMA_VERSIONS.get(tag_of(struct), 1))
-    for struct in get_args(game.event_type):
-        tags[struct] = (tag_of(struct), game.schema_versions.get(tag_of(struct), 1))
+    for struct in get_args(game.types.event):
+        tags[struct] = (tag_of(struct), game.versions.schemas.get(tag_of(struct), 1))
     ours = _command_tags(game)
     others = frozenset().union(*(_command_tags(g) for g in every if g is not game))
     return Kind(
         game=game,
         table=seated(game, DISPUTES),
-        commands=msgspec.json.Decoder(game.command_type),
-        events=msgspec.json.Decoder(game.event_type),
+        commands=Commands(
+            game.types.command, msgspec.json.Decoder(game.types.command), dict(game.versions.renamed_commands)
+        ),
+        events=msgspec.json.Decoder(game.types.event),
         tags=tags,
-        schema_versions=dict(game.schema_versions),
-        upcasters=dict(game.upcasters),
+        schema_versions=dict(game.versions.schemas),
+        upcasters=dict(game.versions.upcasters),
         foreign_commands=others - ours,
     )
 

@@ -47,8 +47,8 @@ def reread(command: object, decoder: msgspec.json.Decoder[T]) -> T:
 
 def rereading(decider: Decider) -> Decider:
     """``decider`` whose ``decide`` re-reads each command first (commands built by hand)."""
-    types = get_args(decider.command_type)
-    decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(decider.command_type)
+    types = get_args(decider.types.command)
+    decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(decider.types.command)
     title = decider.about.title if decider.about is not None else decider.kind
 
     def decide(state: Any, command: Any, ctx: Context) -> Sequence[Any]:

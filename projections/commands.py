@@ -2,7 +2,8 @@
 
 Every append carries, in its metadata, the table command exactly as ``decide`` received it, the
 clock it saw and how many events it produced: ``record`` writes that, ``decode`` reads the
-command back (the game's own command inside ``table.play`` by the game's command union).
+command back (the game's own command inside ``table.play`` by the game's command union, a tag
+the game has renamed since read as today's: domain/registry.py's ``Commands``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,6 @@ def decode(kind: str, body: str | bytes) -> TableCommand:
     ``msgspec.ValidationError`` for a body that is no command of ``kind``)."""
     command: TableCommand = _decoder().decode(body)
     if isinstance(command, Play):
-        game = msgspec.convert(command.command, registry.get(kind).command_type)
+        game = registry.of(kind).commands.convert(command.command)
         command = msgspec.structs.replace(command, command=game)
     return command

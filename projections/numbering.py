@@ -23,9 +23,9 @@ from projections.table import DisputeEvent, LobbyEvent, Table
 def private_seat(decider: Decider | None, event: Any) -> int | None:
     """The one seat that may know ``event`` exists, or None if every viewer may (lobby events are
     public; every viewer knows a dispute event exists, domain/disputes/views.py)."""
-    if decider is None or decider.private_to is None or isinstance(event, LobbyEvent | DisputeEvent):
+    if decider is None or decider.hidden.private_to is None or isinstance(event, LobbyEvent | DisputeEvent):
         return None
-    return decider.private_to(event)
+    return decider.hidden.private_to(event)
 
 
 def sees(private: int | None, viewer: Viewer) -> bool:

@@ -137,7 +137,7 @@ def shuffle_proofs(steps: Sequence[Step]) -> list[ShuffleProof]:
     proofs = []
     for step in steps:
         committed = getattr(step.event, "commitment", None)
-        hidden_order = step.table.decider.hidden_order
+        hidden_order = step.table.decider.hidden.order
         if not committed or hidden_order is None:
             continue
         salt = getattr(step.event, "salt", None)

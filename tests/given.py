@@ -72,7 +72,7 @@ class Given:
         )
 
     def when_the_deadline_passes(self) -> When:
-        """The server sends the game's ``on_deadline`` command at the deadline (``ctx.seat`` None)."""
+        """The server sends the game's ``clock.on_deadline`` command at the deadline (``ctx.seat`` None)."""
         assert self.rules.deadline is not None and self.rules.on_deadline is not None
         due = self.rules.deadline(self.state)
         assert due is not None, "no deadline to pass"

@@ -47,16 +47,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository r
 import msgspec
 
 from bench.lib import common
-from domain.decider import Context
+from domain.decider import Concede, Context
 from domain.exploding_kittens import DECIDER
-from domain.exploding_kittens.commands import Leave
 
 WRITE_TARGET = 5.0
 REPLAY_TARGET = 3.0
 OPTIONS_TYPE = "bench.options"
 
-_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(DECIDER.event_type)
-_events_decoder: msgspec.json.Decoder[list[Any]] = msgspec.json.Decoder(list[DECIDER.event_type])
+_event_decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(DECIDER.types.event)
+_events_decoder: msgspec.json.Decoder[list[Any]] = msgspec.json.Decoder(list[DECIDER.types.event])
 _encoder = msgspec.json.Encoder()
 
 
@@ -79,7 +78,7 @@ def move(state: Any, rng: random.Random, now: float) -> list[Any] | None:
         (seat, command)
         for seat in range(state.players)
         for command in DECIDER.legal_commands(state, seat)
-        if not isinstance(command, Leave)
+        if not isinstance(command, Concede)
     ]
     if not moves:
         return None

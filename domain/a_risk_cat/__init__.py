@@ -34,14 +34,14 @@ sources), ``ABOUT.race_codes`` those that only mean the game moved on.
 from __future__ import annotations
 
 from domain.a_risk_cat.about import ABOUT
-from domain.a_risk_cat.commands import ARiskCatCommand, Concede
+from domain.a_risk_cat.commands import RENAMED_COMMANDS, ARiskCatCommand
 from domain.a_risk_cat.events import ARiskCatEvent, ARiskCatEventUnion, SeatConceded
 from domain.a_risk_cat.legal import legal_commands
 from domain.a_risk_cat.rules import deadline, decide, evolve, initial_state, on_deadline, outcome, start
 from domain.a_risk_cat.state import ARiskCatOptions, ARiskCatState
 from domain.a_risk_cat.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
 from domain.a_risk_cat.views import ARiskCatView, ARiskCatViewBase, redact, view
-from domain.decider import Command, Decider
+from domain.decider import Clock, Command, Decider, Hidden, Seats, Types, Versions
 
 
 def conceded_seat(event: object) -> int | None:
@@ -56,28 +56,23 @@ def hidden_order(state: ARiskCatState) -> tuple[str, ...]:
 
 DECIDER: Decider[ARiskCatState, Command, ARiskCatEvent, ARiskCatViewBase] = Decider(
     kind="a_risk_cat",
-    min_players=3,
-    max_players=8,
-    options_type=ARiskCatOptions,
-    command_type=ARiskCatCommand,
-    event_type=ARiskCatEventUnion,
-    view_type=ARiskCatView,
+    seats=Seats(min=3, max=8, conceded=conceded_seat),
+    types=Types(
+        options=ARiskCatOptions, command=ARiskCatCommand, event=ARiskCatEventUnion, view=ARiskCatView
+    ),
     initial_state=initial_state,
     start=start,
     decide=decide,
     evolve=evolve,
+    outcome=outcome,
     view=view,
     redact=redact,
     legal_commands=legal_commands,
-    deadline=deadline,
-    on_deadline=on_deadline,
-    outcome=outcome,
-    concede=Concede,
-    conceded_seat=conceded_seat,
-    hidden_order=hidden_order,
-    rules_version=RULES_VERSION,
-    schema_versions=SCHEMA_VERSIONS,
-    upcasters=UPCASTERS,
+    clock=Clock(deadline=deadline, on_deadline=on_deadline),
+    hidden=Hidden(order=hidden_order),
+    versions=Versions(
+        rules=RULES_VERSION, schemas=SCHEMA_VERSIONS, upcasters=UPCASTERS, renamed_commands=RENAMED_COMMANDS
+    ),
     about=ABOUT,
 )
 

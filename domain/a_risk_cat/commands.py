@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from domain.decider import Command
+from collections.abc import Mapping
+
+from domain.decider import ActOnTimeout, Command, Concede
 
 
 class DrawToken(Command, frozen=True, kw_only=True):
@@ -57,14 +59,6 @@ class DismissLadies(Command, frozen=True, kw_only=True):
     """The three ladies: take no more tokens."""
 
 
-class ARiskCatActOnTimeout(Command, frozen=True, kw_only=True):
-    """Sent by the server (ctx.seat None) once the pending decision's deadline has passed."""
-
-
-class Concede(Command, frozen=True, kw_only=True):
-    """Leave a running game (RULES 3): any seat that has not conceded, at any time."""
-
-
 ARiskCatCommand = (
     DrawToken
     | StopAndStack
@@ -76,8 +70,8 @@ ARiskCatCommand = (
     | DealRobinTellToken
     | TakeTokenForLadies
     | DismissLadies
-    | ARiskCatActOnTimeout
-    | Concede
+    | ActOnTimeout  # the kernel's (domain/decider.py): once the pending decision's deadline has passed
+    | Concede  # the kernel's (RULES 3): any seat that has not conceded, at any time
 )
 
 COMMAND_TYPES: tuple[type[Command], ...] = (
@@ -91,6 +85,10 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     DealRobinTellToken,
     TakeTokenForLadies,
     DismissLadies,
-    ARiskCatActOnTimeout,
+    ActOnTimeout,
     Concede,
 )
+
+# The tags this game's commands were once sent under -> today's (domain/decider.py): a client's
+# body or a recorded command under an old tag is read as today's command.
+RENAMED_COMMANDS: Mapping[str, str] = {"ARiskCatActOnTimeout": "ActOnTimeout"}

@@ -33,10 +33,8 @@ from domain import refusals
 from domain.a_risk_cat.batch import ARiskCatBatch
 from domain.a_risk_cat.commands import (
     COMMAND_TYPES,
-    ARiskCatActOnTimeout,
     ARiskCatCommand,
     ChooseRobinTellTarget,
-    Concede,
     DealRobinTellToken,
     DismissLadies,
     DrawToken,
@@ -74,7 +72,7 @@ from domain.a_risk_cat.state import (
 )
 from domain.a_risk_cat.steals import steal, stop
 from domain.a_risk_cat.turn import draw, end_turn, first_after
-from domain.decider import Command, Context, Outcome
+from domain.decider import ActOnTimeout, Command, Concede, Context, Outcome
 from domain.errors import RuleViolation
 from domain.rereading import checked
 
@@ -106,7 +104,7 @@ def decide(state: ARiskCatState, command: object, ctx: Context) -> list[ARiskCat
     if pending is None:  # pragma: no cover - a running game always waits for someone
         raise RuleViolation(refusals.NO_PENDING_DECISION, "The game is not waiting for any decision.")
     seat = ctx.seat
-    if isinstance(command, ARiskCatActOnTimeout):
+    if isinstance(command, ActOnTimeout):
         if seat is not None:
             raise RuleViolation(refusals.SERVER_ONLY, "Only the server acts on a timeout.")
         now = ctx.now
@@ -308,8 +306,8 @@ def deadline(state: ARiskCatState) -> float | None:
     return state.deadline
 
 
-def on_deadline(state: ARiskCatState) -> ARiskCatActOnTimeout:
-    return ARiskCatActOnTimeout()
+def on_deadline(state: ARiskCatState) -> ActOnTimeout:
+    return ActOnTimeout()
 
 
 def outcome(state: ARiskCatState) -> Outcome | None:

@@ -33,9 +33,9 @@ sources), ``ABOUT.race_codes`` those that only mean the game moved on.
 
 from __future__ import annotations
 
-from domain.decider import Decider
+from domain.decider import Clock, Decider, Hidden, Seats, Types, Versions
 from domain.exploding_kittens.about import ABOUT
-from domain.exploding_kittens.commands import ExplodingKittensCommand, Leave
+from domain.exploding_kittens.commands import RENAMED_COMMANDS, ExplodingKittensCommand
 from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConceded
 from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import (
@@ -66,29 +66,26 @@ DECIDER: Decider[
     ExplodingKittensState, ExplodingKittensCommand, ExplodingKittensEvent, ExplodingKittensView
 ] = Decider(
     kind="exploding_kittens",
-    min_players=2,
-    max_players=5,
-    options_type=ExplodingKittensOptions,
-    command_type=ExplodingKittensCommand,
-    event_type=ExplodingKittensEvent,
-    view_type=ExplodingKittensView,
+    seats=Seats(min=2, max=5, conceded=conceded_seat),
+    types=Types(
+        options=ExplodingKittensOptions,
+        command=ExplodingKittensCommand,
+        event=ExplodingKittensEvent,
+        view=ExplodingKittensView,
+    ),
     initial_state=initial_state,
     start=start,
     decide=decide,
     evolve=evolve,
+    outcome=outcome,
     view=view,
     redact=redact,
     legal_commands=legal_commands,
-    deadline=deadline,
-    on_deadline=on_deadline,
-    outcome=outcome,
-    concede=Leave,
-    conceded_seat=conceded_seat,
-    hidden_order=hidden_order,
-    private_to=private_to,
-    rules_version=RULES_VERSION,
-    schema_versions=SCHEMA_VERSIONS,
-    upcasters=UPCASTERS,
+    clock=Clock(deadline=deadline, on_deadline=on_deadline),
+    hidden=Hidden(order=hidden_order, private_to=private_to),
+    versions=Versions(
+        rules=RULES_VERSION, schemas=SCHEMA_VERSIONS, upcasters=UPCASTERS, renamed_commands=RENAMED_COMMANDS
+    ),
     about=ABOUT,
 )
 

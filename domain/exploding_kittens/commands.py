@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from domain.decider import Command
+from collections.abc import Mapping
+
+from domain.decider import ActOnTimeout, Command, Concede
 from domain.exploding_kittens.cards import Card
 
 
@@ -57,14 +59,6 @@ class ResolveReactions(Command, frozen=True, kw_only=True):
     """Close the open reaction window once its deadline has passed (sent by the server)."""
 
 
-class ActOnTimeout(Command, frozen=True, kw_only=True):
-    """Make the neutral choice for a seat whose decision timed out (sent by the server)."""
-
-
-class Leave(Command, frozen=True, kw_only=True):
-    """Concede: this seat leaves the game (any living seat, any time)."""
-
-
 ExplodingKittensCommand = (
     DrawCard
     | PlayCard
@@ -75,8 +69,8 @@ ExplodingKittensCommand = (
     | GiveCard
     | TakeFromDiscard
     | ResolveReactions
-    | ActOnTimeout
-    | Leave
+    | ActOnTimeout  # the kernel's (domain/decider.py): the neutral choice for a seat that timed out
+    | Concede  # the kernel's: any living seat, any time
 )
 
 COMMAND_TYPES: tuple[type[Command], ...] = (
@@ -90,5 +84,9 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     TakeFromDiscard,
     ResolveReactions,
     ActOnTimeout,
-    Leave,
+    Concede,
 )
+
+# The tags this game's commands were once sent under -> today's (domain/decider.py): a client's
+# body or a recorded command under an old tag is read as today's command.
+RENAMED_COMMANDS: Mapping[str, str] = {"Leave": "Concede"}

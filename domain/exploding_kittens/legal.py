@@ -11,13 +11,13 @@ from collections import Counter
 from itertools import combinations
 from typing import assert_never
 
+from domain.decider import Concede
 from domain.exploding_kittens.cards import ACTION_CARDS, ALL_TITLES, CAT_KINDS, NAMEABLE_TITLES, Card
 from domain.exploding_kittens.commands import (
     Defuse,
     DrawCard,
     ExplodingKittensCommand,
     GiveCard,
-    Leave,
     Nope,
     PassReaction,
     PlayCard,
@@ -58,7 +58,7 @@ def legal_commands(state: ExplodingKittensState, seat: int) -> list[ExplodingKit
             out.extend(_answers(state, pending, hand))
     elif seat == state.active_seat:
         out.extend(_turn_commands(state, seat))
-    out.append(Leave())
+    out.append(Concede())
     return out
 
 

@@ -13,7 +13,7 @@ from typing import assert_never
 
 from domain import refusals
 from domain.batch import Batch
-from domain.decider import Context, Outcome
+from domain.decider import ActOnTimeout, Concede, Context, Outcome
 from domain.errors import RuleViolation
 from domain.exploding_kittens.actions import answer_favor, give, play_card
 from domain.exploding_kittens.batch import ExplodingKittensBatch
@@ -21,12 +21,10 @@ from domain.exploding_kittens.cards import Card
 from domain.exploding_kittens.combos import answer_discard_pick, play_combo, take
 from domain.exploding_kittens.commands import (
     COMMAND_TYPES,
-    ActOnTimeout,
     Defuse,
     DrawCard,
     ExplodingKittensCommand,
     GiveCard,
-    Leave,
     Nope,
     PassReaction,
     PlayCard,
@@ -90,7 +88,7 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
             _resolve_reactions(batch, ctx)
         case ActOnTimeout():
             _act_on_timeout(batch, ctx)
-        case Leave():
+        case Concede():
             concede(batch, _acting_seat(state, ctx), ctx)
         case Nope():
             nope(batch, _acting_seat(state, ctx), cmd, ctx)

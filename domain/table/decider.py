@@ -76,7 +76,7 @@ class SeatedDecider:
 
     def deadline(self, table: Table) -> float | None:
         """When the server must act on its own (None: not while the game does not run)."""
-        return self.game.deadline(table.state) if table.status == "running" else None
+        return self.game.clock.deadline(table.state) if table.status == "running" else None
 
 
 def seated(game: Decider, *alongside: Alongside) -> SeatedDecider:

@@ -16,7 +16,7 @@ import msgspec
 
 from domain import randomness
 from domain.batch import Folded, states_after
-from domain.decider import Context, Decider
+from domain.decider import Concede, Context, Decider
 from domain.table.commands import (
     DEFAULT_SPECTATOR_DELAY,
     MAX_SPECTATOR_DELAY,
@@ -69,7 +69,7 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
             public=command.public,
             spectator_delay=delay,
             created_at=ctx.now,
-            rules_version=game.rules_version,
+            rules_version=game.versions.rules,
             seed_commitment=ctx.seed_commitment,
         )
     ]
@@ -137,9 +137,9 @@ def leave(game: Decider, table: Table, command: LeaveSeat, ctx: Context) -> Sequ
             # A newcomer who saw the revealed seeds could pick its own to steer the deal.
             raise TableRefusal("conflict", "seeds_revealed", "Seeds were revealed: the lobby cannot be left.")
         return [SeatLeft(seat=command.seat)]
-    if table.status == "finished" or game.concede is None:
+    if table.status == "finished":
         raise TableRefusal("conflict", "cannot_leave", "This game cannot be left now.")
-    return game.decide(table.state, game.concede(), dataclasses.replace(ctx, seat=command.seat))
+    return game.decide(table.state, Concede(), dataclasses.replace(ctx, seat=command.seat))
 
 
 def play(game: Decider, table: Table, command: Play, ctx: Context) -> Sequence[Any]:
@@ -154,10 +154,10 @@ def on_deadline(game: Decider, table: Table, ctx: Context) -> Sequence[Any]:
     """The game's deadline command when its deadline has passed; no events otherwise."""
     if table.status != "running":
         return []
-    due = game.deadline(table.state)
+    due = game.clock.deadline(table.state)
     if due is None or due > ctx.now:
         return []
-    return game.decide(table.state, game.on_deadline(table.state), dataclasses.replace(ctx, seat=None))
+    return game.decide(table.state, game.clock.on_deadline(table.state), dataclasses.replace(ctx, seat=None))
 
 
 def disclosed(game: Decider, table: Table, events: Sequence[Any], ctx: Context) -> Sequence[Any]:

@@ -134,13 +134,13 @@ def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKN
     outcome = decider.outcome(state)
     status: Status = "finished" if outcome is not None else table.status
     conceded = table.conceded
-    if decider.conceded_seat is not None and (gone := decider.conceded_seat(event)) is not None:
+    if decider.seats.conceded is not None and (gone := decider.seats.conceded(event)) is not None:
         conceded = conceded | {gone}
     finished_version = table.finished_version
     if status == "finished" and finished_version is None:
         finished_version = version
     private = table.private
-    hook = decider.private_to
+    hook = decider.hidden.private_to
     if hook is not None and (owner := hook(event)) is not None:
         counts = list(private or (0,) * len(table.seats))
         counts[owner] += 1

@@ -181,9 +181,9 @@ def schema_versions(kind: str) -> dict[str, int]:
     out = {tables.event_tag_of(t): 1 for t in get_args(tables.LobbyEvents)}
     out.update({tables.event_tag_of(t): 1 for t in get_args(tables.DisputeEvents)})
     out.update(tables.LOBBY_SCHEMA_VERSIONS)
-    for struct in get_args(decider.event_type):
+    for struct in get_args(decider.types.event):
         tag = tables.event_tag_of(struct)
-        out[tag] = decider.schema_versions.get(tag, 1)
+        out[tag] = decider.versions.schemas.get(tag, 1)
     return dict(sorted(out.items()))
 
 

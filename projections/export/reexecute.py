@@ -45,7 +45,7 @@ def _today(kind: str, event: EventRecord) -> str:
     tag = event.type
     current = tables.schema_version(kind, tag)
     lobby = tables.is_lobby_type(tag) or tables.is_dispute_type(tag)
-    upcasters = tables.LOBBY_UPCASTERS if lobby else registry.get(kind).upcasters
+    upcasters = tables.LOBBY_UPCASTERS if lobby else registry.get(kind).versions.upcasters
     return _normal(upcast.upcast(tag, event.schema_version, current, upcasters, canonical(event.data)))
 
 
@@ -68,7 +68,7 @@ class _Fold:
     def apply(self, event: EventRecord) -> None:
         self.table, decoded = tables.step(self.table, event.type, canonical(event.data), event.schema_version)
         committed = getattr(decoded, "commitment", None)
-        hidden_order = self.table.decider.hidden_order
+        hidden_order = self.table.decider.hidden.order
         if committed and hidden_order is not None:
             self.orders[event.seq] = plain(list(hidden_order(self.table.state)))
             self.commitments[event.seq] = (committed, getattr(decoded, "salt", None))

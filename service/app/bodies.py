@@ -8,13 +8,21 @@ RecursionError (a 500). Nesting is measured first, skipping strings, and refused
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
 from service.app.errors import ServiceError
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Decoder(Protocol[T_co]):
+    """What reads a body: a msgspec JSON decoder, or a game's commands (domain/registry.py)."""
+
+    def decode(self, body: bytes, /) -> T_co: ...
+
 
 MAX_DEPTH = 32
 # Strings (whose brackets do not count) and the brackets themselves, found by the regex engine.
@@ -56,7 +64,7 @@ def check_media_type(content_type: str | None) -> None:
     )
 
 
-def decode(body: bytes, decoder: msgspec.json.Decoder[T] = _ANY) -> T:
+def decode(body: bytes, decoder: Decoder[T] = _ANY) -> T:
     """``body`` decoded by ``decoder`` (default: any JSON value); a bad body is 400 invalid_body."""
     check_depth(body)
     try:

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import msgspec
 
 from domain import registry
+from domain.decider import Concede
 from domain.errors import RuleViolation
 from domain.registry import Kind
 from domain.table.commands import Play
@@ -51,9 +52,7 @@ class SeatViewOut(msgspec.Struct, frozen=True):
 def _moves(table: Table, seat: int) -> list[Any]:
     if table.status != "running":
         return []
-    decider = table.decider
-    leaving = type(decider.concede()) if decider.concede is not None else None
-    return [c for c in decider.legal_commands(table.state, seat) if type(c) is not leaving]
+    return [c for c in table.decider.legal_commands(table.state, seat) if type(c) is not Concede]
 
 
 def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:

@@ -150,7 +150,7 @@ async def export_lines(
     if seals := _seals(rows):
         for personal in await db.fetch(_PERSONAL_QUERY, game_id, seals):
             yield _personal_line(personal)
-    hidden_order = table.decider.hidden_order
+    hidden_order = table.decider.hidden.order
     for seq, event_type, event, after in steps:
         committed = getattr(event, "commitment", None)
         if not committed or hidden_order is None:
@@ -193,7 +193,7 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
     game_id = uuid.UUID(export.header.game_id)
     replayed = replay(export).table
     assert replayed is not None
-    due = replayed.decider.deadline(replayed.state) if replayed.status == "running" else None
+    due = replayed.decider.clock.deadline(replayed.state) if replayed.status == "running" else None
     async with conn.transaction():
         if await conn.fetchval(
             "SELECT EXISTS (SELECT 1 FROM streams WHERE game_id = $1)"

@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain import registry
+from domain.decider import Concede
 from service.http.api.problems import RACES
 from service.tools.client import ApiError, JoinedSeat, PlaylogClient
 
-# Commands a bot never chooses: leaving a game would only shorten it (each game's concede).
-AVOIDED = frozenset(
-    str(d.concede().__struct_config__.tag) for d in registry.games().values() if d.concede is not None
-)
+# Commands a bot never chooses: leaving a game would only shorten it.
+AVOIDED = frozenset({registry.tag_of(Concede)})
 
 
 @dataclass

@@ -22,7 +22,7 @@ from typing import Any, get_args, get_type_hints
 import msgspec
 
 from domain import registry
-from domain.decider import About, Context, Decider
+from domain.decider import About, Concede, Context, Decider
 from domain.viewers import SPECTATOR, Seat
 from projections import table as tables
 
@@ -67,12 +67,12 @@ def play(decider: Decider, raw: dict[str, Any], seed: int) -> Iterator[Any]:
         state = decider.fold(state, batch)
         if decider.outcome(state) is not None:
             return
-        leave = decider.concede is not None and moves > 10 and rng.random() < LEAVE_CHANCE
+        leave = moves > 10 and rng.random() < LEAVE_CHANCE
         choices = [
             (seat, command)
             for seat in range(options.players)
             for command in decider.legal_commands(state, seat)
-            if leave or type(command) is not type(decider.concede() if decider.concede else None)
+            if leave or type(command) is not Concede
         ]
         if not choices:
             return
@@ -141,14 +141,14 @@ def game_section(kind: str) -> list[str]:
     lines = [
         f"## {about(kind).title} (`{kind}`)",
         "",
-        f"Rules version {decider.rules_version}; the rules as enforced: [{rules_page(kind)}]"
+        f"Rules version {decider.versions.rules}; the rules as enforced: [{rules_page(kind)}]"
         f"({rules_page(kind, DOCS)}).",
         "",
     ]
-    for struct in get_args(decider.event_type):
+    for struct in get_args(decider.types.event):
         tag = tables.event_tag_of(struct)
         entry = seen.get(tag)
-        version = decider.schema_versions.get(tag, 1)
+        version = decider.versions.schemas.get(tag, 1)
         lines += [f"### `{tag}` (schema version {version})", "", describe(struct.__doc__), ""]
         if entry is not None and entry.not_to_spectators:
             shown = "spectators never see it" if entry.not_to_spectators == entry.observed else ""

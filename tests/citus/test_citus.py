@@ -80,7 +80,7 @@ async def test_bot_games_survive_a_shard_move_and_the_read_models_stay_exact(
     games = []
     for kind, decider in registry.games().items():
         about = decider.about
-        options = {"players": decider.min_players, **(about.quick_options if about else {})}
+        options = {"players": decider.seats.min, **(about.quick_options if about else {})}
         games += [
             play_game(api, kind, options, rng=random.Random(n), player_tokens=tokens[: n + 1])
             for n in range(GAMES_PER_KIND)
@@ -156,7 +156,7 @@ async def test_an_idempotent_retry_over_http_returns_the_original_result(citus_a
     api = citus_api
     kind, decider = next(iter(registry.games().items()))
     about = decider.about
-    options = {"players": decider.min_players, **(about.quick_options if about else {})}
+    options = {"players": decider.seats.min, **(about.quick_options if about else {})}
     created = await api.create_game(kind, options, public=True, spectator_delay=0)
     seats = [await api.join(created.game_id, f"bot-{n}") for n in range(created.seats)]
     await api.start(created.game_id, created.host_token)

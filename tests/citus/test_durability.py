@@ -56,7 +56,7 @@ async def test_the_workers_commit_asynchronously_but_a_delegated_append_commits_
     )
     try:
         kind, decider = next(iter(registry.games().items()))
-        options = {"players": decider.min_players}
+        options = {"players": decider.seats.min}
         games: list[uuid.UUID] = []
         ports: set[int] = set()
         workers = {w.port for w in citus_cluster.workers}
@@ -160,7 +160,7 @@ async def play_until(
     lanes = []
     for kind, decider in registry.games().items():
         about = decider.about
-        options = {"players": decider.min_players, **(about.quick_options if about else {})}
+        options = {"players": decider.seats.min, **(about.quick_options if about else {})}
         lanes += [lane(kind, options, n) for n in range(LANES_PER_KIND)]
     await asyncio.gather(*lanes)
 
@@ -292,7 +292,7 @@ async def test_a_torn_head_and_an_incident_are_refused_on_the_games_worker(
     citus_pool: asyncpg.Pool, citus_api: PlaylogClient
 ) -> None:
     kind, decider = next(iter(registry.games().items()))
-    game = (await citus_api.create_game(kind, {"players": decider.min_players}, public=True)).game_id
+    game = (await citus_api.create_game(kind, {"players": decider.seats.min}, public=True)).game_id
     store = EventStore(citus_pool)
     at = await store.current_seq(game)
     event = NewEvent("ignored", b"{}")

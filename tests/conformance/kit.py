@@ -2,8 +2,8 @@
 
 A game author fills in a ``GameKit`` (its folder's ``tests/kit.py``: tests/declared.py) and the kit
 plays random games through the decider's public fields (``initial_state``, ``start``, ``decide``,
-``evolve``, ``view``, ``redact``, ``private_to``, ``legal_commands``, ``deadline``/``on_deadline``,
-``concede``, ``outcome``, ``about``), checking after every accepted command (docs/game-authors.md):
+``evolve``, ``view``, ``redact``, ``hidden``, ``legal_commands``, ``clock``, ``outcome``, ``about``)
+and the kernel's ``Concede``, checking after every accepted command (docs/game-authors.md):
 
 - secrecy: no view and no redacted event shows a viewer what it may not see (every seat, the
   spectators; numbers included, RULES 3): the game's own ``blind_*`` declarations re-deal what a
@@ -11,7 +11,7 @@ plays random games through the decider's public fields (``initial_state``, ``sta
   (``private_to``) changes nothing that viewer reads, so its numbering shows no gap;
 - replay: the events, stored as JSON and read back, fold to the live state at every step;
 - committed randomness: each published ``commitment`` holds for the hidden order it leaves
-  (``hidden_order``, with the event's salt); every draw comes from ``ctx.rng``
+  (``hidden.order``, with the event's salt); every draw comes from ``ctx.rng``
   (domain/randomness.py's ``Draws``, as the service passes it): deciding again with the same
   recorded context gives the same events, and a command that drew nothing gives the same events
   under any other seeds;
@@ -33,7 +33,7 @@ import msgspec
 from hypothesis import strategies as st
 
 from domain import commitment
-from domain.decider import Context, Decider
+from domain.decider import Concede, Context, Decider
 from domain.errors import RuleViolation
 from domain.randomness import Draws
 from domain.viewers import MODERATOR, SPECTATOR, Seat, Viewer
@@ -141,7 +141,7 @@ def check_event_hides_what_is_hidden(game: Game, before: Any, event: Any, rng: r
     nothing that viewer reads (RULES 3: it leaves no trace)."""
     decider = game.decider
     assert decider.redact(event, MODERATOR) == event, "moderators see every event whole"
-    owner = decider.private_to(event) if decider.private_to is not None else None
+    owner = decider.hidden.private_to(event) if decider.hidden.private_to is not None else None
     after = decider.evolve(before, event)
     for viewer in viewers(before, decider):
         shown = decider.redact(event, viewer)
@@ -160,9 +160,9 @@ def check_event_hides_what_is_hidden(game: Game, before: Any, event: Any, rng: r
 
 def check_commitment(game: Game, event: Any, after: Any) -> None:
     """An event that publishes a ``commitment`` commits to the hidden order it leaves
-    (``hidden_order``), with the salt it carries: what an audit reveals and checks at the end."""
+    (``hidden.order``), with the salt it carries: what an audit reveals and checks at the end."""
     committed = getattr(event, "commitment", None)
-    hidden_order = game.decider.hidden_order
+    hidden_order = game.decider.hidden.order
     if not committed or hidden_order is None:
         return
     salt = getattr(event, "salt", None)
@@ -199,7 +199,7 @@ def check_refusal_code(game: Game, error: RuleViolation) -> None:
 def bare_commands(decider: Decider) -> list[Any]:
     """One of each of the game's commands that has no fields (a draw, a swap, a pass...)."""
     out = []
-    for cls in typing.get_args(decider.command_type):
+    for cls in typing.get_args(decider.types.command):
         if not any(f.required for f in msgspec.structs.fields(cls)):
             out.append(cls())
     return out
@@ -211,13 +211,13 @@ def check_legal_commands(game: Game, offered_before: list[Any], rng: random.Rand
     offer, and is left out."""
     decider, state = game.decider, game.state
     n = players(state, decider)
-    concede = decider.concede() if decider.concede is not None else None
+    concede = Concede()
     offers = {seat: list(decider.legal_commands(state, seat)) for seat in range(n)}
     probes = [c for offer in offers.values() for c in offer]
     probes += offered_before[-30:]
     probes += list(game.kit.probes(state, rng)) + bare_commands(decider)
-    if game.decider.deadline(state) is not None:
-        probes.append(decider.on_deadline(state))
+    if game.decider.clock.deadline(state) is not None:
+        probes.append(decider.clock.on_deadline(state))
     unique = list({msgspec.json.encode(c): c for c in probes if c != concede}.values())
     for seat in range(-1, n + 1):
         offered = offers.get(seat, [])
@@ -260,12 +260,12 @@ def _choose(game: Game, rng: random.Random) -> tuple[int | None, Any] | None:
     The clock moves only to a deadline: ``legal_commands`` knows no clock, so the offers hold
     until the next deadline, when the server acts."""
     decider, state = game.decider, game.state
-    due = decider.deadline(state)
+    due = decider.clock.deadline(state)
     if due is not None and rng.random() < game.kit.deadline_rate:
         game.now = max(game.now, due)
-        return None, decider.on_deadline(state)
-    concede = decider.concede() if decider.concede is not None else None
-    if concede is not None and rng.random() < game.kit.concede_rate:
+        return None, decider.clock.on_deadline(state)
+    concede = Concede()
+    if rng.random() < game.kit.concede_rate:
         standing = [s for s in range(players(state, decider)) if concede in decider.legal_commands(state, s)]
         standing = standing or list(range(players(state, decider)))
         return rng.choice(standing), concede
@@ -279,7 +279,7 @@ def _choose(game: Game, rng: random.Random) -> tuple[int | None, Any] | None:
         if due is None:
             return None
         game.now = max(game.now, due)
-        return None, decider.on_deadline(state)
+        return None, decider.clock.on_deadline(state)
     weights = [game.kit.prefer(state, command) for _, command in options]
     return rng.choices(options, weights)[0]
 
@@ -288,7 +288,7 @@ def play(kit: GameKit, raw: Mapping[str, Any], seed: int) -> Iterator[Game]:
     """Play one random game, running every check; yields the game after each accepted command."""
     game, rng = new_game(kit, raw, seed)
     decider = kit.decider
-    decoder = msgspec.json.Decoder(decider.event_type)
+    decoder = msgspec.json.Decoder(decider.types.event)
     replayed = decider.fold(
         decider.initial_state(game.options), [decoder.decode(msgspec.json.encode(e)) for e in game.events]
     )
@@ -311,7 +311,7 @@ def play(kit: GameKit, raw: Mapping[str, Any], seed: int) -> Iterator[Game]:
             events = list(decider.decide(game.state, command, game.context(seat)))
         except RuleViolation as error:  # a concession the game does not take now, say
             check_refusal_code(game, error)
-            assert command == (decider.concede() if decider.concede is not None else None), error
+            assert command == Concede(), error
             continue
         assert events, "an accepted command appends events"
         check_randomness(game, seat, command, events)
@@ -334,8 +334,7 @@ def play(kit: GameKit, raw: Mapping[str, Any], seed: int) -> Iterator[Game]:
     if result is not None:
         n = players(game.state, decider)
         assert result.winners and set(result.winners) <= set(range(n)), result
-        concede = decider.concede() if decider.concede is not None else None
         for seat in range(n):
-            assert [c for c in decider.legal_commands(game.state, seat) if c != concede] == [], (
+            assert [c for c in decider.legal_commands(game.state, seat) if c != Concede()] == [], (
                 "over, yet offered"
             )

@@ -59,7 +59,7 @@ def test_a_view_that_shows_a_count_of_the_pile_s_cards_above_the_seat_s_own_fail
     def view(state: Any, viewer: Viewer) -> Any:
         seen = DECIDER.view(state, viewer)
         if isinstance(seen, GuessingSeatView | GuessingSpectatorView) and state.phase == "playing":
-            higher = sum(1 for card in state.pile if card > (state.hands[state.active] or 0))
+            higher = sum(1 for card in state.pile if card > (state.hands[state.active_seat] or 0))
             return replace(seen, public=replace(seen.public, pile_size=higher))
         return seen
 
@@ -135,7 +135,9 @@ def test_a_decide_that_raises_an_undeclared_error_is_not_a_refusal() -> None:
 
 def test_a_commitment_to_another_order_than_the_hidden_one_fails() -> None:
     kit = next(k for k in KITS if k.decider.kind == "exploding_kittens")
-    wrong = dataclasses.replace(kit.decider, hidden_order=lambda state: state.draw_pile[::-1])
+    wrong = dataclasses.replace(
+        kit.decider, hidden=dataclasses.replace(kit.decider.hidden, order=lambda state: state.draw_pile[::-1])
+    )
     with pytest.raises(AssertionError, match="commitment"):
         for _ in play(dataclasses.replace(kit, decider=wrong), {"players": 3}, 0):
             pass

@@ -40,7 +40,7 @@ def then(kind: str, state: Any, seat: int, command: dict[str, Any]) -> Any:
     (a later draw's stream is not the start's): such a step raises, and the candidate is passed."""
     game = registry.get(kind)
     decided = game.decide(
-        state, msgspec.convert(command, game.command_type), Context(Draws(None, 0), 0.0, seat)
+        state, msgspec.convert(command, game.types.command), Context(Draws(None, 0), 0.0, seat)
     )
     return game.fold(state, decided)
 
@@ -48,7 +48,7 @@ def then(kind: str, state: Any, seat: int, command: dict[str, Any]) -> Any:
 def _dealt(kind: str, options: dict[str, Any], key: bytes, version: int) -> Any:
     """The game's state right after its start, drawn from the stream the server draws from."""
     game = registry.get(kind)
-    ctx = Context(Draws(key, version), 0.0, None, rules_version=game.rules_version)
+    ctx = Context(Draws(key, version), 0.0, None, rules_version=game.versions.rules)
     state = game.initial_state(game.parse_options(options))
     return game.fold(state, game.start(state, ctx))
 

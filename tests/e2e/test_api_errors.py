@@ -134,7 +134,9 @@ async def test_retried_idempotency_key_returns_the_original_and_appends_nothing(
 async def test_reused_idempotency_key_with_another_body_is_422(game: Game) -> None:
     active = await game.active()
     await game.send(active, {"type": "DrawCard"}, idempotency_key="k-2")
-    await _refused(game.send(active, {"type": "Leave"}, idempotency_key="k-2"), 422, "idempotency_key_reused")
+    await _refused(
+        game.send(active, {"type": "Concede"}, idempotency_key="k-2"), 422, "idempotency_key_reused"
+    )
 
 
 async def test_problem_details_shape(http: AsyncTestClient[Litestar]) -> None:

@@ -132,7 +132,7 @@ async def test_no_response_of_a_seat_contains_another_seats_cards_or_the_pile_or
                 views = [await game.view(s) for s in range(players)]
                 if views[0].status == "finished":
                     break
-                options = [(v.seat, c) for v in views for c in v.legal_commands if c["type"] != "Leave"]
+                options = [(v.seat, c) for v in views for c in v.legal_commands if c["type"] != "Concede"]
                 seat, command = rng.choice(options)
                 with contextlib.suppress(ApiError):
                     await game.send(seat, command)
@@ -167,11 +167,19 @@ async def test_no_response_of_a_seat_contains_another_seats_cards_or_the_pile_or
         bodies.clear()
 
 
+async def test_a_seat_sending_the_old_leave_concedes_as_with_concede(game: Game) -> None:
+    # Issue 39: Exploding Kittens' ``Leave`` is the kernel's ``Concede``; a client that still
+    # sends the old tag is understood, and the log records today's.
+    result = await game.send(0, {"type": "Leave"})
+    assert "PlayerConceded" in [e.type for e in result.events]
+    assert (await game.view(1)).winners == [1]
+
+
 async def test_a_command_can_return_the_seats_view_right_after(game: Game) -> None:
     active = await game.active()
     result = await game.send(active, {"type": "DrawCard"}, with_view=True)
     assert result.view is not None
     assert result.view.version == result.version
     assert result.view == await game.view(active)
-    plain = await game.send(1 - active, {"type": "Leave"})
+    plain = await game.send(1 - active, {"type": "Concede"})
     assert plain.view is None

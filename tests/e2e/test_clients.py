@@ -43,7 +43,7 @@ BIN = Path(sys.executable).parent
 # the server acts for a seat that does not answer.
 QUICK = {kind: game.about.quick_options if game.about else {} for kind, game in registry.games().items()}
 GAMES = {
-    kind: {"players": game.min_players, **QUICK[kind], "decision_timeout": 5}
+    kind: {"players": game.seats.min, **QUICK[kind], "decision_timeout": 5}
     for kind, game in registry.games().items()
 }
 GAME_TIMEOUT = 180.0  # a guard against a hang (a busy machine plays slowly), not a speed check

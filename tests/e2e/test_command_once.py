@@ -74,7 +74,7 @@ async def test_a_seat_s_command_computes_each_thing_once(http: AsyncTestClient[L
         rules.check_holder.__code__: "holder check",
         registry.of.__code__: "registry lookup",
     }
-    with counting(http, codes, registry.of("exploding_kittens").commands) as counts:
+    with counting(http, codes, registry.of("exploding_kittens").commands.decoder) as counts:
         response = await http.post(
             f"/games/{game.id}/seats/{seat}/commands?view=true",
             json={"type": "DrawCard"},

@@ -78,7 +78,7 @@ async def test_a_command_key_used_again_for_another_body_or_seat(
     assert (await http.post(_command_path(game, seat, ""), content=body, headers=headers)).status_code == 200
     version = (await game.view(seat)).version
     # Another body with the same key: refused, nothing done.
-    leave = msgspec.json.encode({"type": "Leave"})
+    leave = msgspec.json.encode({"type": "Concede"})
     _refused(
         await http.post(_command_path(game, seat, ""), content=leave, headers=headers),
         422,

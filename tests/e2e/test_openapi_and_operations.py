@@ -10,6 +10,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from domain import registry
+from domain.decider import ActOnTimeout, Concede
 from service.config import Settings
 from service.http.app import create_app
 from service.http.openapi import export
@@ -31,9 +32,18 @@ async def test_served_openapi_equals_the_committed_one(http: AsyncTestClient[Lit
 def test_every_command_and_event_type_is_in_the_schema() -> None:
     schemas: dict[str, Any] = json.loads(COMMITTED.read_text())["components"]["schemas"]
     for kind, decider in registry.games().items():
-        for union in (decider.command_type, decider.event_type):
+        for union in (decider.types.command, decider.types.event):
             for member in union.__args__:
-                assert f"{kind}.{member.__name__}" in schemas
+                shared = member in (ActOnTimeout, Concede)  # the kernel's: one schema, every game's
+                assert f"{'kernel' if shared else kind}.{member.__name__}" in schemas
+
+
+def test_every_game_s_command_is_one_variant_of_command_by_its_tag() -> None:
+    schemas: dict[str, Any] = json.loads(COMMITTED.read_text())["components"]["schemas"]
+    mapping = schemas["Command"]["discriminator"]["mapping"]
+    for decider in registry.games().values():
+        assert {registry.tag_of(member) for member in decider.types.command.__args__} <= set(mapping)
+    assert len(schemas["Command"]["oneOf"]) == len(set(mapping.values()))
 
 
 async def test_health_and_readiness(http: AsyncTestClient[Litestar]) -> None:

@@ -42,7 +42,7 @@ SEAT_ROUTES: list[tuple[str, str, Any]] = [
     ("GET", "events", None),
     ("GET", "transcript", None),
     ("GET", "stream", None),
-    ("POST", "commands", {"type": "Leave"}),
+    ("POST", "commands", {"type": "Concede"}),
     ("DELETE", "", None),
 ]
 
@@ -55,7 +55,7 @@ async def test_a_former_occupants_token_is_refused_on_every_seat_route(
         path = f"/games/{game.id}/seats/0/{route}".rstrip("/")
         response = await http.request(method, path, headers=bearer(alice.token), json=body)
         assert (response.status_code, response.json()["code"]) == (403, "seat_token_revoked"), (method, route)
-    # Bob still holds the seat, and Carol has not won: Alice's Leave changed nothing.
+    # Bob still holds the seat, and Carol has not won: Alice's Concede changed nothing.
     view = await game.view(0)
     assert view.status == "running" and view.view is not None
     assert view.view["public"]["alive"] == [True, True]
@@ -142,7 +142,7 @@ async def test_a_concession_sent_again_with_its_key_gets_its_result_and_another_
     seats = [await api.join(created.game_id, f"p{n}") for n in range(3)]
     await api.start(created.game_id, created.host_token)
     path = f"/games/{created.game_id}/seats/0/commands"
-    concede = {"type": "Leave"}
+    concede = {"type": "Concede"}
     first = await http.post(path, headers={**bearer(seats[0].token), "Idempotency-Key": "c1"}, json=concede)
     again = await http.post(path, headers={**bearer(seats[0].token), "Idempotency-Key": "c1"}, json=concede)
     assert first.status_code == 200 and again.status_code == 200

@@ -33,7 +33,7 @@ async def _play_some(game: Game, moves: int, rng: random.Random) -> None:
         views = [await game.view(s) for s in range(len(game.seats))]
         if views[0].status == "finished":
             return
-        options = [(v.seat, c) for v in views for c in v.legal_commands if c["type"] != "Leave"]
+        options = [(v.seat, c) for v in views for c in v.legal_commands if c["type"] != "Concede"]
         seat, command = rng.choice(options)
         await game.send(seat, command)
 

@@ -186,7 +186,7 @@ def aimed_at() -> list[tuple[str, dict[str, Any]]]:
     """The games the fuzzer aims at: one of every registered kind (the registry's order), at its
     fewest players with its quick options (``About``): no game is named here."""
     return [
-        (kind, {"players": game.min_players, **(game.about.quick_options if game.about else {})})
+        (kind, {"players": game.seats.min, **(game.about.quick_options if game.about else {})})
         for kind, game in registry.games().items()
     ]
 

@@ -36,7 +36,7 @@ def test_every_shared_code_has_one_meaning_and_no_renamed_code_is_still_shared()
 @pytest.mark.parametrize("kind", sorted(registry.games()))
 def test_every_game_refuses_a_foreign_command_as_unknown_command(kind: str) -> None:
     decider = registry.get(kind)
-    state = decider.initial_state(decider.parse_options({"players": decider.min_players}))
+    state = decider.initial_state(decider.parse_options({"players": decider.seats.min}))
     state = decider.fold(state, decider.start(state, Context(rng=random.Random(1), now=0.0, seat=None)))
     with pytest.raises(RuleViolation) as err:
         decider.decide(state, _Foreign(), Context(rng=random.Random(1), now=0.0, seat=0))
@@ -46,7 +46,7 @@ def test_every_game_refuses_a_foreign_command_as_unknown_command(kind: str) -> N
 @pytest.mark.parametrize("kind", sorted(registry.games()))
 def test_every_game_refuses_a_second_start_with_the_lobbys_code(kind: str) -> None:
     decider = registry.get(kind)
-    state = decider.initial_state(decider.parse_options({"players": decider.min_players}))
+    state = decider.initial_state(decider.parse_options({"players": decider.seats.min}))
     ctx = Context(rng=random.Random(1), now=0.0, seat=None)
     state = decider.fold(state, decider.start(state, ctx))
     with pytest.raises(RuleViolation) as err:
@@ -57,10 +57,10 @@ def test_every_game_refuses_a_second_start_with_the_lobbys_code(kind: str) -> No
 @pytest.mark.parametrize("kind", sorted(registry.games()))
 def test_every_game_refuses_the_view_of_a_seat_it_does_not_have(kind: str) -> None:
     decider = registry.get(kind)
-    state = decider.initial_state(decider.parse_options({"players": decider.min_players}))
+    state = decider.initial_state(decider.parse_options({"players": decider.seats.min}))
     state = decider.fold(state, decider.start(state, Context(rng=random.Random(1), now=0.0, seat=None)))
     with pytest.raises(RuleViolation) as err:
-        decider.view(state, Seat(decider.max_players))
+        decider.view(state, Seat(decider.seats.max))
     assert err.value.code == refusals.NOT_A_PLAYER
 
 

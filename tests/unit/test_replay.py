@@ -50,7 +50,7 @@ def random_game(kind: str, seed: int) -> tuple[list[RawEvent], Any]:
             (seat, c)
             for seat in range(options.players)
             for c in decider.legal_commands(state, seat)
-            if type(c).__name__ != "Leave"
+            if type(c).__name__ != "Concede"
         ]
         seat, command = rng.choice(choices)
         new = list(decider.decide(state, command, Context(rng, 0.0, seat)))

@@ -17,7 +17,7 @@ SOURCES = ("*.py", "*.js", "*.html", "*.css")
 
 def shared_options() -> set[str]:
     """The options every game has (players, seed, ...): the service may name those."""
-    fields = [{f.name for f in msgspec.structs.fields(d.options_type)} for d in registry.games().values()]
+    fields = [{f.name for f in msgspec.structs.fields(d.types.options)} for d in registry.games().values()]
     return set.intersection(*fields)
 
 
@@ -27,9 +27,7 @@ def game_names() -> set[str]:
     for kind, decider in registry.games().items():
         names.add(kind)
         # Options named by one word ("mode") are ordinary words elsewhere: only compound ones.
-        names |= {f.name for f in msgspec.structs.fields(decider.options_type) if "_" in f.name} - shared
-        if decider.concede is not None:
-            names.add(str(decider.concede().__struct_config__.tag))
+        names |= {f.name for f in msgspec.structs.fields(decider.types.options) if "_" in f.name} - shared
         if decider.about is not None:
             names |= {decider.about.title, *decider.about.race_codes}
     return names

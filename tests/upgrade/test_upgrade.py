@@ -28,6 +28,7 @@ from litestar import Litestar
 from litestar.security.jwt import Token
 from litestar.testing import AsyncTestClient
 
+from domain import registry
 from service.app.auth import Principal, issue
 from service.config import Settings
 from service.http.app import create_app
@@ -125,11 +126,18 @@ async def play_to_the_end(
 # (renamed), and what a seat knows of the draw pile, the future it saw and where it put a Kitten
 # back (RULES.md 1.9: shown as it stands now, no longer as it was learnt).
 RENAMED_OR_RERULED = frozenset({"view", "seen_future", "placed_kitten"})
+# A command the release named otherwise (issue 39: ``Leave`` is the kernel's ``Concede``): a view's
+# legal commands name it by today's tag.
+RENAMED_COMMANDS = {
+    old: new for game in registry.games().values() for old, new in game.versions.renamed_commands.items()
+}
 
 
 def as_then(today: Any, then: Any) -> bool:
     """Whether ``today`` holds everything ``then`` held, equal (today's may hold more fields)."""
     if isinstance(then, dict):
+        if (tag := then.get("type")) in RENAMED_COMMANDS:
+            then = {**then, "type": RENAMED_COMMANDS[tag]}
         return isinstance(today, dict) and all(
             k in RENAMED_OR_RERULED or (k in today and as_then(today[k], v)) for k, v in then.items()
         )

@@ -80,8 +80,8 @@ given = given_for(
         decide=HAND_BUILT.decide,
         fold=DECIDER.fold,
         acting=lambda state: state.pending.seat if state.pending is not None else None,
-        deadline=DECIDER.deadline,
-        on_deadline=DECIDER.on_deadline,
+        deadline=DECIDER.clock.deadline,
+        on_deadline=DECIDER.clock.on_deadline,
         start=DECIDER.start,
     )
 )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from domain.a_risk_cat import DECIDER
 from domain.a_risk_cat.commands import (
     ChooseRobinTellTarget,
-    Concede,
     DealRobinTellToken,
     DrawToken,
     StealRuns,
@@ -29,13 +28,10 @@ from domain.a_risk_cat.state import (
 )
 from domain.a_risk_cat.tokens import ROBIN_TELL
 from domain.a_risk_cat.views import view
+from domain.decider import Concede
 from domain.viewers import SPECTATOR
 
 from .builders import given, make_state, types
-
-
-def test_decider_concedes_with_the_concede_command() -> None:
-    assert DECIDER.concede is not None and DECIDER.concede() == Concede()
 
 
 def test_3_concede_arc__active_seat_conceding_before_drawing_is_skipped_without_a_draw() -> None:

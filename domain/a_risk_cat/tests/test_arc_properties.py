@@ -1,5 +1,5 @@
 """Property tests: random games in both modes, played through ``legal_commands`` and the
-server's ``on_deadline`` command, checked after every event."""
+server's ``clock.on_deadline`` command, checked after every event."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.a_risk_cat import DECIDER
-from domain.a_risk_cat.commands import COMMAND_TYPES, Concede, DrawToken
+from domain.a_risk_cat.commands import COMMAND_TYPES, DrawToken
 from domain.a_risk_cat.events import ARiskCatEventUnion, TurnBusted
 from domain.a_risk_cat.scoring import score
 from domain.a_risk_cat.state import ARiskCatState
 from domain.a_risk_cat.tokens import ALL_TOKENS, painting, tokens_in_play
-from domain.decider import Context
+from domain.decider import Concede, Context
 from domain.errors import RuleViolation
 from domain.rereading import rereading
 from domain.viewers import MODERATOR, SPECTATOR, Seat, Viewer
@@ -55,7 +55,7 @@ def _check_invariants(state: ARiskCatState, *, settled: bool = True) -> None:
         for seat in range(state.players):
             assert bool(DECIDER.legal_commands(state, seat)) == (seat == state.pending.seat)
         if state.options.decision_timeout is not None:
-            assert DECIDER.deadline(state) is not None
+            assert DECIDER.clock.deadline(state) is not None
 
 
 def _check_views(state: ARiskCatState) -> None:
@@ -117,10 +117,10 @@ def _play(
         if concede_rate and rng.random() < concede_rate:
             new = DECIDER.decide(state, Concede(), Context(rng, now, rng.choice(state.standing())))
         elif timeout_rate and rng.random() < timeout_rate:
-            when = DECIDER.deadline(state)
+            when = DECIDER.clock.deadline(state)
             assert when is not None
             now = max(now, when)
-            new = DECIDER.decide(state, DECIDER.on_deadline(state), Context(rng, now, None))
+            new = DECIDER.decide(state, DECIDER.clock.on_deadline(state), Context(rng, now, None))
         else:
             command = rng.choice(offered)
             if len(state.bag) > 12 and DrawToken() in offered and rng.random() < draw_bias:

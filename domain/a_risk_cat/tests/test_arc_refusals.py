@@ -8,7 +8,6 @@ import msgspec
 import pytest
 
 from domain.a_risk_cat.commands import (
-    ARiskCatActOnTimeout,
     ChooseRobinTellTarget,
     DealRobinTellToken,
     DismissLadies,
@@ -21,7 +20,7 @@ from domain.a_risk_cat.commands import (
     TakeTokenForLadies,
 )
 from domain.a_risk_cat.tokens import ROBIN_TELL
-from domain.decider import Command
+from domain.decider import ActOnTimeout, Command
 
 from .builders import given, make_state
 
@@ -155,7 +154,7 @@ def test_3_no_inference_errors__messages_do_not_reveal_the_bag_or_stacks() -> No
 def test_invalid_clock_when_a_deadline_must_be_computed() -> None:
     state = make_state(bag=["p5-1", "p6-1"], timeout=30)
     given(state).when(DrawToken(), 0, now=float("nan")).then("invalid_clock")
-    given(state).when(ARiskCatActOnTimeout(), None, now=float("nan")).then("deadline_not_reached")
+    given(state).when(ActOnTimeout(), None, now=float("nan")).then("deadline_not_reached")
 
 
 def test_view_of_a_seat_outside_the_game_is_refused() -> None:

@@ -37,7 +37,7 @@ def _started(players: int, seed: int = 1, **options: object) -> tuple[ARiskCatGa
 
 def test_decider_is_registered_for_three_to_eight_players() -> None:
     assert get("a_risk_cat") is DECIDER
-    assert (DECIDER.kind, DECIDER.min_players, DECIDER.max_players) == ("a_risk_cat", 3, 8)
+    assert (DECIDER.kind, DECIDER.seats.min, DECIDER.seats.max) == ("a_risk_cat", 3, 8)
 
 
 def test_2_1_tokens__sixty_six_tokens_painting_n_has_n_tokens() -> None:
@@ -58,7 +58,7 @@ def test_2_2_stacks__initial_state_holds_options_and_nothing_drawn() -> None:
     assert state.phase == "not_started"
     assert state.bag == () and state.turn_tokens == () and state.pending is None
     assert state.stacks == ((),) * 5
-    assert DECIDER.outcome(state) is None and DECIDER.deadline(state) is None
+    assert DECIDER.outcome(state) is None and DECIDER.clock.deadline(state) is None
 
 
 def test_2_2_stacks__start_puts_every_token_in_a_shuffled_bag_with_a_commitment() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.a_risk_cat.commands import ARiskCatActOnTimeout, DealRobinTellToken, DrawToken
+from domain.a_risk_cat.commands import DealRobinTellToken, DrawToken
 from domain.a_risk_cat.events import (
     LadiesDismissed,
     MusicianCatKept,
@@ -15,6 +15,7 @@ from domain.a_risk_cat.events import (
 from domain.a_risk_cat.rules import deadline, on_deadline
 from domain.a_risk_cat.state import PendingDrawOrStop, PendingRobinTellTarget
 from domain.a_risk_cat.tokens import ROBIN_TELL
+from domain.decider import ActOnTimeout
 
 from .builders import given, make_state, types
 
@@ -24,7 +25,7 @@ def test_3_timeout_option__no_deadline_without_a_decision_timeout() -> None:
     assert deadline(state) is None
     state, events = given(state).when(DrawToken(), now=100.0)
     assert events[-1].deadline is None and deadline(state) is None
-    given(state).when(ARiskCatActOnTimeout(), None, now=1e9).then("no_deadline")
+    given(state).when(ActOnTimeout(), None, now=1e9).then("no_deadline")
 
 
 def test_3_timeout_option__every_pending_decision_gets_a_deadline() -> None:
@@ -37,9 +38,9 @@ def test_3_timeout_option__every_pending_decision_gets_a_deadline() -> None:
 
 def test_timeout_command_is_only_for_the_server_after_the_deadline() -> None:
     state = make_state(bag=["p5-1"], timeout=30, deadline=130.0)
-    assert on_deadline(state) == ARiskCatActOnTimeout()
-    given(state).when(ARiskCatActOnTimeout(), 0, now=200.0).then("server_only")
-    given(state).when(ARiskCatActOnTimeout(), None, now=129.0).then("deadline_not_reached")
+    assert on_deadline(state) == ActOnTimeout()
+    given(state).when(ActOnTimeout(), 0, now=200.0).then("server_only")
+    given(state).when(ActOnTimeout(), None, now=129.0).then("deadline_not_reached")
 
 
 def test_3_timeout_arc__timeout_draws_at_the_start_of_a_turn() -> None:

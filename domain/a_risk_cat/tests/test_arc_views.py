@@ -76,7 +76,7 @@ def test_views_are_msgspec_encodable_and_decodable() -> None:
     for viewer in (Seat(0), SPECTATOR, MODERATOR):
         seen = view(state, viewer)  # type: ignore[arg-type]
         raw = msgspec.json.encode(seen)
-        assert msgspec.json.decode(raw, type=DECIDER.view_type) == seen
+        assert msgspec.json.decode(raw, type=DECIDER.types.view) == seen
     decoded = msgspec.json.decode(
         msgspec.json.encode([DrawToken(), StopAndStack(order=["p3-1"])]), type=list[ARiskCatCommand]
     )

@@ -136,7 +136,7 @@ function sentence(event, who, whose) {
 
 PL.registerGame("exploding_kittens", {
   players: { min: 2, max: 5 },
-  concede: "Leave",
+  concede: "Concede",
 
   // The public table (a seat's, a spectator's, or a moderator's view with every card face up).
   table(view, seats, me = null) {
@@ -194,7 +194,7 @@ PL.registerGame("exploding_kittens", {
       case "Defuse": return cmd.position === 0 ? "on top" : `${cmd.position} from the top`;
       case "GiveCard": return `Give ${cmd.card}`;
       case "TakeFromDiscard": return `Take ${cmd.card}`;
-      case "Leave": return "Concede and leave the game";
+      case "Concede": return "Concede and leave the game";
       default: return null;
     }
   },

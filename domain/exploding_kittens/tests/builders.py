@@ -76,8 +76,8 @@ given = given_for(
         # Commands built by hand, read as a client's body would be (domain/rereading.py).
         decide=rereading(DECIDER).decide,
         fold=DECIDER.fold,
-        deadline=DECIDER.deadline,
-        on_deadline=DECIDER.on_deadline,
+        deadline=DECIDER.clock.deadline,
+        on_deadline=DECIDER.clock.on_deadline,
         start=DECIDER.start,
     )
 )

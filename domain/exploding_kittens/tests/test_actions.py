@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from domain.commitment import verify
+from domain.decider import ActOnTimeout
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import (
-    ActOnTimeout,
     GiveCard,
     Nope,
     PassReaction,
@@ -62,7 +62,7 @@ def test_3_timeout_ek__favor_timeout_gives_a_random_card() -> None:
     state, _ = given(rigged([[F], [A, S, TC], [CM]], decision_timeout=5.0)).when(
         PlayCard(card=F, target=1), 0
     )
-    assert DECIDER.deadline(state) == 5.0
+    assert DECIDER.clock.deadline(state) == 5.0
     cards = set()
     for seed in range(30):
         _, events = given(state).when(ActOnTimeout(), None, now=5.0, seed=seed)

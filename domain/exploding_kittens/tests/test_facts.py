@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from domain.decider import Concede
 from domain.exploding_kittens import DECIDER
-from domain.exploding_kittens.commands import DrawCard, Leave
+from domain.exploding_kittens.commands import DrawCard
 from domain.exploding_kittens.events import KittenDrawn, PlayerConceded
 from domain.exploding_kittens.state import PendingDefuse
 from domain.viewers import MODERATOR, Seat, Spectator
@@ -42,7 +43,7 @@ def test_an_old_kitten_drawn_without_the_fact_folds_as_it_did() -> None:
 
 def test_1_8_leave_kitten__when_a_seat_leaves_the_event_names_the_bottom_most_kitten() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
-    after, events = given(state).when(Leave(), 1)
+    after, events = given(state).when(Concede(), 1)
     assert isinstance(events[0], PlayerConceded)
     assert (events[0].kitten_left, events[0].kitten_position) == ("pile", 2)
     assert after.draw_pile == (K, HP, CM)
@@ -51,7 +52,7 @@ def test_1_8_leave_kitten__when_a_seat_leaves_the_event_names_the_bottom_most_ki
 def test_given_a_drawn_kitten_when_its_drawer_leaves_then_the_event_names_that_kitten() -> None:
     state = rigged([[D], [S], [CM]], pile=(K, HP, K))
     state, _ = given(state).when(DrawCard(), 0)
-    _, events = given(state).when(Leave(), 0)
+    _, events = given(state).when(Concede(), 0)
     assert isinstance(events[0], PlayerConceded)
     assert (events[0].kitten_left, events[0].kitten_position) == ("drawn", None)
 
@@ -64,14 +65,14 @@ def test_evolve_removes_the_recorded_kitten() -> None:
 
 def test_an_old_player_conceded_without_the_fact_folds_as_it_did() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
-    _, events = given(state).when(Leave(), 1)
+    _, events = given(state).when(Concede(), 1)
     old = replace(events[0], kitten_left=None, kitten_position=None)
     assert DECIDER.evolve(state, old) == DECIDER.evolve(state, events[0])
 
 
 def test_1_8_leave_kitten__only_a_moderator_sees_where_the_leaving_kitten_was() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
-    _, events = given(state).when(Leave(), 1)
+    _, events = given(state).when(Concede(), 1)
     for viewer in (Spectator(), Seat(0), Seat(1)):
         shown = DECIDER.redact(events[0], viewer)
         assert isinstance(shown, PlayerConceded) and shown.kitten_position is None

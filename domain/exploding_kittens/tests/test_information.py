@@ -61,7 +61,7 @@ def test_1_9_public__seat_view_holds_its_hand_and_the_public_state() -> None:
     public = seat_view.public
     assert public.hand_sizes == (2, 1, 3) and public.draw_pile_size == 3
     assert public.active_seat == 2 and public.turns_owed == 1 and public.discard == (S,)
-    assert seat_view.legal_commands and all(type(c).__name__ == "Leave" for c in seat_view.legal_commands)
+    assert seat_view.legal_commands and all(type(c).__name__ == "Concede" for c in seat_view.legal_commands)
     encoded = msgspec.json.decode(msgspec.json.encode(seat_view))
     assert "draw_pile" not in encoded["public"] and "hands" not in encoded
 
@@ -86,9 +86,9 @@ def test_views_and_events_are_msgspec_encodable() -> None:
     for viewer in (Seat(0), Spectator(), Moderator()):
         msgspec.json.encode(DECIDER.view(state, viewer))
         msgspec.json.encode(DECIDER.redact(event, viewer))
-    decoded = msgspec.json.Decoder(DECIDER.event_type).decode(msgspec.json.encode(event))
+    decoded = msgspec.json.Decoder(DECIDER.types.event).decode(msgspec.json.encode(event))
     assert decoded == event
-    msgspec.json.Decoder(DECIDER.view_type).decode(msgspec.json.encode(DECIDER.view(state, Seat(0))))
+    msgspec.json.Decoder(DECIDER.types.view).decode(msgspec.json.encode(DECIDER.view(state, Seat(0))))
 
 
 def test_a_pending_decision_s_kind_in_the_views_is_its_tag_in_the_state() -> None:

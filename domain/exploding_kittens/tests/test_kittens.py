@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from domain.commitment import verify
+from domain.decider import ActOnTimeout, Concede
 from domain.exploding_kittens import DECIDER
-from domain.exploding_kittens.commands import ActOnTimeout, Defuse, DrawCard, Leave, Nope, PlayCard
+from domain.exploding_kittens.commands import Defuse, DrawCard, Nope, PlayCard
 from domain.exploding_kittens.events import KittenDefused, KittenDrawn
 from domain.exploding_kittens.state import PendingDefuse
 from domain.viewers import Seat, Spectator
@@ -29,7 +30,7 @@ def test_1_5_revealed__drawn_kitten_is_revealed_publicly() -> None:
 def test_1_5_always_defuse__holding_a_defuse_always_defuses_only_the_position_is_chosen() -> None:
     state, _ = _drawn()
     offered = DECIDER.legal_commands(state, 0)
-    assert offered == [Defuse(position=k) for k in range(4)] + [Leave()]
+    assert offered == [Defuse(position=k) for k in range(4)] + [Concede()]
 
 
 def test_1_5_defuse__defuse_at_position_zero_puts_kitten_on_top() -> None:
@@ -105,7 +106,7 @@ def test_1_8_last_wins__last_explosion_leaves_the_winner() -> None:
 def test_1_5_no_nope__defuse_and_kitten_cannot_be_noped() -> None:
     state, _ = _drawn(reaction_window=5.0)
     assert state.window is None
-    assert DECIDER.legal_commands(state, 1) == [Leave()]
+    assert DECIDER.legal_commands(state, 1) == [Concede()]
     given(state).when(Nope(chain_length=0), 1).then("window_closed")
     state, _ = given(state).when(Defuse(position=0), 0)
     assert state.window is None
@@ -116,8 +117,8 @@ def test_1_5_timeout__defuse_timeout_puts_kitten_at_random_position() -> None:
     state, events = _drawn(decision_timeout=10.0)
     drawn = events[0]
     assert isinstance(drawn, KittenDrawn) and drawn.deadline == 10.0
-    assert DECIDER.deadline(state) == 10.0
-    assert DECIDER.on_deadline(state) == ActOnTimeout()
+    assert DECIDER.clock.deadline(state) == 10.0
+    assert DECIDER.clock.on_deadline(state) == ActOnTimeout()
     positions = set()
     for seed in range(30):
         after, evs = given(state).when(ActOnTimeout(), None, now=10.0, seed=seed)

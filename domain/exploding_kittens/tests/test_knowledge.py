@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from domain.decider import Concede
 from domain.exploding_kittens import DECIDER
-from domain.exploding_kittens.commands import Defuse, DrawCard, Leave, PlayCard
+from domain.exploding_kittens.commands import Defuse, DrawCard, PlayCard
 from domain.viewers import Seat
 
 from .builders import BC, CM, HP, RR, SF, SH, TC, A, D, K, given, rigged
@@ -58,6 +59,6 @@ def test_1_9_knowledge_now__the_defusing_seat_keeps_an_exact_updated_picture() -
 def test_a_kitten_leaving_with_a_conceding_seat_closes_its_gap_in_the_knowledge() -> None:
     state = rigged([[SF, A], [A], [A]], pile=(TC, K, HP, RR))
     state, _ = given(state).when(PlayCard(card=SF), 0)
-    state, _ = given(state).when(Leave(), 2)  # the bottom-most (only) Kitten leaves the pile
+    state, _ = given(state).when(Concede(), 2)  # the bottom-most (only) Kitten leaves the pile
     assert state.draw_pile == (TC, HP, RR)
     assert _known(state, 0) == ((TC, HP), None)

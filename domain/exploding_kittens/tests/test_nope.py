@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from domain.decider import Concede
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import (
     DrawCard,
     GiveCard,
-    Leave,
     Nope,
     PassReaction,
     PlayCard,
@@ -36,8 +36,8 @@ def test_1_6_window__played_action_opens_a_window_until_the_deadline() -> None:
     state = _favor_window()
     window = DECIDER.view(state, Spectator()).public.window
     assert window.deadline == W and window.eligible == (1, 2) and window.chain_length == 0
-    assert DECIDER.deadline(state) == W
-    assert DECIDER.on_deadline(state) == ResolveReactions()
+    assert DECIDER.clock.deadline(state) == W
+    assert DECIDER.clock.on_deadline(state) == ResolveReactions()
 
 
 def test_1_7_chain__nope_cancels_the_action() -> None:
@@ -206,8 +206,8 @@ def test_1_4_who_plays__only_nope_and_pass_while_a_window_is_open() -> None:
     state = _favor_window()
     _refused(state, 0, PlayCard(card=N), "window_open")
     _refused(state, 0, DrawCard(), "window_open")
-    assert DECIDER.legal_commands(state, 0) == [Leave()]
-    assert DECIDER.legal_commands(state, 1) == [Nope(chain_length=0), PassReaction(), Leave()]
+    assert DECIDER.legal_commands(state, 0) == [Concede()]
+    assert DECIDER.legal_commands(state, 1) == [Nope(chain_length=0), PassReaction(), Concede()]
 
 
 def test_1_7_close__reaction_window_zero_resolves_at_once() -> None:

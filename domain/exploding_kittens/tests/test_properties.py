@@ -11,16 +11,14 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.decider import Context
+from domain.decider import ActOnTimeout, Concede, Context
 from domain.errors import RuleViolation
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.cards import ALL_TITLES, DECK_SIZE, Card
 from domain.exploding_kittens.commands import (
-    ActOnTimeout,
     Defuse,
     DrawCard,
     GiveCard,
-    Leave,
     Nope,
     PassReaction,
     PlayCard,
@@ -42,7 +40,7 @@ from domain.exploding_kittens.state import ExplodingKittensState
 from domain.rereading import rereading
 from domain.viewers import Seat, Spectator
 
-EVENT_DECODER = msgspec.json.Decoder(DECIDER.event_type)
+EVENT_DECODER = msgspec.json.Decoder(DECIDER.types.event)
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 game_options = st.fixed_dictionaries(
@@ -123,8 +121,8 @@ def check_redaction(state: ExplodingKittensState, event: Any) -> None:
     if isinstance(spectator, DeckDealt):
         assert all(hand == () for hand in spectator.hands)
     # ``private_to`` (what the numbering counts) agrees with what ``redact`` leaves out entirely.
-    assert DECIDER.private_to is not None
-    owner = DECIDER.private_to(event)
+    assert DECIDER.hidden.private_to is not None
+    owner = DECIDER.hidden.private_to(event)
     assert (spectator is None) == (owner is not None)
     for seat in range(state.players):
         assert (DECIDER.redact(event, Seat(seat)) is None) == (owner not in (None, seat))
@@ -161,7 +159,7 @@ def choices(game: Game) -> list[tuple[int, Any]]:
         (seat, command)
         for seat in range(state.players)
         for command in DECIDER.legal_commands(state, seat)
-        if not isinstance(command, Leave)
+        if not isinstance(command, Concede)
     ]
 
 
@@ -171,19 +169,19 @@ def steps(game: Game, max_steps: int = 3000) -> Iterator[None]:
     for _ in range(max_steps):
         if DECIDER.outcome(game.state) is not None:
             return
-        due = DECIDER.deadline(game.state)
+        due = DECIDER.clock.deadline(game.state)
         if due is not None and rng.random() < 0.15:
             game.now = max(game.now, due)
-            game.apply(None, DECIDER.on_deadline(game.state))
+            game.apply(None, DECIDER.clock.on_deadline(game.state))
         elif rng.random() < 0.01:
             living = game.state.living()
-            game.apply(rng.choice(living), Leave())
+            game.apply(rng.choice(living), Concede())
         else:
             options = choices(game)
             if not options:  # only waiting on a deadline is left
                 assert due is not None
                 game.now = max(game.now, due)
-                game.apply(None, DECIDER.on_deadline(game.state))
+                game.apply(None, DECIDER.clock.on_deadline(game.state))
             else:
                 seat, command = rng.choice(options)
                 game.apply(seat, command)
@@ -244,7 +242,7 @@ def universe(state: ExplodingKittensState, rng: random.Random) -> Any:
         return ResolveReactions()
     if kind == 9:
         return ActOnTimeout()
-    return Leave()
+    return Concede()
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -292,7 +290,7 @@ garbage_commands = st.one_of(
     st.builds(PassReaction),
     st.builds(ResolveReactions),
     st.builds(ActOnTimeout),
-    st.builds(Leave),
+    st.builds(Concede),
     garbage_value,
 )
 

@@ -7,14 +7,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.decider import ActOnTimeout, Concede
 from domain.errors import RuleViolation
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import (
-    ActOnTimeout,
     Defuse,
     DrawCard,
     GiveCard,
-    Leave,
     Nope,
     PassReaction,
     PlayCard,
@@ -39,13 +38,13 @@ def test_1_4_who_plays__command_from_a_seat_that_is_not_the_active_one_is_refuse
 @pytest.mark.parametrize("seat", [None, -1, 2, 99])
 def test_seat_only_commands_need_a_seat_of_the_game(seat: int | None) -> None:
     state = rigged([[A], [S]])
-    for command in (DrawCard(), Leave(), Nope(chain_length=0), PassReaction(), Defuse(position=0)):
+    for command in (DrawCard(), Concede(), Nope(chain_length=0), PassReaction(), Defuse(position=0)):
         given(state).when(command, seat).then("not_a_player")
 
 
 def test_eliminated_seats_are_refused() -> None:
     state = rigged([[A], [S], [TC]], alive=[True, False, True])
-    given(state).when(Leave(), 1).then("player_eliminated")
+    given(state).when(Concede(), 1).then("player_eliminated")
     given(state).when(DrawCard(), 1).then("player_eliminated")
 
 
@@ -108,7 +107,7 @@ def test_garbage_commands_raise_only_rule_violations(command: Any) -> None:
 
 def test_play_combo_cards_given_as_a_list_are_accepted_after_validation() -> None:
     # msgspec validation normalises the fields; the decoded JSON form is what the API sends.
-    command = msgspec.json.Decoder(DECIDER.command_type).decode(
+    command = msgspec.json.Decoder(DECIDER.types.command).decode(
         b'{"type":"PlayCombo","cards":["Tacocat","Tacocat"],"target":1}'
     )
     state, _ = given(rigged([[TC, TC], [S]])).when(command, 0)
@@ -121,8 +120,8 @@ def test_play_combo_cards_given_as_a_list_are_accepted_after_validation() -> Non
 def test_3_timeout_option__idle_active_seat_draws_on_timeout_by_the_server() -> None:
     state = rigged([[A], [S]], pile=(TC, K), decision_timeout=30.0)
     state, _ = given(state).when(PlayCard(card=A), 0, now=0.0)  # window 0: resolves, seat 1 owes 2
-    assert DECIDER.deadline(state) == 30.0
-    assert DECIDER.on_deadline(state) == ActOnTimeout()
+    assert DECIDER.clock.deadline(state) == 30.0
+    assert DECIDER.clock.on_deadline(state) == ActOnTimeout()
     state, events = given(state).when(ActOnTimeout(), None, now=31.0)
     assert isinstance(events[0], CardDrawn) and events[0].by_server
     assert isinstance(events[1], OwedTurnStarted) and events[1].deadline == 61.0
@@ -134,14 +133,14 @@ def test_timeout_draw_of_a_kitten_asks_for_a_placement() -> None:
     state = msgspec.structs.replace(state, turn_deadline=30.0)
     state, events = given(state).when(ActOnTimeout(), None, now=30.0)
     assert isinstance(events[0], KittenDrawn) and events[0].by_server and events[0].deadline == 60.0
-    assert DECIDER.deadline(state) == 60.0
+    assert DECIDER.clock.deadline(state) == 60.0
 
 
 def test_act_on_timeout_is_refused_before_the_deadline_or_without_timeouts() -> None:
     state = msgspec.structs.replace(rigged([[A], [S]], decision_timeout=30.0), turn_deadline=30.0)
     given(state).when(ActOnTimeout(), None, now=29.9).then("deadline_not_reached")
     given(rigged([[A], [S]])).when(ActOnTimeout(), None, now=1e9).then("no_deadline")
-    assert DECIDER.deadline(rigged([[A], [S]])) is None
+    assert DECIDER.clock.deadline(rigged([[A], [S]])) is None
 
 
 def test_act_on_timeout_during_a_window_is_refused() -> None:
@@ -153,9 +152,9 @@ def test_act_on_timeout_during_a_window_is_refused() -> None:
 def test_the_turn_clock_restarts_when_the_seat_is_free_again() -> None:
     state = rigged([[F, A], [S, CM]], decision_timeout=30.0)
     state, _ = given(state).when(PlayCard(card=F, target=1), 0, now=10.0)
-    assert DECIDER.deadline(state) == 40.0  # the giver's decision
+    assert DECIDER.clock.deadline(state) == 40.0  # the giver's decision
     state, _ = given(state).when(GiveCard(card=CM), 1, now=12.0)
-    assert DECIDER.deadline(state) == 42.0  # the active seat's turn again
+    assert DECIDER.clock.deadline(state) == 42.0  # the active seat's turn again
 
 
 def test_unknown_and_malformed_commands_have_their_own_codes() -> None:
@@ -168,7 +167,7 @@ def test_unknown_and_malformed_commands_have_their_own_codes() -> None:
 
 def test_3_timeout_option__decision_timeout_is_off_by_default() -> None:
     state, _ = given(rigged([[D], [S]], pile=(K, TC))).when(DrawCard(), 0)
-    assert state.pending is not None and DECIDER.deadline(state) is None
+    assert state.pending is not None and DECIDER.clock.deadline(state) is None
 
 
 def test_a_late_answer_is_accepted_until_the_server_acts() -> None:

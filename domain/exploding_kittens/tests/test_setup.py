@@ -102,7 +102,7 @@ def test_start_twice_is_refused() -> None:
 def test_command_before_start_is_refused() -> None:
     state = DECIDER.initial_state(DECIDER.parse_options({"players": 2}))
     given(state).when(DrawCard(), 0).then("game_not_started")
-    assert DECIDER.outcome(state) is None and DECIDER.deadline(state) is None
+    assert DECIDER.outcome(state) is None and DECIDER.clock.deadline(state) is None
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,9 @@
 unions, which the HTTP handlers treat as opaque (the game is known only once the game id is
 resolved). Their schemas come from msgspec, under ``components/schemas/<kind>.<Name>``; each
 game's unions are named components (``<Game>Command``, ``<Game>Event``, ``<Game>View``,
-discriminated by their tag field) and the generic operations point at them. Schemas that carry a
+discriminated by their tag field) and the generic operations point at them. The kernel's commands
+(domain/decider.py), every game's, are one component each (``kernel.<Name>``), so that ``Command``,
+every game's commands, is one union discriminated by ``type``. Schemas that carry a
 game's data (create-game, the seat view, the spectator snapshot) become unions discriminated by
 ``kind``, one variant per registered game."""
 
@@ -15,9 +17,10 @@ from typing import Any, get_args
 import msgspec
 
 from domain import registry
+from domain.decider import ActOnTimeout, Concede
 from projections.envelopes import HIDDEN_SEED
 from projections.table import DisputeEvents, LobbyEvents, Status
-from service.http.openapi.walk import REF, ref
+from service.http.openapi.walk import REF, ref, walk
 
 _SEQ = (
     "The event's number for this viewer: 1, 2, 3 ... over the events this viewer may see (a seat,"
@@ -43,6 +46,46 @@ def _components(prefix: str, type_: Any, schemas: dict[str, Any]) -> dict[str, A
     for name, schema in components.items():
         schemas[f"{prefix}.{name}"] = schema
     return dict(root)
+
+
+KERNEL_COMMANDS = tuple(registry.tag_of(command) for command in (ActOnTimeout, Concede))
+
+
+def _kernel_commands(schemas: dict[str, Any], kinds: list[str]) -> None:
+    """Each game's copy of a kernel command made one ``kernel.<Name>`` component, every
+    reference to a copy (unions, their discriminators, views) pointing at it."""
+    moved = {}
+    for kind in kinds:
+        for name in KERNEL_COMMANDS:
+            if (schema := schemas.pop(f"{kind}.{name}", None)) is not None:
+                schemas[f"kernel.{name}"] = schema
+                moved[REF.format(name=f"{kind}.{name}")] = REF.format(name=f"kernel.{name}")
+    for node in walk(schemas):
+        if node.get("$ref") in moved:
+            node["$ref"] = moved[node["$ref"]]
+        mapping = node.get("mapping")
+        if node.get("propertyName") and isinstance(mapping, dict):
+            node["mapping"] = {tag: moved.get(target, target) for tag, target in mapping.items()}
+
+
+def _every_command(schemas: dict[str, Any], unions: list[str]) -> None:
+    """``Command``: every game's commands, one union discriminated by ``type`` (a tag is one
+    game's, or the kernel's, which every game's union points at alike)."""
+    mapping: dict[str, str] = {}
+    for union in unions:
+        for tag, target in schemas[union]["discriminator"]["mapping"].items():
+            assert mapping.setdefault(tag, target) == target, f"two games' commands tagged {tag}"
+    schemas["Command"] = {
+        "description": "A command of a game (`ActOnTimeout` and `Concede` are every game's)",
+        "oneOf": [{"$ref": target} for target in dict.fromkeys(mapping.values())],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+
+
+def _renamed(renamed: dict[str, str]) -> str:
+    """What a game's command union says of the tags its commands were once sent under."""
+    old = ", ".join(f"`{tag}` (read as `{today}`)" for tag, today in sorted(renamed.items()))
+    return f"A command of the game. Tags it once had are still accepted: {old}."
 
 
 def _union(name: str, root: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
@@ -158,9 +201,11 @@ def game_components(schemas: dict[str, Any]) -> GameSchemas:
     spectator_views: dict[str, dict[str, dict[str, Any]]] = {}
     for kind, decider in registry.games().items():
         game = _camel(kind)
-        commands[kind] = _union(f"{game}Command", _components(kind, decider.command_type, schemas), schemas)
-        events.append(_union(f"{game}Event", _components(kind, decider.event_type, schemas), schemas))
-        views = _components(kind, decider.view_type, schemas)
+        commands[kind] = _union(f"{game}Command", _components(kind, decider.types.command, schemas), schemas)
+        if decider.versions.renamed_commands:
+            schemas[f"{game}Command"]["description"] = _renamed(dict(decider.versions.renamed_commands))
+        events.append(_union(f"{game}Event", _components(kind, decider.types.event, schemas), schemas))
+        views = _components(kind, decider.types.view, schemas)
         _union(f"{game}View", views, schemas)
         by_tag = views["discriminator"]["mapping"]
         seat_views[kind] = {
@@ -168,10 +213,11 @@ def game_components(schemas: dict[str, Any]) -> GameSchemas:
             "moves": {"type": "array", "items": commands[kind], "description": _MOVES},
         }
         spectator_views[kind] = {"view": {"oneOf": [{"$ref": by_tag["spectator"]}, {"type": "null"}]}}
-        options[kind] = _components(kind, decider.options_type, schemas)
+        options[kind] = _components(kind, decider.types.options, schemas)
         shown.append(_shown_options(schemas, game, options[kind]))
     schemas["GameOptions"] = {"description": "A game's options, as lobby.created shows them", "oneOf": shown}
-    schemas["Command"] = {"description": "A command of a game", "oneOf": list(commands.values())}
+    _kernel_commands(schemas, kinds)
+    _every_command(schemas, [c["$ref"].removeprefix("#/components/schemas/") for c in commands.values()])
     names = [e["$ref"].removeprefix("#/components/schemas/") for e in events]
     return GameSchemas(names, seat_views, spectator_views, options)
 

@@ -10,9 +10,9 @@ conformance kit).
 
 from __future__ import annotations
 
-from domain.decider import Decider
+from domain.decider import Clock, Decider, Hidden, Seats, Types
 from tests.games.guessing.about import ABOUT
-from tests.games.guessing.commands import Concede, GuessingCommand
+from tests.games.guessing.commands import GuessingCommand
 from tests.games.guessing.events import GuessingEvent, SeatConceded
 from tests.games.guessing.legal import legal_commands
 from tests.games.guessing.rules import deadline, decide, evolve, on_deadline, outcome, start
@@ -26,25 +26,18 @@ def conceded_seat(event: object) -> int | None:
 
 DECIDER: Decider[GuessingState, GuessingCommand, GuessingEvent, GuessingView] = Decider(
     kind="guessing",
-    min_players=2,
-    max_players=4,
-    options_type=GuessingOptions,
-    command_type=GuessingCommand,
-    event_type=GuessingEvent,
-    view_type=GuessingView,
+    seats=Seats(min=2, max=4, conceded=conceded_seat),
+    types=Types(options=GuessingOptions, command=GuessingCommand, event=GuessingEvent, view=GuessingView),
     initial_state=initial_state,
     start=start,
     decide=decide,
     evolve=evolve,
+    outcome=outcome,
     view=view,
     redact=redact,
     legal_commands=legal_commands,
-    deadline=deadline,
-    on_deadline=on_deadline,
-    outcome=outcome,
-    concede=Concede,
-    conceded_seat=conceded_seat,
-    private_to=private_to,
+    clock=Clock(deadline=deadline, on_deadline=on_deadline),
+    hidden=Hidden(private_to=private_to),
     about=ABOUT,
 )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.decider import Command
+from domain.decider import ActOnTimeout, Command, Concede
 
 
 class Guess(Command, frozen=True, kw_only=True):
@@ -22,13 +22,7 @@ class Mark(Command, frozen=True, kw_only=True):
     value: int
 
 
-class Concede(Command, frozen=True, kw_only=True):
-    """Leave the running game: the seat's card goes face up."""
-
-
-class ActOnDeadline(Command, frozen=True, kw_only=True):
-    """The server: the active seat's time is up, its turn passes."""
-
-
-GuessingCommand = Guess | Swap | Mark | Concede | ActOnDeadline
-COMMAND_TYPES = (Guess, Swap, Mark, Concede, ActOnDeadline)
+# The kernel's two (domain/decider.py): on the deadline, the active seat's turn passes; a seat
+# that concedes shows its card face up.
+GuessingCommand = Guess | Swap | Mark | Concede | ActOnTimeout
+COMMAND_TYPES = (Guess, Swap, Mark, Concede, ActOnTimeout)

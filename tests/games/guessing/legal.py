@@ -11,7 +11,7 @@ def legal_commands(state: GuessingState, seat: int) -> list[GuessingCommand]:
         return []
     values = range(1, state.options.deck_size + 1)
     out: list[GuessingCommand] = [Mark(value=v) for v in values if v not in state.marks[seat]]
-    if seat == state.active:
+    if seat == state.active_seat:
         out.append(Swap())
         out += [Guess(target=t, value=v) for t in state.standing() if t != seat for v in values]
     return out

@@ -12,9 +12,9 @@ from __future__ import annotations
 import msgspec
 
 from domain import refusals
-from domain.decider import Context, Outcome
+from domain.decider import ActOnTimeout, Concede, Context, Outcome
 from domain.errors import RuleViolation
-from tests.games.guessing.commands import COMMAND_TYPES, ActOnDeadline, Concede, Guess, Mark, Swap
+from tests.games.guessing.commands import COMMAND_TYPES, Guess, Mark, Swap
 from tests.games.guessing.events import (
     Dealt,
     GameEnded,
@@ -69,7 +69,7 @@ def _turn_ends(state: State, ctx: Context, events: list[GuessingEvent]) -> list[
     if len(standing) <= 1 or after.turn + 1 >= after.options.rounds:
         best = max(standing, key=lambda s: after.hands[s] or 0)
         return [*events, GameEnded(hands=after.hands, winners=(best,))]
-    nxt = after.next_standing(after.active)
+    nxt = after.next_standing(after.active_seat)
     return [*events, TurnPassed(seat=nxt, turn=after.turn + 1, deadline=_due(after, ctx))]
 
 
@@ -80,14 +80,14 @@ def decide(state: State, command: object, ctx: Context) -> list[GuessingEvent]:
         raise RuleViolation(refusals.GAME_NOT_STARTED, "The game has not started yet.")
     if state.phase == "over":
         raise RuleViolation(refusals.GAME_OVER, "The game is over.")
-    if isinstance(command, ActOnDeadline):
+    if isinstance(command, ActOnTimeout):
         if ctx.seat is not None:
             raise RuleViolation(refusals.SERVER_ONLY, "Only the server acts on a deadline.")
         if state.deadline is None:
             raise RuleViolation(refusals.NO_DEADLINE, "Nothing in this game has a deadline.")
         if ctx.now < state.deadline:
             raise RuleViolation(refusals.DEADLINE_NOT_REACHED, "The deadline has not passed.")
-        return _turn_ends(state, ctx, [TimedOut(seat=state.active)])
+        return _turn_ends(state, ctx, [TimedOut(seat=state.active_seat)])
     seat = _seat(state, ctx)
     match command:
         case Mark(value=value):
@@ -99,10 +99,10 @@ def decide(state: State, command: object, ctx: Context) -> list[GuessingEvent]:
             card = state.hands[seat]
             assert card is not None
             conceded: list[GuessingEvent] = [SeatConceded(seat=seat, card=card)]
-            if seat == state.active or len(state.standing()) <= 2:
+            if seat == state.active_seat or len(state.standing()) <= 2:
                 return _turn_ends(state, ctx, conceded)
             return conceded
-    if seat != state.active:
+    if seat != state.active_seat:
         raise RuleViolation(refusals.NOT_YOUR_TURN, "Another seat plays now.")
     match command:
         case Guess(target=target, value=value):
@@ -132,7 +132,7 @@ def evolve(state: State, event: GuessingEvent) -> State:
                 hands=event.hands,
                 pile=event.pile,
                 marks=((),) * state.players,
-                active=event.first_seat,
+                active_seat=event.first_seat,
                 deadline=event.deadline,
             )
         case Guessed(target=target, right=True):
@@ -149,7 +149,7 @@ def evolve(state: State, event: GuessingEvent) -> State:
         case SeatConceded(seat=seat, card=card):
             return _replace_hand(state, seat, None, revealed=(*state.revealed, card))
         case TurnPassed(seat=seat, turn=turn, deadline=deadline):
-            return _copy(state, active=seat, turn=turn, deadline=deadline)
+            return _copy(state, active_seat=seat, turn=turn, deadline=deadline)
         case GameEnded(winners=winners):
             return _copy(state, phase="over", winners=winners, deadline=None)
     return state  # Guessed wrong, TimedOut: the turn's end says what changes
@@ -174,8 +174,8 @@ def deadline(state: State) -> float | None:
     return state.deadline if state.phase == "playing" else None
 
 
-def on_deadline(state: State) -> ActOnDeadline:
-    return ActOnDeadline()
+def on_deadline(state: State) -> ActOnTimeout:
+    return ActOnTimeout()
 
 
 def outcome(state: State) -> Outcome | None:

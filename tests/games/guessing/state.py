@@ -40,7 +40,7 @@ class GuessingState(msgspec.Struct, frozen=True, kw_only=True):
     pile: tuple[int, ...] = ()
     revealed: tuple[int, ...] = ()
     marks: tuple[tuple[int, ...], ...] = ()
-    active: int = 0
+    active_seat: int = 0
     turn: int = 0
     deadline: float | None = None
     winners: tuple[int, ...] = ()

@@ -54,7 +54,7 @@ def _public(state: GuessingState) -> GuessingPublic:
     return GuessingPublic(
         players=state.players,
         phase=state.phase,
-        active_seat=state.active if playing else None,
+        active_seat=state.active_seat if playing else None,
         turn=state.turn,
         standing=tuple(state.standing()),
         revealed=state.revealed,

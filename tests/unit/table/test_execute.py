@@ -92,7 +92,7 @@ async def test_given_a_key_used_when_reused_for_another_request_then_idempotency
     legal = table.decider.legal_commands(table.state, seat)
     await games.command(game_id, seat, msgspec.json.encode(legal[0]), idempotency_key="k1")
     with pytest.raises(ServiceError) as caught:
-        await games.command(game_id, seat, b'{"type": "Leave"}', idempotency_key="k1")
+        await games.command(game_id, seat, b'{"type": "Concede"}', idempotency_key="k1")
     assert caught.value.code == "idempotency_key_reused"
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from domain import randomness
-from domain.decider import Context
+from domain.decider import Concede, Context
 from domain.randomness import Draws, SeedUnavailable
 from domain.registry import for_kind
 from domain.table import seeds
@@ -150,7 +150,7 @@ def test_the_create_commits_the_server_seed_and_the_end_discloses_it() -> None:
     for _ in range(200):  # seat 0 leaves: the other wins, and the seed follows the win
         if table.status == "finished":
             break
-        events = decide(table, Play(seat=table.state.active_seat, command=RULES.game.concede()))
+        events = decide(table, Play(seat=table.state.active_seat, command=Concede()))
         table = RULES.fold(table, events)
     assert table.status == "finished"
     assert events[-1] == SeedDisclosed(seed=SERVER.hex())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.decider import Concede
 from domain.registry import for_kind
 from domain.table.commands import (
     MAX_SPECTATOR_DELAY,
@@ -119,16 +120,12 @@ def test_given_a_running_game_when_a_seat_leaves_then_it_concedes_through_the_ga
 
 
 def test_given_an_open_game_when_a_seat_plays_then_game_not_started() -> None:
-    concede = RULES.game.concede
-    assert concede is not None
-    refused = given(None, CREATED, ALICE, BOB).when(Play(seat=0, command=concede(), holder="a1"))
+    refused = given(None, CREATED, ALICE, BOB).when(Play(seat=0, command=Concede(), holder="a1"))
     assert (refused.code, refused.kind) == ("game_not_started", "conflict")
 
 
 def test_given_a_running_game_when_another_holder_plays_then_seat_token_revoked() -> None:
-    concede = RULES.game.concede
-    assert concede is not None
-    given(started()).when(Play(seat=0, command=concede(), holder="b1")).then("seat_token_revoked")
+    given(started()).when(Play(seat=0, command=Concede(), holder="b1")).then("seat_token_revoked")
 
 
 def test_given_a_running_game_when_a_seat_plays_then_the_game_decides_for_that_seat() -> None:
