@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import msgspec
 
 from domain.a_risk_cat import DECIDER
@@ -25,7 +23,6 @@ from domain.a_risk_cat.views import (
     redact,
     view,
 )
-from domain.decider import Context
 from domain.viewers import MODERATOR, SPECTATOR, Seat
 
 from .builders import given, make_state
@@ -85,7 +82,7 @@ def test_views_are_msgspec_encodable_and_decodable() -> None:
 
 def test_2_6_hidden__setup_redacted_hides_bag_and_salt() -> None:
     state = DECIDER.initial_state(DECIDER.parse_options({"players": 4}))
-    (setup,) = DECIDER.start(state, Context(random.Random(3), 0.0, None))
+    (setup,) = given(state).when_started(seed=3).events
     public = redact(setup, SPECTATOR)
     assert isinstance(public, ARiskCatGameSetUp)
     assert public.bag == () and public.salt == "" and public.commitment == setup.commitment

@@ -36,8 +36,8 @@ def test_evolve_follows_the_recorded_fact_not_the_hand() -> None:
 def test_an_old_kitten_drawn_without_the_fact_folds_as_it_did() -> None:
     state = rigged([[D], [S]], pile=(K, HP))
     _, events = given(state).when(DrawCard(), 0)
-    new = DECIDER.evolve(state, events[0])
-    old = DECIDER.evolve(state, replace(events[0], defusable=None))
+    new = given(state, events[0]).state
+    old = given(state, replace(events[0], defusable=None)).state
     assert new == old and isinstance(old.pending, PendingDefuse)
 
 
@@ -67,7 +67,7 @@ def test_an_old_player_conceded_without_the_fact_folds_as_it_did() -> None:
     state = rigged([[A], [S, TC], [CM]], pile=(K, HP, K, CM))
     _, events = given(state).when(Concede(), 1)
     old = replace(events[0], kitten_left=None, kitten_position=None)
-    assert DECIDER.evolve(state, old) == DECIDER.evolve(state, events[0])
+    assert given(state, old).state == given(state, events[0]).state
 
 
 def test_1_8_leave_kitten__only_a_moderator_sees_where_the_leaving_kitten_was() -> None:

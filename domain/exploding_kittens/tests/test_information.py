@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from typing import get_args
 
 import msgspec
 
-from domain.decider import Context
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import DrawCard
 from domain.exploding_kittens.events import CardDrawn, DeckDealt
@@ -27,10 +25,9 @@ from .builders import CM, HP, TC, A, K, S, given, rigged
 
 def _dealt() -> tuple[object, DeckDealt]:
     opts = DECIDER.parse_options({"players": 3, "first_seat": 0})
-    state = DECIDER.initial_state(opts)
-    (event,) = DECIDER.start(state, Context(random.Random(5), 0.0, None))
+    state, (event,) = given(DECIDER.initial_state(opts)).when_started(seed=5)
     assert isinstance(event, DeckDealt)
-    return DECIDER.evolve(state, event), event
+    return state, event
 
 
 def test_1_9_one_seat__setup_event_shows_a_seat_only_its_own_hand_and_the_pile_size() -> None:
@@ -108,8 +105,6 @@ def test_1_9_hidden__the_rng_seed_is_hidden_from_every_player_and_spectator() ->
         shown = envelopes.redact(DECIDER, created, viewer)
         assert shown is not None and shown.options["seed"] == "hidden"
     assert envelopes.redact(DECIDER, created, Moderator()) == created
-    (dealt,) = DECIDER.start(
-        DECIDER.initial_state(DECIDER.parse_options({"players": 2})), Context(random.Random(1), 0.0, None)
-    )
+    (dealt,) = given(DECIDER.initial_state(DECIDER.parse_options({"players": 2}))).when_started(seed=1).events
     assert isinstance(dealt, DeckDealt)
     assert DECIDER.redact(dealt, Spectator()).salt is None  # nor the shuffle's salt
