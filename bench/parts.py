@@ -1,9 +1,10 @@
 """Where a command's CPU goes, part by part, in process: the game's rules, the views and events a
-seat is shown, the encodings, the token, the read models' fold. Each part is timed around the
+seat is shown, the encodings, the token, the read models' fold, the receipt, the idempotency
+fingerprint and the notification. Each part is timed around the
 functions that do it (the outermost call only, so no time counts twice), next to the whole
 command's CPU and to ``GET /healthz`` times the requests a command takes. What the parts leave
 is the rest: Litestar's routing, the guards, the service loop, the append's client and batching,
-the log line, the metrics, and the driver's own share.
+the event loop, the log line, the metrics, and the driver's own share.
 
 Run: ``.venv/bin/python bench/parts.py [--games 10] [--seconds 10]``
 
@@ -49,13 +50,16 @@ def _timed(part: str, function: Any) -> Any:
 
 def _instrument() -> None:
     """Each part's timer around the functions that do it, where their callers look them up."""
+    import service.app.idempotency
     import service.app.loop
     import service.app.seat_commands
     import service.http.api.guards
     import service.http.api.play
     import service.http.fast.lanes
     import service.readmodels.models
+    import service.store.notifications
     from domain.table.decider import SeatedDecider
+    from projections.receipts import ReceiptSigner
 
     parts: list[tuple[Any, str, str]] = [
         (SeatedDecider, "decide", "the rules: decide"),
@@ -67,6 +71,9 @@ def _instrument() -> None:
         (service.http.api.guards, "read_bearer", "the token read"),
         (service.http.fast.lanes, "encode_json", "the answer encoded"),
         (service.readmodels.models.ReadModels, "_apply", "read models: fold"),
+        (ReceiptSigner, "sign", "the receipt (its events' digest, the Ed25519 signature)"),
+        (service.app.idempotency, "fingerprint", "the idempotency fingerprint"),
+        (service.store.notifications.Notifier, "publish", "the notification to other instances"),
     ]
     for owner, name, part in parts:
         function = getattr(owner, name)
@@ -92,7 +99,7 @@ async def measure(url: str, games: int, seconds: float) -> None:
             *rows,
             ["all the parts above", f"{total:.1f}"],
             [
-                "the rest (framework, guards, service loop, append client, logs, metrics, driver)",
+                "the rest (framework, guards, service loop, append client, event loop, metrics, driver)",
                 f"{cpu_per_command * 1e6 - total - cpu_per_healthz * requests * 1e6:.1f}",
             ],
             [

@@ -418,6 +418,48 @@ def summarize_profile(path: str, top: int = 25) -> list[tuple[str, float]]:
     return [(frame, n / all_samples) for frame, n in ranked]
 
 
+# The room a sampled frame belongs to: the first whose path fragment its file holds. A sample is
+# charged to its innermost frame in a room, so C code (msgspec, Ed25519, uvloop, asyncpg's
+# protocol) and the standard library's helpers (hmac, uuid) count in the room that called them.
+ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("the receipt: its events' digest, Ed25519 (projections/receipts.py)",
+     ("projections/receipts.py", "projections/export/canonical.py", "cryptography/")),
+    ("the rules (domain/)", ("(domain/",)),
+    ("views, envelopes, numbering, sealing (projections/)", ("(projections/",)),
+    ("the use cases and the loop (service/app/)", ("service/app/",)),
+    ("the log's client (service/store/, asyncpg)", ("service/store/", "asyncpg/")),
+    ("read models (service/readmodels/)", ("service/readmodels/",)),
+    ("HTTP: fast path, guards, controllers (service/http/)", ("service/http/",)),
+    ("logs, metrics, request context (service/runtime/)", ("service/runtime/",)),
+    ("Litestar", ("litestar/",)),
+    ("uvicorn, httptools", ("uvicorn/", "httptools/")),
+    ("prometheus_client", ("prometheus_client/",)),
+    ("structlog, logging", ("structlog/", "logging/")),
+    ("the event loop (asyncio, uvloop)", ("asyncio/", "uvloop/")),
+)  # fmt: skip
+
+
+def profile_by_room(path: str) -> list[tuple[str, float]]:
+    """Each room's share of a py-spy raw profile's samples, by the innermost frame in a room."""
+    shares: dict[str, int] = {}
+    all_samples = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        n = int(count)
+        all_samples += n
+        room = next(
+            (
+                name
+                for frame in reversed(stack.split(";"))
+                for name, parts in ROOMS
+                if any(part in frame for part in parts)
+            ),
+            "other",
+        )
+        shares[room] = shares.get(room, 0) + n
+    return sorted(((room, n / all_samples) for room, n in shares.items()), key=lambda kv: -kv[1])
+
+
 # -- a lean HTTP/1.1 keep-alive client (the load generator must not be the bottleneck) ------------
 
 
