@@ -23,6 +23,7 @@ class Rule(NamedTuple):
 
 
 E2E = "tests/e2e/"
+UNIT = "tests/unit/"
 HTTP_RULES = E2E + "test_rules_decisions_over_http.py::"
 LEAKS = E2E + "test_numbering_leaks.py::"
 # The conformance kit: random games of every game, every promise checked at every step.

@@ -21,7 +21,6 @@ from domain.a_risk_cat.tokens import (
 )
 from domain.commitment import verify
 from domain.errors import RuleViolation
-from domain.registry import get
 
 from .builders import given
 
@@ -33,11 +32,6 @@ def _started(players: int, seed: int = 1, **options: object) -> tuple[ARiskCatGa
     setup = events[0]
     assert isinstance(setup, ARiskCatGameSetUp)
     return setup, state
-
-
-def test_decider_is_registered_for_three_to_eight_players() -> None:
-    assert get("a_risk_cat") is DECIDER
-    assert (DECIDER.kind, DECIDER.seats.min, DECIDER.seats.max) == ("a_risk_cat", 3, 8)
 
 
 def test_2_1_tokens__sixty_six_tokens_painting_n_has_n_tokens() -> None:

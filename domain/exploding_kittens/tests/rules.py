@@ -4,7 +4,7 @@ lines every game shares: read by tests/rules_coverage.py through the registry (t
 
 from __future__ import annotations
 
-from tests.rules_coverage import E2E, HTTP_RULES, LEAKS, Rule
+from tests.rules_coverage import E2E, HTTP_RULES, LEAKS, UNIT, Rule
 
 EK = "domain/exploding_kittens/tests/"
 SECTIONS = ("1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
@@ -430,8 +430,8 @@ RULES: tuple[Rule, ...] = (
             EK
             + "test_nope.py::test_1_7_public_window__eligible_seats_are_all_living_seats_but_the_top_card_player",
             EK + "test_nope.py::test_1_7_public_window__passes_are_not_broadcast",
-            EK
-            + "test_numbering.py::test_1_7_public_window__a_pass_changes_no_number_another_seat_or_a_spectator_can_read",
+            UNIT
+            + "test_exploding_kittens_numbering.py::test_1_7_public_window__a_pass_changes_no_number_another_seat_or_a_spectator_can_read",
             LEAKS + "test_a_pass_changes_nothing_another_seat_or_a_spectator_can_read",
         ),
     ),
@@ -557,8 +557,8 @@ RULES: tuple[Rule, ...] = (
         "hidden from all players: the pile order, the RNG's seed and state",
         (
             EK + "test_information.py::test_1_9_public__spectator_view_has_no_hands_and_no_pile_order",
-            EK
-            + "test_information.py::test_1_9_hidden__the_rng_seed_is_hidden_from_every_player_and_spectator",
+            UNIT
+            + "test_exploding_kittens_seed_hidden.py::test_1_9_hidden__the_rng_seed_is_hidden_from_every_player_and_spectator",
             E2E
             + "test_api_play.py::test_no_response_of_a_seat_contains_another_seats_cards_or_the_pile_order",
         ),
@@ -610,10 +610,10 @@ EVERY_GAME: dict[str, tuple[str, ...]] = {
     ),
     "3.creation": (EK + "test_setup.py::test_3_creation__bad_options_are_refused",),
     "3.no-inference-numbers": (
-        EK
-        + "test_numbering.py::test_1_7_public_window__a_pass_changes_no_number_another_seat_or_a_spectator_can_read",
-        EK
-        + "test_numbering.py::test_3_no_inference_numbers__every_viewers_numbers_run_without_gaps_after_passes",
+        UNIT
+        + "test_exploding_kittens_numbering.py::test_1_7_public_window__a_pass_changes_no_number_another_seat_or_a_spectator_can_read",
+        UNIT
+        + "test_exploding_kittens_numbering.py::test_3_no_inference_numbers__every_viewers_numbers_run_without_gaps_after_passes",
     ),
     "3.no-inference-errors": (
         EK + "test_actions.py::test_1_6_no_cards_target__action_on_a_target_with_no_cards_is_refused",
@@ -621,5 +621,7 @@ EVERY_GAME: dict[str, tuple[str, ...]] = {
     "3.no-inference-offers": (
         EK + "test_nope.py::test_1_7_security__window_does_not_close_early_when_nobody_holds_nope",
     ),
-    "3.no-trace": (EK + "test_numbering.py::test_3_no_trace__numbering_resumes_from_any_prefix",),
+    "3.no-trace": (
+        UNIT + "test_exploding_kittens_numbering.py::test_3_no_trace__numbering_resumes_from_any_prefix",
+    ),
 }

@@ -17,8 +17,6 @@ from domain.exploding_kittens.views import (
     ExplodingKittensSpectatorView,
 )
 from domain.viewers import Moderator, Seat, Spectator
-from projections import envelopes
-from projections.table import GameCreated
 
 from .builders import CM, HP, TC, A, K, S, given, rigged
 
@@ -91,20 +89,3 @@ def test_views_and_events_are_msgspec_encodable() -> None:
 def test_a_pending_decision_s_kind_in_the_views_is_its_tag_in_the_state() -> None:
     tags = {pending.__struct_config__.tag for pending in get_args(ExplodingKittensPending)}
     assert tags == set(get_args(DecisionKind))
-
-
-def test_1_9_hidden__the_rng_seed_is_hidden_from_every_player_and_spectator() -> None:
-    created = GameCreated(
-        kind="exploding_kittens",
-        options={"players": 2, "seed": 42},
-        public=True,
-        spectator_delay=0.0,
-        created_at=0.0,
-    )
-    for viewer in (Seat(0), Seat(1), Spectator()):
-        shown = envelopes.redact(DECIDER, created, viewer)
-        assert shown is not None and shown.options["seed"] == "hidden"
-    assert envelopes.redact(DECIDER, created, Moderator()) == created
-    (dealt,) = given(DECIDER.initial_state(DECIDER.parse_options({"players": 2}))).when_started(seed=1).events
-    assert isinstance(dealt, DeckDealt)
-    assert DECIDER.redact(dealt, Spectator()).salt is None  # nor the shuffle's salt

@@ -12,13 +12,12 @@ from domain.decider import Context
 from domain.exploding_kittens import DECIDER
 from domain.exploding_kittens.commands import PassReaction, PlayCard
 from domain.exploding_kittens.events import ReactionPassed
+from domain.exploding_kittens.tests.builders import SF
 from domain.viewers import MODERATOR, SPECTATOR, Seat, Viewer
 from projections import table as tables
 from projections.envelopes import envelopes
 from projections.numbering import version_for
 from projections.table import GameCreated, GameStarted, SeatJoined, Table
-
-from .builders import SF
 
 
 def _log() -> list[Any]:
