@@ -1,4 +1,4 @@
-"""Configuration from environment variables (documented in the README)."""
+"""Configuration from environment variables (documented in docs/configuration.md)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class Settings:
     cache_games: int = 2000
     log_format: str = "auto"  # auto | json | console
     scheduler_interval: float = 0.05
-    # Token lifetimes, in seconds (README, "Security").
+    # Token lifetimes, in seconds (docs/security.md).
     seat_token_lifetime: float = 30 * 86400.0  # upper bound of a seat token, game or no game
     seat_token_after_game: float = 3 * 86400.0  # a seat token keeps reading this long after the end
     host_token_lifetime: float = 3 * 86400.0  # upper bound of a host token (the lobby's life)
@@ -50,7 +50,7 @@ class Settings:
     player_token_lifetime: float = 365 * 86400.0
     moderator_cache_seconds: float = 5.0  # how long an instance trusts its list of revoked names
     dispute_window: float = 7 * 86400.0  # a seat may raise a dispute this long after its game ends
-    # Abuse limits (README, "Limits"): generous enough that play, the tests and the benches never
+    # Abuse limits (docs/configuration.md, "Limits"): generous enough that play, the tests and the benches never
     # meet them. A rate is "N/second|minute|hour|day"; "off" (or 0) lifts it.
     rate_limit_writes: str = "1000/minute"  # POST /games and POST .../seats, per client address
     rate_limit_commands: str = "100/second"  # POST .../commands, per seat token
@@ -65,7 +65,7 @@ class Settings:
     log_signing_key: str = ""
     witness_keys: str = ""
     log_interval: float = 2.0
-    # Parts a deployment may switch off (README, "Configuration"); bench/commands.py's
+    # Parts a deployment may switch off (docs/configuration.md); bench/commands.py's
     # ``--without`` switches them off to show what each costs a command.
     read_models: bool = True  # this instance may project the read models (one projects at a time)
     command_log: bool = True  # one log line and counter per command
