@@ -50,8 +50,8 @@ class Settings:
     player_token_lifetime: float = 365 * 86400.0
     moderator_cache_seconds: float = 5.0  # how long an instance trusts its list of revoked names
     dispute_window: float = 7 * 86400.0  # a seat may raise a dispute this long after its game ends
-    # Abuse limits (docs/configuration.md, "Limits"): generous enough that play, the tests and the benches never
-    # meet them. A rate is "N/second|minute|hour|day"; "off" (or 0) lifts it.
+    # Abuse limits (docs/configuration.md, "Limits"): generous enough that play, the tests and the
+    # benches never meet them. A rate is "N/second|minute|hour|day"; "off" (or 0) lifts it.
     rate_limit_writes: str = "1000/minute"  # POST /games and POST .../seats, per client address
     rate_limit_commands: str = "100/second"  # POST .../commands, per seat token
     max_streams: int = 1000  # open SSE streams per instance (process)
