@@ -17,6 +17,7 @@ from typing import Any
 from projections.receipts import ReceiptSigner
 from service.app.access import Access
 from service.app.auth import Keyring
+from service.app.computer_players import ComputerPlayers
 from service.app.disputes import Disputes
 from service.app.erasure import Erasure
 from service.app.games import GameService
@@ -99,6 +100,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     listener.on_append(games.invalidate)
     listener.on_resync(games.forget_all)
     scheduler = Scheduler(games, settings.scheduler_interval)
+    computer_players = ComputerPlayers(games)
     feeds = FeedHub(reads, listener, tables)
 
     def forget_erased(game_id: uuid.UUID) -> None:  # docs/erasure.md
@@ -135,6 +137,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     notifier.start()
     listener.start()
     scheduler.start()
+    computer_players.start()
     if settings.read_models:
         projector.start()
     sequencer.start()
@@ -147,6 +150,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         feeds.drain()
         await sequencer.stop()
         await projector.stop()
+        await computer_players.stop()
         await scheduler.stop()
         await feeds.close()
         await listener.stop()

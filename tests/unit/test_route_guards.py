@@ -21,6 +21,7 @@ WHO_MAY_CALL = {
     "getGame": ["bearer_if_sent"],
     "joinGame": ["player_or_guest"],
     "startGame": ["host_or_seat"],  # a host who left strands nobody
+    "seatComputerPlayer": ["host_or_seat"],  # as starting: any seated player may fill the table
     "leaveGame": ["seat_actor"],
     "revealSeed": ["seat_actor"],
     "sendCommand": ["seat_actor"],
