@@ -12,9 +12,11 @@ const sha256 = (...parts: Buffer[]): Buffer => {
 export const leafHash = (data: Buffer): Buffer => sha256(Buffer.from([0]), data);
 const nodeHash = (left: Buffer, right: Buffer): Buffer => sha256(Buffer.from([1]), left, right);
 
-export function leafData(gameId: string, seq: number, head: Buffer): Buffer {
+// A version-2 leaf (with the game's tag): `"playlog/head/v2" || tag (32 bytes) || seq || head`.
+export function leafData(gameId: string, seq: number, head: Buffer, tag?: Buffer): Buffer {
   const seqBytes = Buffer.alloc(8);
   seqBytes.writeBigUInt64BE(BigInt(seq));
+  if (tag) return Buffer.concat([Buffer.from("playlog/head/v2"), tag, seqBytes, head]);
   return Buffer.concat([Buffer.from("playlog/head/v1"), Buffer.from(gameId.replaceAll("-", ""), "hex"), seqBytes, head]);
 }
 
