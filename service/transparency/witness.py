@@ -25,7 +25,7 @@ import json
 import os
 import time
 import urllib.parse
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -201,11 +201,12 @@ def cosigned_size(note: Note) -> int:
     return Checkpoint.parse_body(note.body).size
 
 
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Scope]]
+Send = Callable[[Scope], Awaitable[None]]
 
 
-ASGI = Callable[[dict[str, Any], Receive, Send], Awaitable[None]]
+ASGI = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def app(service: WitnessService, prefix: str = "") -> ASGI:
@@ -217,7 +218,7 @@ def app(service: WitnessService, prefix: str = "") -> ASGI:
         await send({"type": "http.response.start", "status": answer.status, "headers": headers})
         await send({"type": "http.response.body", "body": answer.body.encode()})
 
-    async def asgi(scope: dict[str, Any], receive: Receive, send: Send) -> None:
+    async def asgi(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":  # nothing to start or stop
             while True:
                 event = (await receive())["type"].removeprefix("lifespan.")

@@ -345,8 +345,8 @@ async def test_trust_is_extended_to_the_log_now_and_a_log_that_does_not_extend_i
         await api.leave(game.id, 0, game.seats[0].token)
         await started_game(api, seed=12)
         assert await sequence(database_url, settings) is not None
-        keys = settings.log_identity().verifiers
-        witness = InProcessWitness(WITNESS, tmp_path / "witness", keys, database_url)
+        log_keys = settings.log_identity().verifiers
+        witness = InProcessWitness(WITNESS, tmp_path / "witness", log_keys, database_url)
         assert await witness.round() == "cosigned"
         moderator = {
             "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='m'), 60)}"
