@@ -69,7 +69,7 @@ class LeafProof(msgspec.Struct, frozen=True):
     ]
     tag: Annotated[
         str | None,
-        msgspec.Meta(description="The game's tag in the log's entries, hex (None for a version-1 leaf)"),
+        msgspec.Meta(description="The game's tag in the log's entries, hex (null for a version-1 leaf)"),
     ] = None
 
 
