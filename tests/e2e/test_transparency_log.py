@@ -311,14 +311,17 @@ async def test_a_cosignature_by_a_witness_the_log_does_not_accept_is_not_kept(
     assert [name for name, _ in served.signatures] == ["playlog.test/log"]  # ... and nothing was kept
 
 
-async def test_a_seat_gets_no_proof_while_its_game_holds_an_event_hidden_from_it(
+async def test_a_seat_gets_no_proof_while_its_game_runs_or_holds_an_event_hidden_from_it(
     api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
 ) -> None:
     from tests.e2e.test_numbering_leaks import _window_open
 
     game = await _window_open(api, moderator)
     seat = {"Authorization": f"Bearer {game.seats[2].token}"}
-    assert (await http.get(f"/games/{game.id}/log-proof", headers=seat)).status_code == 200
+    # Nothing hidden yet, but the game runs: its tag would let the seat follow its later leaves
+    # (and their seqs) in the log's public entries, hidden events included.
+    running = await http.get(f"/games/{game.id}/log-proof", headers=seat)
+    assert running.status_code == 403 and running.json()["code"] == "log_proof_hidden"
     await game.send(1, {"type": "PassReaction"})  # seat 1 alone may know this event exists
     refused = await http.get(f"/games/{game.id}/log-proof", headers=seat)
     assert refused.status_code == 403 and refused.json()["code"] == "log_proof_hidden"

@@ -1,5 +1,6 @@
 // RFC 9162 Merkle hashing and proof verification (sections 2.1.3.2 and 2.1.4.2), and playlog's
-// leaf: `"playlog/head/v1" || game id (16 bytes) || seq (8 bytes big-endian) || head`
+// leaf: `"playlog/head/v2" || tag (32 bytes) || seq (8 bytes big-endian) || head`, or, logged before the
+// tags, `"playlog/head/v1" || game id (16 bytes) || seq || head`
 // (docs/export-format.md, "Proofs").
 import { createHash } from "node:crypto";
 
