@@ -311,6 +311,38 @@ async def test_a_cosignature_by_a_witness_the_log_does_not_accept_is_not_kept(
     assert [name for name, _ in served.signatures] == ["playlog.test/log"]  # ... and nothing was kept
 
 
+async def test_a_restarted_log_resends_from_the_size_a_witness_names(
+    api: PlaylogClient,
+    http: AsyncTestClient[Litestar],
+    database_url: str,
+    moderator: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    keys = await log_keys(http)
+    first, _ = await finished_game(api)
+    await proof_of_head(http, first, (await head(database_url, first))[0], moderator)
+    witness = InProcessWitness(WITNESS, tmp_path / "w1", keys, database_url)
+    assert await witness.round() == "cosigned"
+    cosigned = witness.pusher.peers[0].cosigned
+    second, _ = await finished_game(api)
+    await proof_of_head(http, second, (await head(database_url, second))[0], moderator)
+
+    # The log's process restarts: it knows no witness's size and sends "old 0"; the witness
+    # answers 409 with its size (text/x.tlog.size), and the log proves the rest from there.
+    restarted = InProcessWitness(WITNESS, tmp_path / "w1", keys, database_url)
+    answers: list[tuple[int, str]] = []
+
+    async def record(response: httpx.Response) -> None:
+        await response.aread()
+        answers.append((response.status_code, response.text))
+
+    assert restarted.pusher.client is not None
+    restarted.pusher.client.event_hooks["response"].append(record)
+    assert await restarted.round() == "cosigned"
+    assert answers[0] == (409, f"{cosigned}\n") and answers[1][0] == 200
+    assert restarted.pusher.peers[0].cosigned > cosigned
+
+
 async def test_a_seat_gets_no_proof_while_its_game_runs_or_holds_an_event_hidden_from_it(
     api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
 ) -> None:
