@@ -19,7 +19,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from projections import merkle
-from projections.notes import COSIGNATURE_V1, Checkpoint, Note, Signer, Verifier
+from projections.notes import COSIGNATURE_V1, Checkpoint, Note, Signer, Verifier, sign
 from service.app.auth import Principal, issue
 from service.config import Settings
 from service.http.app import create_app
@@ -410,3 +410,45 @@ async def test_tiles_of_two_levels_give_the_checkpoint_s_root(settings: Settings
         assert merkle.root(300, nodes) == checkpoint.root
         for missing in (tile_path(0, 1), tile_path(0, 1, 45), tile_path(1, 0), tile_path(2, 0, 1)):
             assert (await http.get(f"/log/tile/{missing}")).status_code == 404, missing
+
+
+async def test_a_leaf_of_version_1_keeps_its_proof_and_its_bundle_is_not_served(
+    settings: Settings, database_url: str, moderator: dict[str, str]
+) -> None:
+    quiet = dataclasses.replace(settings, log_interval=3600.0)  # the test runs the rounds
+    identity = quiet.log_identity()
+    async with AsyncTestClient(create_app(quiet)) as http:
+        await http.app.state.sequencer.stop()
+        api = PlaylogClient(str(http.base_url), http=http)
+        old_game, _ = await finished_game(api)
+        seq, old_head = await head(database_url, old_game)
+        conn = await asyncpg.connect(database_url)
+        try:
+            # The log as it was before the tags: one version-1 leaf, whose data names the game.
+            leaf = merkle.leaf_hash(merkle.leaf_data(old_game, seq, old_head))
+            await conn.execute(
+                "INSERT INTO log_leaves (idx, game_id, seq, head) VALUES (0, $1, $2, $3)",
+                old_game,
+                seq,
+                old_head,
+            )
+            await conn.execute("INSERT INTO log_nodes (level, idx, hash) VALUES (0, 0, $1)", leaf)
+            note = sign(Checkpoint(identity.origin, 1, leaf).body, identity.signer)
+            await conn.execute(
+                "INSERT INTO log_checkpoints (size, root, note) VALUES (1, $1, $2)", leaf, note
+            )
+            # Then a game logged today: a version-2 leaf next to it.
+            await finished_game(api)
+            assert await append_round(conn, identity) == 2
+        finally:
+            await conn.close()
+        checkpoint = checked((await http.get("/log/checkpoint")).text, await log_keys(http))
+        (proven,) = (await http.get(f"/games/{old_game}/log-proof", headers=moderator)).json()["leaves"]
+        assert proven["tag"] is None
+        assert base64.b64decode(proven["leaf_data"]) == merkle.leaf_data(old_game, seq, old_head)
+        proof = [base64.b64decode(p) for p in proven["proof"]]
+        assert merkle.verify_inclusion(leaf, 0, checkpoint.size, proof, checkpoint.root)
+        # Its hashes are served; its entry, which would name the game, is not.
+        assert (await http.get(f"/log/tile/{tile_path(0, 0, 2)}")).status_code == 200
+        bundle = await http.get("/log/tile/entries/000.p/2")
+        assert bundle.status_code == 404 and bundle.json()["code"] == "no_such_tile"
