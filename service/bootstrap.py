@@ -39,6 +39,7 @@ from service.store.replica import Reads
 from service.streams.chunks import Chunks
 from service.streams.feeds import FeedHub
 from service.transparency.log import Sequencer, TransparencyLog
+from service.transparency.push import Pusher
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +113,8 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     moderators = Moderators(pool, settings.moderator_cache_seconds)
     listener.on_auth(moderators.on_auth)
     listener.on_resync(moderators.invalidate)
-    sequencer = Sequencer(url, identity, settings.log_interval)
+    pusher = Pusher(settings.witness_submission_urls(), settings.witnesses())
+    sequencer = Sequencer(url, identity, settings.log_interval, pusher)
     projector = Projector(store, url, listener, tables=tables)
     services = Services(
         settings=settings,

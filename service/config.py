@@ -59,10 +59,12 @@ class Settings:
     header_timeout: float = 10.0  # seconds a connection may take to send a request's headers
     keepalive_timeout: int = 5  # seconds an idle keep-alive connection stays open
     # The transparency log (docs/transparency-log.md): its name, its signing keys (never the JWT
-    # secret; "" keeps them in data_dir), the witnesses whose cosignatures it accepts (verifier
+    # secret; "" keeps them in data_dir), the witnesses it asks to cosign (C2SP tlog-witness
+    # submission prefixes, comma-separated), those whose cosignatures it accepts (verifier
     # keys, comma-separated) and how often its sequencer appends and signs.
     log_origin: str = "playlog.localhost/log"
     log_signing_key: str = ""
+    witness_urls: str = ""
     witness_keys: str = ""
     log_interval: float = 2.0
     # Parts a deployment may switch off (docs/configuration.md); bench/commands.py's
@@ -100,6 +102,7 @@ class Settings:
             keepalive_timeout=int(env.get("PLAYLOG_KEEPALIVE_TIMEOUT", cls.keepalive_timeout)),
             log_origin=env.get("PLAYLOG_LOG_ORIGIN", cls.log_origin),
             log_signing_key=env.get("PLAYLOG_LOG_SIGNING_KEY", ""),
+            witness_urls=env.get("PLAYLOG_WITNESS_URLS", ""),
             witness_keys=env.get("PLAYLOG_WITNESS_KEYS", ""),
             log_interval=float(env.get("PLAYLOG_LOG_INTERVAL", cls.log_interval)),
             read_models=_switch(env, "PLAYLOG_READ_MODELS"),
@@ -118,6 +121,10 @@ class Settings:
     def witnesses(self) -> list[Verifier]:
         """The witnesses whose cosignatures the log accepts (``PLAYLOG_WITNESS_KEYS``)."""
         return [Verifier.parse(part) for part in self.witness_keys.split(",") if part.strip()]
+
+    def witness_submission_urls(self) -> list[str]:
+        """The witnesses the log pushes its checkpoints to (``PLAYLOG_WITNESS_URLS``)."""
+        return [part.strip() for part in self.witness_urls.split(",") if part.strip()]
 
     def secret(self) -> str:
         """The JWT signing key: the configured one, else one kept in the data directory."""

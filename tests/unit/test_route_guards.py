@@ -67,7 +67,7 @@ WHO_MAY_CALL = {
         )
     },
     # The transparency log is public; a game's proofs are its moderators' and seats' (RULES 3).
-    **{op: ANYONE for op in ("logKeys", "logCheckpoint", "logTile", "logConsistency", "logCosign")},
+    **{op: ANYONE for op in ("logKeys", "logCheckpoint", "logTile", "logConsistency")},
     "gameLogProof": ["log_reader"],
 }
 
