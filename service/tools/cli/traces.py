@@ -41,7 +41,8 @@ def verify_trace(export_file: Path, trace_file: Path) -> None:
             click.echo(line)
         click.echo("the export does not verify: the trace cannot be checked against it")
         sys.exit(1)
-    computed = traces.from_export_events(export.header.game_id, opened(export, seals=True).events, header["seat"])
+    events = opened(export, seals=True).events  # as the service's event lists show them
+    computed = traces.from_export_events(export.header.game_id, events, header["seat"])
     difference = traces.first_difference(kept, computed)
     if difference is not None:
         click.echo(f"trace: {difference}")
