@@ -32,7 +32,9 @@ def vectors_dir() -> Path:
         found = parent / "shared" / "vectors" / "merkle"
         if found.is_dir():
             return found
-    raise FileNotFoundError("no shared/vectors/merkle beside the repository (transparency-dev/merkle's testdata)")
+    raise FileNotFoundError(
+        "no shared/vectors/merkle beside the repository (transparency-dev/merkle's testdata)"
+    )
 
 
 def cases() -> list[tuple[str, dict[str, Any]]]:
