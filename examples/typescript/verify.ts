@@ -6,7 +6,7 @@
 // inclusion proofs against its checkpoint, signed by a trusted log key and cosigned as the
 // quorum asks (export/proofs.ts, merkle.ts, notes.ts); with `--trust` and `--receipts FILE` a
 // seat's receipts against the file (export/receipts.ts; without pinned keys they are
-// UNVERIFIED). It does not run the rules (`playlog verify` does). It prints a report in the
+// UNVERIFIED); with `--trust` and `--proof P` a C2SP tlog-proof of a head (export/tlogproof.ts). It does not run the rules (`playlog verify` does). It prints a report in the
 // shape of `playlog verify`'s and exits 1 unless it is OK.
 //
 //   npm ci && npm run check && node build/verify.js [--trust KEYS] [--receipts FILE] FILE[.gz] ...
@@ -16,11 +16,13 @@ import { checkAccess, checkChain, checkCommands, checkHeader, checkSeeds, checkS
 import { checkPersonal, personalSummary } from "./export/personal.js";
 import { parseTrust, type Trust } from "./export/policy.js";
 import { checkProofs } from "./export/proofs.js";
+import { checkTlogProof } from "./export/tlogproof.js";
 import { checkReceipts, type Kept, readReceipts } from "./export/receipts.js";
 import { type ExportFile, FormatError, read } from "./export/read.js";
 
 interface Options {
   trust?: Trust;
+  proof?: string;
   receipts?: Kept[];
 }
 
@@ -35,12 +37,14 @@ const PLACES: Record<Finding["check"], string> = {
   access: "access record",
   log: "seq",
   receipts: "receipt",
+  "tlog-proof": "the tlog-proof",
 };
 
-const NOT_SEQS = new Set(["access", "receipts"]);
+const NOT_SEQS = new Set(["access", "receipts", "tlog-proof"]);
 
 function where(f: Finding): string {
   if (f.check === "receipts" && f.at === 0) return "the receipts";
+  if (f.check === "tlog-proof") return PLACES[f.check];
   return f.check === "log" && f.at === 0 ? "checkpoint" : `${PLACES[f.check]} ${f.at}`;
 }
 
@@ -67,6 +71,14 @@ function trustLines(file: ExportFile, options: Options): [string[], Finding[], s
     lines.push(`receipts:    ${receipted.failure || none ? "FAILED" : "ok"} (${receipted.checked} of this game checked against the trusted keys${others}${digests})`);
     if (receipted.failure) findings.push({ check: "receipts", ...receipted.failure });
     if (none) findings.push({ check: "receipts", at: 0, reason: "no receipt of this game among those given" });
+  }
+  if (options.proof !== undefined && options.trust === undefined) {
+    lines.push("tlog-proof:  UNVERIFIED (not checked: no trust policy)");
+    unverified.push("the tlog-proof needs a trust policy (--trust)");
+  } else if (options.proof !== undefined && options.trust !== undefined) {
+    const proved = checkTlogProof(options.proof, file, options.trust);
+    lines.push(`tlog-proof:  ${proved.failure ? "FAILED" : "ok"} (${proved.summary})`);
+    if (proved.failure) findings.push({ check: "tlog-proof", at: 0, reason: proved.failure });
   }
   return [lines, findings, unverified];
 }
@@ -104,6 +116,7 @@ function report(text: Buffer, options: Options = {}): string[] {
     ...(receipt ? [`first bad receipt ${receipt.at}`] : []),
     ...(!Number.isFinite(firstSeq) && extra.some((f) => f.check === "log") ? ["the checkpoint"] : []),
     ...(extra.some((f) => f.check === "receipts" && f.at === 0) ? ["no receipt of this game"] : []),
+    ...(extra.some((f) => f.check === "tlog-proof") ? ["the tlog-proof"] : []),
   ];
   const personal = personalSummary(file);
   const disclosed = file.events.some((e) => e.type === "lobby.seed_disclosed");
@@ -129,14 +142,15 @@ function main(args: string[]): number {
   const paths: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
-    if (arg === "--trust" || arg === "--receipts") {
+    if (arg === "--trust" || arg === "--receipts" || arg === "--proof") {
       const value = readFileSync(args[++i] ?? "", "utf8");
       if (arg === "--trust") options.trust = parseTrust(value);
+      else if (arg === "--proof") options.proof = value;
       else options.receipts = readReceipts(value);
     } else paths.push(arg);
   }
   if (paths.length === 0) {
-    console.error("usage: node build/verify.js [--trust KEYS] [--receipts FILE] FILE[.gz] ...");
+    console.error("usage: node build/verify.js [--trust KEYS|POLICY] [--receipts FILE] [--proof TLOG-PROOF] FILE[.gz] ...");
     return 2;
   }
   let status = 0;
