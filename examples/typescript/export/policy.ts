@@ -51,7 +51,10 @@ function policy(lines: string[][]): Trust {
     } else throw new Error(`not a policy line (or a name defined twice, or a second quorum): ${[word, ...rest].join(" ")}`);
   }
   if (quorum === undefined) throw new Error("a policy needs one quorum line");
-  return { logKeys: logs, witnessKeys: [...names.values()].filter(isKey), quorum };
+  const witnessKeys = [...names.values()].filter(isKey);
+  const distinct = (keys: VerifierKey[]) => new Set(keys.map((k) => k.key.export({ format: "jwk" }).x)).size === keys.length;
+  if (!distinct(logs) || !distinct(witnessKeys)) throw new Error("a policy lists one key twice");
+  return { logKeys: logs, witnessKeys, quorum };
 }
 
 /** The `--trust` file: a tlog-policy, or verifier keys one a line; `#` starts a comment. */
