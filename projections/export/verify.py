@@ -81,9 +81,9 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     extended: str | None = None  # with the log's checkpoint now: what extended to what
     personal: str | None = None  # with personal texts (docs/erasure.md): how many, how many erased
     tlog_proof: str | None = None  # with a C2SP tlog-proof of the game's head: what it proved
-    # What was asked or needed but could not be checked (receipts without pinned keys, a log
-    # only replayed without the caller accepting that level): no contradiction, yet no OK.
-    unverified: list[str] = msgspec.field(default_factory=list)
+    # What was asked or needed but could not be checked, by check (receipts without pinned keys,
+    # a log only replayed without the caller accepting that level): no contradiction, yet no OK.
+    unverified: dict[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -106,7 +106,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     def level_text(self) -> str:
         if self.level != "re-executed":
-            refused = any(u.startswith("the level") for u in self.unverified)
+            refused = "level" in self.unverified
             return "replayed (no recorded commands)" + (": NOT ACCEPTED" if refused else "")
         waiting = f", {self.awaiting} replayed awaiting the server seed" if self.awaiting else ""
         return f"re-executed ({self.executed} commands{waiting})"
@@ -136,11 +136,11 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
         if self.log is not None:
             out.append(f"log:         {'FAILED' if 'log' in failing else 'ok'} ({self.log})")
         if self.receipts is not None:
-            out.append(f"receipts:    {self._state('receipts', 'the receipts')} ({self.receipts})")
+            out.append(f"receipts:    {self._state('receipts')} ({self.receipts})")
         if self.extended is not None:
-            out.append(f"extended:    {self._state('extend', 'the extension')} ({self.extended})")
+            out.append(f"extended:    {self._state('extend')} ({self.extended})")
         if self.tlog_proof is not None:
-            out.append(f"tlog-proof:  {self._state('tlog-proof', 'the tlog-proof')} ({self.tlog_proof})")
+            out.append(f"tlog-proof:  {self._state('tlog-proof')} ({self.tlog_proof})")
         for finding in sorted(self.findings, key=lambda f: (f.check in _NOT_SEQS, f.seq))[:5]:
             out.append(f"  {finding.where()} ({finding.check}): {finding.reason}")
         failed = [
@@ -164,13 +164,13 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
         if failed:
             out.append("FAILED: " + ", ".join(failed))
         else:
-            out.append("UNVERIFIED: " + "; ".join(self.unverified) if self.unverified else "OK")
+            out.append("UNVERIFIED: " + "; ".join(self.unverified.values()) if self.unverified else "OK")
         return out
 
-    def _state(self, check: str, what: str) -> str:
+    def _state(self, check: str) -> str:
         if any(f.check == check for f in self.findings):
             return "FAILED"
-        return "UNVERIFIED" if any(u.startswith(what) for u in self.unverified) else "ok"
+        return "UNVERIFIED" if check in self.unverified else "ok"
 
 
 def check_chain(export: ExportFile) -> Finding | None:
@@ -329,9 +329,9 @@ def verify(
     table = replayed.table
     level = "re-executed" if replayed.recorded else "replayed"
     extra: list[Finding] = []
-    unverified: list[str] = []
+    unverified: dict[str, str] = {}
     if level not in ("re-executed", *accept):
-        unverified.append(
+        unverified["level"] = (
             f"the level {level} (no recorded commands) is not accepted (--accept-level {level})"
         )
     log_summary = receipts_summary = extended = None
@@ -345,7 +345,7 @@ def verify(
     if receipts is not None and trust is None:
         # Keys taken from the file itself would let whoever wrote it sign the receipts.
         receipts_summary = f"{len(receipts)} given, none checked: no pinned log keys"
-        unverified.append("the receipts need pinned log keys (--trust)")
+        unverified["receipts"] = "the receipts need pinned log keys (--trust)"
     elif receipts is not None and trust is not None:
         receipted = check_receipts(export, receipts, trust.log_keys)
         receipts_summary = f"{receipted.checked} of this game checked against the trusted keys" + (
@@ -359,7 +359,7 @@ def verify(
         assert trust is not None
         if not proven.trusted:
             extended = "not checked: the file's checkpoint is not one the verifier trusts"
-            unverified.append("the extension of an untrusted checkpoint")
+            unverified["extend"] = "the extension of an untrusted checkpoint"
         else:
             extension = check_extension(export, trust, later)
             extended = extension.summary
@@ -368,7 +368,7 @@ def verify(
     proof_summary = None
     if tlog_proof is not None and trust is None:
         proof_summary = "not checked: no trust policy"
-        unverified.append("the tlog-proof needs a trust policy (--trust)")
+        unverified["tlog-proof"] = "the tlog-proof needs a trust policy (--trust)"
     elif tlog_proof is not None and trust is not None:
         proved = check_tlog_proof(tlog_proof, export, trust)
         proof_summary = proved.summary
