@@ -266,6 +266,7 @@ class Tree:
     root: Path
     python: str
     admin: str
+    cli: str = "service.tools.cli"  # its command-line module
 
     @classmethod
     def this(cls) -> Tree:
@@ -283,15 +284,21 @@ class Tree:
             ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip()
         admin = common.start_postgres(common.DEFAULT_DATA_DIR / "baseline")
-        return cls(f"baseline {commit or root.name}", root, str(python), admin)
+        cli = "service.tools.cli" if (root / "service" / "tools" / "cli").is_dir() else "service.cli"
+        return cls(f"baseline {commit or root.name}", root, str(python), admin, cli)
 
     def fresh_database(self) -> tuple[str, str]:
         """A new database migrated by this tree's own code; (url, name)."""
         if self.root == common.CODE_ROOT:
             return common.fresh_database(self.admin, "commands")
         url, name = common.fresh_database(self.admin, "commands", migrate=False)
-        migrate = "import sys; from service.store.database import upgrade; upgrade(sys.argv[1])"
-        subprocess.run([self.python, "-c", migrate, url], cwd=self.root, check=True)
+        subprocess.run(
+            [self.python, "-m", self.cli, "db", "upgrade"],
+            cwd=self.root,
+            env={**os.environ, "PYTHONPATH": str(self.root), "PLAYLOG_DATABASE_URL": url},
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         return url, name
 
 
@@ -376,6 +383,7 @@ def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) 
                 env=switched_off,
                 root=tree.root,
                 python=tree.python,
+                cli=tree.cli,
             ) as service:
                 spy = (
                     common.profile(service.pid, args.profile, args.warmup, args.seconds)

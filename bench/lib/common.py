@@ -312,8 +312,10 @@ class Service:
         workers: int = 1,
         root: Path = CODE_ROOT,
         python: str = sys.executable,
+        cli: str = "service.tools.cli",
     ) -> None:
-        """``root``, ``python``: the tree served and its interpreter (a baseline's clone and venv)."""
+        """``root``, ``python``, ``cli``: the tree served, its interpreter and its command-line
+        module (a baseline's clone, its venv, its layout)."""
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         full_env = {
@@ -338,7 +340,7 @@ class Service:
             [
                 python,
                 "-m",
-                "service.tools.cli",
+                cli,
                 "serve",
                 "--port",
                 str(self.port),
