@@ -28,6 +28,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from projections.personal import Kept
 from service.runtime.metrics import APPEND_BATCH_SIZE
 from service.store.pool import Pool
 
@@ -37,6 +38,14 @@ IN_FLIGHT = 1
 MAX_ITEMS = 64  # appends per call: bounds one transaction's locks and time
 
 _APPEND_BATCH = "SELECT * FROM playlog_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+# A batch whose appends carry personal texts keeps them in the same statement (so in the same
+# transaction and round trip): an ERROR undoes them with the appends; an append refused item by
+# item leaves its texts kept, for its caller to drop (service/store/events.py).
+_KEEP_AND_APPEND_BATCH = (
+    "WITH kept AS (INSERT INTO personal_texts (game_id, seal, subject, field, salt, text)"
+    " SELECT * FROM unnest($12::uuid[], $13::text[], $14::text[], $15::text[], $16::bytea[], $17::text[])"
+    " ON CONFLICT DO NOTHING) " + _APPEND_BATCH
+)
 ITEM = 11  # the columns of playlog_append's rows, then the item (1-based) and its conflict
 CONFLICT = 12
 
@@ -53,6 +62,7 @@ class Append(msgspec.Struct, frozen=True):
     bodies: list[str]
     metadata: str
     due_at: float | None
+    kept: Sequence[Kept] = ()  # the personal texts its events seal, kept with it
 
 
 _Waiting = tuple[Append, asyncio.Future[list[Any]]]
@@ -126,12 +136,22 @@ class AppendBatcher:
         types: list[str] = []
         versions: list[int] = []
         bodies: list[str] = []
+        kept: list[tuple[uuid.UUID, Kept]] = []
         for append in batch:
             types += append.types
             versions += append.versions
             bodies += append.bodies
+            kept += ((append.game_id, k) for k in append.kept)
+        texts: tuple[list[Any], ...] = ()
+        if kept:
+            texts = tuple(
+                list(column)
+                for column in zip(
+                    *((game, k.seal, k.subject, k.field, k.salt, k.text) for game, k in kept), strict=True
+                )
+            )
         rows: list[Any] = await self._pool.fetch(
-            _APPEND_BATCH,
+            _KEEP_AND_APPEND_BATCH if kept else _APPEND_BATCH,
             [a.game_id for a in batch],
             [a.expected_seq for a in batch],
             [a.command_id for a in batch],
@@ -143,6 +163,7 @@ class AppendBatcher:
             [a.metadata for a in batch],
             [a.due_at for a in batch],
             wait,
+            *texts,
         )
         return rows
 

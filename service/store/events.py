@@ -137,16 +137,20 @@ class EventStore:
             return await self._append(
                 game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at, command
             )
-        await self.personal.keep(game_id, kept)
+        if self._batcher is None:  # kept first, in a round trip of its own
+            await self.personal.keep(game_id, kept)
         try:
             result = await self._append(
-                game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at, command
-            )
+                game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at,
+                command, kept,
+            )  # fmt: skip
         except StoreError:  # refused, so never appended (any other failure may have appended: kept)
             await self.personal.drop(game_id, kept)
             raise
         if result.duplicate:
             await self.personal.drop(game_id, kept)
+        else:
+            self.personal.remember(kept)
         return AppendResult(
             events=await self.personal.open(result.events),
             duplicate=result.duplicate,
@@ -164,7 +168,9 @@ class EventStore:
         fingerprint: str | None,
         due_at: float | None,
         command: dict[str, Any] | None,
+        kept: Sequence[Kept] = (),
     ) -> AppendResult:
+        """``kept``: texts the batcher keeps with the append (without one, kept already)."""
         if expected_seq < 0:
             raise InvalidExpectedSeq(f"Expected seq must be 0 or more, not {expected_seq}.")
         if not events:
@@ -179,6 +185,7 @@ class EventStore:
                 Append(
                     game_id, expected_seq, command_id, fingerprint,
                     [e.type for e in events], [e.schema_version for e in events], bodies, metadata, due_at,
+                    kept,
                 )
             )  # fmt: skip
             conflict = rows[0][CONFLICT] if rows else None
