@@ -213,10 +213,12 @@ async def measure(url: str, data_dir: Path, *, drivers: int = 10, commands: int 
     await asyncio.sleep(1.0)  # the backends that stopped flush their statistics as they exit
     before = await snapshot_at(url)
     counts = new_counts()
-    # The scheduler's polls (20 a second by default) are a cost per second, not per command: the
-    # slower the machine, the more of them a command would carry. None while the games are played
-    # (no bot lets a deadline pass).
-    async with running_app(url, "costs", data_dir, scheduler_interval=3600.0) as client:
+    # Costs per second, not per command, are left out: the slower the machine, the more of them a
+    # command would carry. The scheduler's polls (20 a second; no bot lets a deadline pass), the
+    # NOTIFYs to other instances (one per 50 ms at most, a hint: their streams also poll) and the
+    # transparency log's sequencer (a batch of leaves every 2 s).
+    quiet = {"scheduler_interval": 3600.0, "notify_appends": False, "log_interval": 3600.0}
+    async with running_app(url, "costs", data_dir, **quiet) as client:
         with logged_queries() as log:
             profile = cProfile.Profile()
             profile.enable()
