@@ -149,7 +149,8 @@ class Settings:
         return [Verifier.parse(part) for part in self.witness_keys.split(",") if part.strip()]
 
     def secret(self) -> str:
-        """The JWT signing key: the configured one, else one kept in the data directory."""
+        """The JWT signing key: the configured one, else one kept in the data directory (a lone
+        instance's: another instance of the deployment needs it configured, docs/scaling.md)."""
         if self.jwt_secret:
             return self.jwt_secret
         path = self.data_dir / "jwt-secret"

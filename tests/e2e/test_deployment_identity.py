@@ -199,3 +199,12 @@ async def test_rotate_log_key_rewrites_the_shared_file_and_adopt_records_a_new_j
     code, out, err = await playlog(settings, "deployment", "adopt", "PLAYLOG_JWT_SECRET", env=rotated)
     assert code == 0 and out.startswith("PLAYLOG_JWT_SECRET: recorded k2:"), (out, err)
     assert (await _identity(str(settings.database_url)))["PLAYLOG_JWT_SECRET"].startswith("k2:")
+
+    # Log keys that leave the recorded ones out: only when they are lost, said so.
+    lost = {**env, "PLAYLOG_LOG_SIGNING_KEY": Signer.generate(now.origin).text}
+    code, out, err = await playlog(settings, "deployment", "adopt", "PLAYLOG_LOG_SIGNING_KEY", env=lost)
+    assert code == 2 and "leaves out keys the deployment signed with" in err, (out, err)
+    code, out, err = await playlog(
+        settings, "deployment", "adopt", "PLAYLOG_LOG_SIGNING_KEY", "--drop-log-keys", env=lost
+    )
+    assert code == 0 and "PLAYLOG_LOG_SIGNING_KEY: recorded" in out, (out, err)

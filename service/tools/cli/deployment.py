@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from service.config import Settings, read_deployment_file
-from service.deployment import SHARED
+from service.deployment import PUBLIC_SECRETS, SHARED
 from service.tools.cli.common import friendly, main, on_connection, resolve_database
 
 HEADER = """\
@@ -49,6 +49,8 @@ def init(path: Path) -> None:
         secret = generated_secret.read_text().strip()
     else:
         secret = secrets.token_urlsafe(48)
+    if secret in PUBLIC_SECRETS:
+        raise click.UsageError("PLAYLOG_JWT_SECRET is the example value published with playlog: unset it")
     if settings.log_signing_key or generated_keys.exists():
         log_keys = settings.log_identity().keys
     else:
@@ -104,8 +106,13 @@ def rotate_log_key() -> None:
 
 @deployment_group.command("adopt")
 @click.argument("names", nargs=-1, type=click.Choice(list(SHARED)))
+@click.option(
+    "--drop-log-keys",
+    is_flag=True,
+    help="Allow log keys that leave out recorded ones (lost keys: a new log to witnesses, new claims).",
+)
 @friendly
-def adopt(names: tuple[str, ...]) -> None:
+def adopt(names: tuple[str, ...], drop_log_keys: bool) -> None:
     """Record this configuration's NAMES (default: every shared setting) as the deployment's,
     after changing them on purpose (a new JWT key first, a witness added). Instances started
     with the old values are refused from then on: give every instance the new ones."""
@@ -118,6 +125,16 @@ def adopt(names: tuple[str, ...]) -> None:
     names = names or tuple(SHARED)
     ours = deployment.public_identity(log, keys, settings.witnesses())
     before = on_connection(url, record.recorded)
+    # The recorded log keys stay after any new one: they verify what they signed, the oldest
+    # derives the seats' claims (docs/scaling.md).
+    kept = before.get("PLAYLOG_LOG_SIGNING_KEY", ("",))[0].split(",")
+    dropped = kept != [""] and ours["PLAYLOG_LOG_SIGNING_KEY"].split(",")[-len(kept) :] != kept
+    if "PLAYLOG_LOG_SIGNING_KEY" in names and dropped and not drop_log_keys:
+        raise click.UsageError(
+            "PLAYLOG_LOG_SIGNING_KEY leaves out keys the deployment signed with: keep them after"
+            " the new ones (`playlog deployment rotate-log-key` does), or, if they are lost,"
+            " pass --drop-log-keys (witnesses then see a new log, and seats' claims change)"
+        )
     on_connection(url, lambda conn: deployment.adopt(conn, settings, log, keys, names))
     for name in names:
         old = before.get(name, ("(none)",))[0]
