@@ -50,10 +50,14 @@ def public_identity(log: Identity, keys: Keyring, witnesses: Sequence[Verifier])
     """The public form of each shared setting, as the database records it."""
     return {
         "PLAYLOG_LOG_ORIGIN": log.origin,
-        "PLAYLOG_LOG_SIGNING_KEY": ",".join(v.text for v in log.verifiers),
+        "PLAYLOG_LOG_SIGNING_KEY": _verifier_keys(log),
         "PLAYLOG_WITNESS_KEYS": ",".join(sorted(w.text for w in witnesses)),
         "PLAYLOG_JWT_SECRET": ",".join(f"{kid}:{fingerprint(secret)}" for kid, secret in keys.keys),
     }
+
+
+def _verifier_keys(log: Identity) -> str:
+    return ",".join(v.text for v in log.verifiers)
 
 
 def refuse_public_secrets(keys: Keyring) -> None:
@@ -79,6 +83,16 @@ async def check(conn: Any, settings: Settings, log: Identity, keys: Keyring) -> 
     ]
     if problems:
         raise Disagreement("\n".join(problems))
+
+
+async def check_log_keys(conn: Any, settings: Settings, log: Identity) -> None:
+    """For a command that reveals what the log's keys derive (``playlog export``: the receipts'
+    game keys): refuse keys other than the recorded ones. Records nothing."""
+    name = "PLAYLOG_LOG_SIGNING_KEY"
+    recorded = (await record.recorded(conn)).get(name)
+    ours = _verifier_keys(log)
+    if recorded is not None and recorded[0] != ours:
+        raise Disagreement(_problem(settings, name, ours, *recorded))
 
 
 async def adopt(conn: Any, settings: Settings, log: Identity, keys: Keyring, names: Sequence[str]) -> None:

@@ -27,6 +27,12 @@ async def settle(conn: Any, identity: Mapping[str, str]) -> dict[str, tuple[str,
         return await recorded(conn)
 
 
+async def value(db: Any, setting: str) -> str | None:
+    """One recorded value (``db``: a pool or a connection), None before the first start."""
+    found: str | None = await db.fetchval("SELECT value FROM deployment_identity WHERE setting = $1", setting)
+    return found
+
+
 async def recorded(conn: Any) -> dict[str, tuple[str, datetime]]:
     rows = await conn.fetch("SELECT setting, value, recorded_at FROM deployment_identity")
     return {r["setting"]: (r["value"], r["recorded_at"]) for r in rows}

@@ -13,6 +13,7 @@ from typing import Any
 import asyncpg
 import httpx
 import pytest
+from click.testing import CliRunner
 from litestar.testing import AsyncTestClient
 
 from domain import personal
@@ -26,6 +27,7 @@ from service.app.auth import Principal, issue
 from service.config import Settings
 from service.http.app import create_app
 from service.store import deployment as record
+from service.tools.cli import main
 from service.tools.client import PlaylogClient
 from tests.conftest import two_instances
 from tests.e2e.commandline import playlog
@@ -166,11 +168,14 @@ async def test_rotate_log_key_signs_with_a_new_key_the_record_and_every_instance
 ) -> None:
     async with AsyncTestClient(create_app(settings)) as http:
         before = (await http.get("/log/keys")).json()["log_keys"]
-    env = {"PLAYLOG_DATA_DIR": str(settings.data_dir), "PLAYLOG_LOG_SIGNING_KEY": ""}
-    code, out, err = await playlog(settings, "deployment", "rotate-log-key", env=env)
-    assert code == 0, err
-    rotated = out.split()
-    assert rotated[1:] == before and rotated[0] != before[0]
+        env = {"PLAYLOG_DATA_DIR": str(settings.data_dir), "PLAYLOG_LOG_SIGNING_KEY": ""}
+        code, out, err = await playlog(settings, "deployment", "rotate-log-key", env=env)
+        assert code == 0, err
+        rotated = out.split()
+        assert rotated[1:] == before and rotated[0] != before[0]
+        # Published at once by the running instance, which still signs with the old key: a
+        # witness can learn the new key before any instance signs with it.
+        assert (await http.get("/log/keys")).json()["log_keys"] == rotated
     assert (await _identity(str(settings.database_url)))["PLAYLOG_LOG_SIGNING_KEY"] == ",".join(rotated)
     async with AsyncTestClient(create_app(settings)) as http:  # the data directory's new keys
         assert (await http.get("/log/keys")).json()["log_keys"] == rotated
@@ -216,3 +221,18 @@ async def test_rotate_log_key_rewrites_the_shared_file_and_adopt_records_a_new_j
         settings, "deployment", "adopt", "PLAYLOG_LOG_SIGNING_KEY", "--drop-log-keys", env=lost
     )
     assert code == 0 and "PLAYLOG_LOG_SIGNING_KEY: recorded" in out, (out, err)
+
+
+async def test_playlog_export_refuses_log_keys_other_than_the_deployment_s(settings: Settings) -> None:
+    async with AsyncTestClient(create_app(settings)) as http:
+        created = await http.post("/games", json={"kind": "exploding_kittens", "options": {"players": 2}})
+    export = ["export", created.json()["game_id"]]
+    # Its own keys, generated elsewhere: the game keys it would reveal would open no receipt.
+    elsewhere = {
+        "PLAYLOG_DATABASE_URL": str(settings.database_url),
+        "PLAYLOG_DATA_DIR": str(settings.data_dir / "x"),
+    }
+    done = await asyncio.to_thread(CliRunner().invoke, main, export, env=elsewhere)
+    assert done.exit_code == 1 and "PLAYLOG_LOG_SIGNING_KEY differs from the deployment's" in done.output
+    same = {**elsewhere, "PLAYLOG_DATA_DIR": str(settings.data_dir)}
+    assert (await asyncio.to_thread(CliRunner().invoke, main, export, env=same)).exit_code == 0
