@@ -23,13 +23,8 @@ from service.config import Settings
 from service.store import deployment as record
 from service.transparency.identity import KEYS_FILE, Identity
 
-# Shared settings, each with the command that changes it for the whole deployment.
-SHARED = {
-    "PLAYLOG_LOG_ORIGIN": "adopt",
-    "PLAYLOG_LOG_SIGNING_KEY": "rotate-log-key",
-    "PLAYLOG_WITNESS_KEYS": "adopt",
-    "PLAYLOG_JWT_SECRET": "adopt",
-}
+# The settings every instance of a deployment shares (docs/scaling.md, "Shared settings").
+SHARED = ("PLAYLOG_LOG_ORIGIN", "PLAYLOG_LOG_SIGNING_KEY", "PLAYLOG_WITNESS_KEYS", "PLAYLOG_JWT_SECRET")
 # Example secrets published with playlog (an older docker/compose.yaml's default): anyone can
 # sign tokens with them.
 PUBLIC_SECRETS = frozenset({"change-me-to-a-long-random-secret"})
@@ -118,6 +113,13 @@ def _problem(settings: Settings, name: str, ours: str, theirs: str, since: Any) 
     lines.append(
         f"  Fix: give every instance the deployment's {name} (`playlog deployment init --file FILE`"
         " writes the shared settings once; every instance reads them with PLAYLOG_DEPLOYMENT_FILE=FILE)."
-        f" To change it for the whole deployment on purpose: `playlog deployment {SHARED[name]}`."
     )
+    if name == "PLAYLOG_LOG_SIGNING_KEY":
+        lines.append(
+            "  To sign with a new key on purpose: `playlog deployment rotate-log-key`, with the"
+            " deployment's keys; if they are lost: `playlog deployment adopt PLAYLOG_LOG_SIGNING_KEY"
+            " --drop-log-keys` (witnesses then see a new log)."
+        )
+    else:
+        lines.append(f"  To change it for the whole deployment on purpose: `playlog deployment adopt {name}`")
     return "\n".join(lines)

@@ -122,7 +122,7 @@ def adopt(names: tuple[str, ...], drop_log_keys: bool) -> None:
     settings = Settings.from_env()
     url = resolve_database(settings)
     keys, log = settings.keyring(), settings.log_identity()
-    names = names or tuple(SHARED)
+    names = names or SHARED
     ours = deployment.public_identity(log, keys, settings.witnesses())
     before = on_connection(url, record.recorded)
     # The recorded log keys stay after any new one: they verify what they signed, the oldest
