@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from projections.receipts import ReceiptSigner
+from service import deployment
 from service.app.access import Access
 from service.app.auth import Keyring
 from service.app.computer_players import ComputerPlayers
@@ -73,7 +74,13 @@ class Services:
 async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[Services]:
     """Every part of the service against the database at ``url``, started; stopped on exit."""
     pool = await create_pool(url, max_size=20)
+    identity = settings.log_identity()  # made at the first start, not by `playlog openapi`
     async with pool.acquire() as conn:
+        try:  # one deployment, one identity: refused before anything starts (docs/scaling.md)
+            await deployment.check(conn, settings, identity, keys)
+        except deployment.Disagreement:
+            await pool.close()
+            raise
         store = EventStore(pool, batcher=None if await is_citus(conn) else AppendBatcher(pool))
     # A replica that is down at start only sends its reads to the primary: no connection first.
     replica = None
@@ -86,7 +93,6 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     listener = Listener(url)
     notifier = Notifier(pool, local=listener.deliver)
     tables = Tables(store, settings.cache_games)  # the one cache: commands, feeds, projector
-    identity = settings.log_identity()  # made at the first start, not by `playlog openapi`
     games = GameService(
         store,
         notifier=notifier if settings.notify_appends else None,

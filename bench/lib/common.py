@@ -32,6 +32,8 @@ if str(CODE_ROOT) not in sys.path:
 import asyncpg  # noqa: E402
 import msgspec  # noqa: E402
 
+from projections.notes import Signer  # noqa: E402
+
 DEFAULT_DATA_DIR = Path(os.environ.get("PLAYLOG_BENCH_DIR", "/tmp/playlog-bench"))
 PLOTS = ROOT / "bench" / "plots"  # the PNGs the scripts write (committed)
 
@@ -300,6 +302,10 @@ def free_port() -> int:
         return port
 
 
+# The log's signing key of every instance a bench starts (each on a fresh database).
+LOG_KEY = Signer.generate("playlog.localhost/log").text
+
+
 class Service:
     """``playlog serve`` (uvicorn, ``workers`` processes) against ``url`` on a free local port."""
 
@@ -323,6 +329,7 @@ class Service:
             "PLAYLOG_DATABASE_URL": url,
             "PLAYLOG_DATA_DIR": str(data_dir),
             "PLAYLOG_JWT_SECRET": "bench-secret-bench-secret-bench-secret",
+            "PLAYLOG_LOG_SIGNING_KEY": LOG_KEY,  # shared: instances of one deployment agree
             "PLAYLOG_LOG_FORMAT": "json",
             # The abuse limits are for the outside world: a bench drives thousands of games
             # and streams from one address.

@@ -33,6 +33,7 @@ from projections import merkle
 from projections.notes import Checkpoint, Verifier, sign
 from service.app.errors import ServiceError
 from service.runtime.log import get_logger
+from service.store import deployment
 from service.store.tasks import Backoff, log_failure, stop
 from service.transparency.identity import Identity
 
@@ -200,6 +201,14 @@ class TransparencyLog:
 
     async def size(self) -> int:
         return int(await self.pool.fetchval("SELECT coalesce(max(size), 0) FROM log_checkpoints"))
+
+    async def published_keys(self) -> list[Verifier]:
+        """The log's verifier keys, newest first, as the deployment records them: a key rotated
+        in since this instance started is published at once, by every instance, before any signs
+        with it (docs/scaling.md); then any of this instance's own that the record lacks."""
+        recorded = await deployment.value(self.pool, "PLAYLOG_LOG_SIGNING_KEY")
+        keys = [Verifier.parse(text) for text in recorded.split(",")] if recorded else []
+        return keys + [own for own in self.identity.verifiers if own not in keys]
 
     async def checkpoint(self, *, cosigned: bool = False) -> str | None:
         """The newest checkpoint (``cosigned``: the newest one a witness cosigned) with the

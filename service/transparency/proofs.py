@@ -52,6 +52,6 @@ async def proof_lines(
                     }
                 )
             )
-    keys = [v.text for v in tlog.identity.verifiers]
+    keys = [v.text for v in await tlog.published_keys()]
     lines.append(_line({"record": "checkpoint", "note": note, "log_keys": keys}))
     return lines

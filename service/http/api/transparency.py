@@ -98,7 +98,7 @@ class TransparencyController(Controller):
         tlog = log_of(state)
         body = LogPublicKeys(
             origin=tlog.identity.origin,
-            log_keys=[v.text for v in tlog.identity.verifiers],
+            log_keys=[v.text for v in await tlog.published_keys()],
             witness_keys=[w.text for w in tlog.witnesses.values()],
         )
         return Response(body, headers={"Cache-Control": "public, max-age=300"})

@@ -30,6 +30,7 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
 
     from projections.export import format as export_format
     from projections.receipts import ReceiptSigner
+    from service import deployment
     from service.store import portable
     from service.transparency.log import TransparencyLog
     from service.transparency.proofs import proof_lines
@@ -37,6 +38,8 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
     settings = Settings.from_env()
     url = resolve_database(settings)
     identity = settings.log_identity()
+    # The receipts' game keys it reveals derive from the log's keys: the deployment's only.
+    on_connection(url, lambda conn: deployment.check_log_keys(conn, settings, identity))
 
     async def run() -> list[str]:
         pool = await asyncpg.create_pool(url, min_size=1, max_size=2)

@@ -11,21 +11,11 @@ from service.tools.cli.common import main
 
 
 @main.command("log-keys")
-@click.option(
-    "--rotate", is_flag=True, help="Sign with a new key from the next start (the old ones stay published)."
-)
-def log_keys(rotate: bool) -> None:
-    """Print the transparency log's public keys (signed-note verifier keys), newest first."""
-    from service.transparency import identity
-
+def log_keys() -> None:
+    """Print the transparency log's public keys (signed-note verifier keys), newest first.
+    ``playlog deployment rotate-log-key`` signs with a new one."""
     settings = Settings.from_env()
-    if rotate:
-        if settings.log_signing_key:
-            raise click.UsageError("PLAYLOG_LOG_SIGNING_KEY is set: put the new key first there")
-        keys = identity.rotate(settings.data_dir, settings.log_origin)
-    else:
-        keys = settings.log_identity()
-    for verifier in keys.verifiers:
+    for verifier in settings.log_identity().verifiers:
         click.echo(verifier.text)
 
 
