@@ -107,7 +107,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     listener.on_append(games.invalidate)
     listener.on_resync(games.forget_all)
     scheduler = Scheduler(games, settings.scheduler_interval)
-    computer_players = ComputerPlayers(games)
+    computer_players = ComputerPlayers(games, settings.computer_players_interval)
     feeds = FeedHub(reads, listener, tables)
 
     def forget_erased(game_id: uuid.UUID) -> None:  # docs/erasure.md

@@ -67,6 +67,7 @@ class Settings:
     cache_games: int = 2000
     log_format: str = "auto"  # auto | json | console
     scheduler_interval: float = 0.05
+    computer_players_interval: float = 0.05  # between two moves of one computer seat, at most
     # Token lifetimes, in seconds (docs/security.md).
     seat_token_lifetime: float = 30 * 86400.0  # upper bound of a seat token, game or no game
     seat_token_after_game: float = 3 * 86400.0  # a seat token keeps reading this long after the end

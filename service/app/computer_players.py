@@ -37,6 +37,7 @@ PLAYERS: Mapping[bots.Level, uuid.UUID] = {
 }
 LEVEL_OF: Mapping[uuid.UUID, bots.Level] = {player: level for level, player in PLAYERS.items()}
 FIRST_PAUSE, MAX_PAUSE = 0.1, 2.0
+IDLE_PAUSE = 0.5  # the longest wait between two looks while no computer seat may move
 
 
 def name(level: bots.Level) -> str:
@@ -115,13 +116,16 @@ class ComputerPlayers:
         return True
 
     async def _run(self) -> None:
+        idle = self.interval
         pause = FIRST_PAUSE
         while True:
             try:
-                await self.tick()
+                # No computer seat to play: look again less and less often (up to IDLE_PAUSE), so
+                # a service without computer players pays next to nothing for them.
+                idle = self.interval if await self.tick() else min(idle * 2, max(IDLE_PAUSE, self.interval))
                 pause = FIRST_PAUSE
             except Exception as exc:  # any: a dead loop would stall every computer seat
                 log_failure(log, "computer_players_failed", exc)
                 await self.sleep(pause)
                 pause = min(pause * 2, MAX_PAUSE)
-            await self.sleep(self.interval)
+            await self.sleep(idle)
