@@ -1,12 +1,12 @@
 """Where the database comes from: a URL, or an embedded PostgreSQL in the data directory.
 
-Also the migrations (Alembic, plain SQL revisions in migrations/), a friendly check of a URL, and
-what "the database cannot be reached right now" looks like (``UNAVAILABLE_ERRORS``).
+Also the migrations (Alembic, plain SQL revisions in service/store/migrations/: package data, so
+every install carries them), a friendly check of a URL, and what "the database cannot be reached
+right now" looks like (``UNAVAILABLE_ERRORS``).
 """
 
 from __future__ import annotations
 
-import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 import asyncpg
 import asyncpg.exceptions as pg_errors
 
-# Where alembic.ini and migrations/ live: the source tree, or PLAYLOG_HOME for an installed copy.
-ROOT = Path(os.environ.get("PLAYLOG_HOME") or Path(__file__).resolve().parents[2])
+# The Alembic configuration and its revisions: in the package, wherever it is installed.
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 class DatabaseUnavailable(Exception):
@@ -101,8 +101,7 @@ def _safe(url: str) -> str:
 def alembic_config(url: str) -> Any:
     from alembic.config import Config
 
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(ROOT / "migrations"))
+    config = Config(str(MIGRATIONS / "alembic.ini"))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config
 
