@@ -76,3 +76,27 @@ async def test_a_seat_reads_its_own_command_on_the_other_instance_every_time(set
         assert pairs >= PAIRS
         assert streams >= PAIRS // STREAM_EVERY
         assert stale == 0
+
+
+async def test_a_min_version_outside_its_schema_is_refused_on_every_seat_read(game: Game) -> None:
+    http = game.api.http
+    headers = {"Authorization": f"Bearer {game.seats[0].token}"}
+    for read in ("view", "events", "stream"):
+        for value in ("-1", "x", "2147483648"):
+            answer = await http.get(
+                f"/games/{game.id}/seats/0/{read}", params={"min_version": value}, headers=headers
+            )
+            assert answer.status_code == 400, (read, value, answer.text)
+            assert answer.headers["content-type"].startswith("application/problem+json")
+            assert answer.json()["code"] == "invalid_min_version", (read, value)
+
+
+async def test_a_min_version_beyond_the_seat_s_version_answers_the_game_as_it_stands(game: Game) -> None:
+    view = await game.view(0)
+    http = game.api.http
+    headers = {"Authorization": f"Bearer {game.seats[0].token}"}
+    answer = await http.get(
+        f"/games/{game.id}/seats/0/view", params={"min_version": view.version + 100}, headers=headers
+    )
+    assert answer.status_code == 200
+    assert answer.json()["version"] == view.version
