@@ -175,10 +175,20 @@ def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, pro
     return sn == 0 and fr == old_root and sr == new_root
 
 
-# playlog's leaves (docs/transparency-log.md): a game's head at a seq. Only the leaf's hash is
-# public; its data names the game.
+# playlog's leaves (docs/transparency-log.md): a game's head at a seq. Version 1 names the game
+# (its data is never served); version 2, the leaf of today, names it by a random tag drawn once
+# per game, so its data is public as the log's entry (tile/entries).
 LEAF_PREFIX = b"playlog/head/v1"
+LEAF_PREFIX_V2 = b"playlog/head/v2"
+TAG_SIZE = 32
 
 
-def leaf_data(game_id: uuid.UUID, seq: int, head: bytes) -> bytes:
+def leaf_data_v2(tag: bytes, seq: int, head: bytes) -> bytes:
+    return LEAF_PREFIX_V2 + tag + struct.pack(">Q", seq) + head
+
+
+def leaf_data(game_id: uuid.UUID, seq: int, head: bytes, tag: bytes | None = None) -> bytes:
+    """The leaf's data: version 2 (``tag``: the game's tag in the log) or, without a tag, 1."""
+    if tag is not None:
+        return leaf_data_v2(tag, seq, head)
     return LEAF_PREFIX + game_id.bytes + struct.pack(">Q", seq) + head

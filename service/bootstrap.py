@@ -17,6 +17,7 @@ from typing import Any
 from projections.receipts import ReceiptSigner
 from service.app.access import Access
 from service.app.auth import Keyring
+from service.app.computer_players import ComputerPlayers
 from service.app.disputes import Disputes
 from service.app.erasure import Erasure
 from service.app.games import GameService
@@ -38,6 +39,7 @@ from service.store.replica import Reads
 from service.streams.chunks import Chunks
 from service.streams.feeds import FeedHub
 from service.transparency.log import Sequencer, TransparencyLog
+from service.transparency.push import Pusher
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     listener.on_append(games.invalidate)
     listener.on_resync(games.forget_all)
     scheduler = Scheduler(games, settings.scheduler_interval)
+    computer_players = ComputerPlayers(games)
     feeds = FeedHub(reads, listener, tables)
 
     def forget_erased(game_id: uuid.UUID) -> None:  # docs/erasure.md
@@ -110,7 +113,8 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     moderators = Moderators(pool, settings.moderator_cache_seconds)
     listener.on_auth(moderators.on_auth)
     listener.on_resync(moderators.invalidate)
-    sequencer = Sequencer(url, identity, settings.log_interval)
+    pusher = Pusher(settings.witness_submission_urls(), settings.witnesses())
+    sequencer = Sequencer(url, identity, settings.log_interval, pusher)
     projector = Projector(store, url, listener, tables=tables)
     services = Services(
         settings=settings,
@@ -135,6 +139,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     notifier.start()
     listener.start()
     scheduler.start()
+    computer_players.start()
     if settings.read_models:
         projector.start()
     sequencer.start()
@@ -147,6 +152,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         feeds.drain()
         await sequencer.stop()
         await projector.stop()
+        await computer_players.stop()
         await scheduler.stop()
         await feeds.close()
         await listener.stop()

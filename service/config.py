@@ -1,4 +1,4 @@
-"""Configuration from environment variables (documented in the README)."""
+"""Configuration from environment variables (documented in docs/configuration.md)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class Settings:
     cache_games: int = 2000
     log_format: str = "auto"  # auto | json | console
     scheduler_interval: float = 0.05
-    # Token lifetimes, in seconds (README, "Security").
+    # Token lifetimes, in seconds (docs/security.md).
     seat_token_lifetime: float = 30 * 86400.0  # upper bound of a seat token, game or no game
     seat_token_after_game: float = 3 * 86400.0  # a seat token keeps reading this long after the end
     host_token_lifetime: float = 3 * 86400.0  # upper bound of a host token (the lobby's life)
@@ -50,8 +50,8 @@ class Settings:
     player_token_lifetime: float = 365 * 86400.0
     moderator_cache_seconds: float = 5.0  # how long an instance trusts its list of revoked names
     dispute_window: float = 7 * 86400.0  # a seat may raise a dispute this long after its game ends
-    # Abuse limits (README, "Limits"): generous enough that play, the tests and the benches never
-    # meet them. A rate is "N/second|minute|hour|day"; "off" (or 0) lifts it.
+    # Abuse limits (docs/configuration.md, "Limits"): generous enough that play, the tests and the
+    # benches never meet them. A rate is "N/second|minute|hour|day"; "off" (or 0) lifts it.
     rate_limit_writes: str = "1000/minute"  # POST /games and POST .../seats, per client address
     rate_limit_commands: str = "100/second"  # POST .../commands, per seat token
     max_streams: int = 1000  # open SSE streams per instance (process)
@@ -59,13 +59,15 @@ class Settings:
     header_timeout: float = 10.0  # seconds a connection may take to send a request's headers
     keepalive_timeout: int = 5  # seconds an idle keep-alive connection stays open
     # The transparency log (docs/transparency-log.md): its name, its signing keys (never the JWT
-    # secret; "" keeps them in data_dir), the witnesses whose cosignatures it accepts (verifier
+    # secret; "" keeps them in data_dir), the witnesses it asks to cosign (C2SP tlog-witness
+    # submission prefixes, comma-separated), those whose cosignatures it accepts (verifier
     # keys, comma-separated) and how often its sequencer appends and signs.
     log_origin: str = "playlog.localhost/log"
     log_signing_key: str = ""
+    witness_urls: str = ""
     witness_keys: str = ""
     log_interval: float = 2.0
-    # Parts a deployment may switch off (README, "Configuration"); bench/commands.py's
+    # Parts a deployment may switch off (docs/configuration.md); bench/commands.py's
     # ``--without`` switches them off to show what each costs a command.
     read_models: bool = True  # this instance may project the read models (one projects at a time)
     command_log: bool = True  # one log line and counter per command
@@ -100,6 +102,7 @@ class Settings:
             keepalive_timeout=int(env.get("PLAYLOG_KEEPALIVE_TIMEOUT", cls.keepalive_timeout)),
             log_origin=env.get("PLAYLOG_LOG_ORIGIN", cls.log_origin),
             log_signing_key=env.get("PLAYLOG_LOG_SIGNING_KEY", ""),
+            witness_urls=env.get("PLAYLOG_WITNESS_URLS", ""),
             witness_keys=env.get("PLAYLOG_WITNESS_KEYS", ""),
             log_interval=float(env.get("PLAYLOG_LOG_INTERVAL", cls.log_interval)),
             read_models=_switch(env, "PLAYLOG_READ_MODELS"),
@@ -118,6 +121,10 @@ class Settings:
     def witnesses(self) -> list[Verifier]:
         """The witnesses whose cosignatures the log accepts (``PLAYLOG_WITNESS_KEYS``)."""
         return [Verifier.parse(part) for part in self.witness_keys.split(",") if part.strip()]
+
+    def witness_submission_urls(self) -> list[str]:
+        """The witnesses the log pushes its checkpoints to (``PLAYLOG_WITNESS_URLS``)."""
+        return [part.strip() for part in self.witness_urls.split(",") if part.strip()]
 
     def secret(self) -> str:
         """The JWT signing key: the configured one, else one kept in the data directory."""

@@ -66,7 +66,7 @@ def check_proofs(export: ExportFile, trust: Trust) -> Proven:
     hashes = {event.seq: event.hash for event in export.events}
     seqs: list[int] = []
     for proof in sorted(export.proofs, key=lambda p: (p.seq, p.index)):
-        leaf = merkle.leaf_hash(merkle.leaf_data(game_id, proof.seq, proof.head))
+        leaf = merkle.leaf_hash(merkle.leaf_data(game_id, proof.seq, proof.head, proof.tag))
         if not merkle.verify_inclusion(leaf, proof.index, checkpoint.size, proof.proof, checkpoint.root):
             failure = (proof.seq, f"the inclusion proof of leaf {proof.index} fails against the checkpoint")
             return Proven(checkpoint.size, seqs, witnesses, failure)

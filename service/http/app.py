@@ -20,6 +20,7 @@ from service.http.api.audit import (
     SeatTranscriptController,
 )
 from service.http.api.chunks import SpectatorChunksController
+from service.http.api.computer import ComputerPlayersController
 from service.http.api.deps import provide_games
 from service.http.api.disputes import GameDisputesController
 from service.http.api.erasure import SeatErasureController
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         route_handlers=[
             HealthController,
             LobbyController,
+            ComputerPlayersController,
             PlayController,
             SeatErasureController,
             PlayersController,

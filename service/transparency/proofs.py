@@ -47,6 +47,8 @@ async def proof_lines(
                         "seq": inclusion.seq,
                         "head": inclusion.head.hex(),
                         "proof": proof,
+                        # the game's tag of a version-2 leaf; none: a version-1 leaf
+                        **({} if inclusion.tag is None else {"tag": inclusion.tag.hex()}),
                     }
                 )
             )

@@ -32,7 +32,7 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 812}
-# The pages (and table states) the README shows.
+# The pages (and table states) docs/pages.md and the README show.
 DOCUMENTED = {
     "home",
     "play",

@@ -33,9 +33,9 @@ from service.tools.bot import play_game
 from service.tools.cli import main
 from service.tools.client import PlaylogClient
 from service.transparency.log import append_round
-from service.transparency.witness import Refused, Witness
 from tests.conftest import live_server
 from tests.e2e.conftest import started_game
+from tests.e2e.witnesses import InProcessWitness, Refused
 
 WITNESS = Signer.generate("witness.test/w1", COSIGNATURE_V1)
 PROOFS = ("receipt_keys", "proof", "checkpoint")
@@ -215,8 +215,8 @@ async def test_a_rewritten_game_is_caught_by_the_checkpoint_the_witness_and_the_
     assert played.finished
     game_id = played.game_id
     assert await sequence(database_url, settings) is not None
-    witness = Witness(str(http.base_url), WITNESS, tmp_path / "witness")
-    assert await witness.round(http) == "cosigned"
+    witness = InProcessWitness(WITNESS, tmp_path / "witness", settings.log_identity().verifiers, database_url)
+    assert await witness.round() == "cosigned"
 
     # What the players keep: the export (its proofs against the cosigned checkpoint), seat 0's receipts.
     original = (await http.get(f"/games/{game_id}/export", headers=moderator)).text.splitlines(keepends=True)
@@ -246,8 +246,8 @@ async def test_a_rewritten_game_is_caught_by_the_checkpoint_the_witness_and_the_
 
     # 1. The witness refuses the retold log, with both checkpoints as evidence.
     with pytest.raises(Refused) as refused:
-        await witness.round(http)
-    assert "same size" in refused.value.reason
+        await witness.round()
+    assert "same size" in (refused.value.evidence / "refusal.json").read_text()
     cosigned = Note.parse((refused.value.evidence / "cosigned.checkpoint").read_text()).body
     assert cosigned == Note.parse(json.loads(lines_of(original, "checkpoint")[0])["note"]).body
 
@@ -278,8 +278,8 @@ async def test_two_clients_shown_two_histories_of_one_size_are_caught_by_the_wit
     size = await sequence(database_url, settings)
     assert size is not None
     keys = [Verifier.parse(k) for k in (await http.get("/log/keys")).json()["log_keys"]]
-    witness = Witness(str(http.base_url), WITNESS, tmp_path / "witness")
-    assert await witness.round(http) == "cosigned"
+    witness = InProcessWitness(WITNESS, tmp_path / "witness", settings.log_identity().verifiers, database_url)
+    assert await witness.round() == "cosigned"
     seen_by_a = (await http.get("/log/checkpoint")).text
 
     # The operator tells client B another history of the same size.
@@ -299,8 +299,8 @@ async def test_two_clients_shown_two_histories_of_one_size_are_caught_by_the_wit
 
     # The witness's next round refuses, keeping both as evidence.
     with pytest.raises(Refused) as refused:
-        await witness.round(http)
-    assert "same size" in refused.value.reason
+        await witness.round()
+    assert "same size" in (refused.value.evidence / "refusal.json").read_text()
     shown = Note.parse((refused.value.evidence / "shown.checkpoint").read_text()).body
     cosigned = Note.parse((refused.value.evidence / "cosigned.checkpoint").read_text()).body
     assert (cosigned, shown) == (a.body, b.body)
@@ -345,8 +345,9 @@ async def test_trust_is_extended_to_the_log_now_and_a_log_that_does_not_extend_i
         await api.leave(game.id, 0, game.seats[0].token)
         await started_game(api, seed=12)
         assert await sequence(database_url, settings) is not None
-        witness = Witness(url, WITNESS, tmp_path / "witness")
-        assert await witness.round(http) == "cosigned"
+        log_keys = settings.log_identity().verifiers
+        witness = InProcessWitness(WITNESS, tmp_path / "witness", log_keys, database_url)
+        assert await witness.round() == "cosigned"
         moderator = {
             "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='m'), 60)}"
         }
@@ -365,7 +366,7 @@ async def test_trust_is_extended_to_the_log_now_and_a_log_that_does_not_extend_i
             await started_game(api, seed=seed)
         now = await sequence(database_url, settings)
         assert now is not None and now > file_size
-        assert await witness.round(http) == "cosigned"
+        assert await witness.round() == "cosigned"
 
         async def extend(trust: Path) -> tuple[int, str, str]:
             done = await asyncio.to_thread(

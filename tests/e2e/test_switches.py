@@ -1,4 +1,4 @@
-"""An instance with the switchable parts off (README, "Configuration") still plays whole games:
+"""An instance with the switchable parts off (docs/configuration.md) still plays whole games:
 it only stops projecting the read models, logging each command and announcing appends."""
 
 from __future__ import annotations

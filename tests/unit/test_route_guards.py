@@ -21,6 +21,7 @@ WHO_MAY_CALL = {
     "getGame": ["bearer_if_sent"],
     "joinGame": ["player_or_guest"],
     "startGame": ["host_or_seat"],  # a host who left strands nobody
+    "seatComputerPlayer": ["host_or_seat"],  # as starting: any seated player may fill the table
     "leaveGame": ["seat_actor"],
     "revealSeed": ["seat_actor"],
     "sendCommand": ["seat_actor"],
@@ -66,7 +67,7 @@ WHO_MAY_CALL = {
         )
     },
     # The transparency log is public; a game's proofs are its moderators' and seats' (RULES 3).
-    **{op: ANYONE for op in ("logKeys", "logCheckpoint", "logTile", "logConsistency", "logCosign")},
+    **{op: ANYONE for op in ("logKeys", "logCheckpoint", "logTile", "logConsistency")},
     "gameLogProof": ["log_reader"],
 }
 

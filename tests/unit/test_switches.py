@@ -1,4 +1,4 @@
-"""The parts a deployment may switch off (README, "Configuration"), as bench/commands.py --without does."""
+"""The parts a deployment may switch off (docs/configuration.md), as bench/commands.py --without does."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ earlier run's venv with the same dependencies)::
     .venv/bin/python tests/upgrade/record.py RELEASE [VENV]
 
 ``RELEASE`` names one of ``RELEASES``: ``2355c24``, the last commit before occupancy-bound tokens
-(the role inside an ``extras`` claim, no ``kid``), and ``v0.1`` (1400ac5: player tokens,
+(the role inside an ``extras`` claim, no ``kid``), and ``v0.1.0`` (tag v0.1.0 at 1400ac5: player tokens,
 disputes). It exports the release's commit with ``git archive``, serves it against a temporary
 embedded PostgreSQL, and through its own HTTP API leaves games in several states (a lobby, a
 running game, finished and disputed games). It writes into ``tests/upgrade/fixtures/RELEASE/``:
@@ -14,7 +14,7 @@ running game, finished and disputed games). It writes into ``tests/upgrade/fixtu
 secret, every token the release issued, and what it answered about each game: summaries, views,
 complete states, chains, listing). tests/upgrade/test_upgrade.py restores and upgrades them.
 
-A fixture read by CI for years cannot wait on tokens of 30 days: v0.1 is configured for tokens
+A fixture read by CI for years cannot wait on tokens of 30 days: v0.1.0 is configured for tokens
 of 50 years, and 2355c24 (whose lifetimes are constants) has its own ``issue`` wrapped to sign
 for 50 years (the claims' shape, which an upgrade must keep reading, is the release's own). One
 of its seat tokens is signed for 1 s, to show that an old token's own expiry still ends it.
@@ -299,7 +299,7 @@ def before_occupancy(old: Old, launch: Callable[..., str]) -> dict[str, Any]:
 
 
 def v0_1(old: Old, launch: Callable[..., str]) -> dict[str, Any]:
-    """v0.1: players join with their tokens; a lobby, a running game, a finished game, and a
+    """v0.1.0: players join with their tokens; a lobby, a running game, a finished game, and a
     finished game disputed by a seat and claimed by a moderator."""
     moderator = launch("moderator")
     players = {n: old.call("POST", "/players", json={"name": n}) for n in ("ann", "ben")}
@@ -396,7 +396,7 @@ class Release:
 RELEASES = {
     # The last commit whose tokens hold their grant in ``extras`` (Litestar's Token), no kid.
     "2355c24": Release("2355c2476496522c29295ccb4b854fc58effaec3", before_occupancy, "serve-legacy"),
-    "v0.1": Release(
+    "v0.1.0": Release(
         "1400ac582dd1f8d6aa9cdc53066003006df27c39",
         v0_1,
         "serve",

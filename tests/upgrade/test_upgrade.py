@@ -4,11 +4,12 @@ with today's migrations, served by today's app with the release's signing secret
 Each fixture (tests/upgrade/fixtures/RELEASE, written by tests/upgrade/record.py) holds a
 release's dump, every token it issued and what it answered about each game. ``2355c24`` is the
 last commit before occupancy-bound tokens (another claim shape, service/app/legacy_tokens.py);
-``v0.1`` has player tokens and disputes. After the upgrade: every chain, complete state, seat
-view, outcome and the listing read as the release left them, and the release's tokens act: a
-running game finishes, a lobby is joined and started by its host token, finished games are read
-and disputed, a player's token joins, lists its games and reads its statistics; a seat's earlier
-holder's token, an expired token and an unnamed moderator token are refused.
+``v0.1.0`` (the first release's tag) has player tokens and disputes. After the upgrade: every
+chain, complete state, seat view, outcome and the listing read as the release left them, and
+the release's tokens act: a running game finishes, a lobby is joined and started by its host
+token, finished games are read and disputed, a player's token joins, lists its games and reads
+its statistics; a seat's earlier holder's token, an expired token and an unnamed moderator token
+are refused.
 """
 
 from __future__ import annotations
@@ -36,11 +37,11 @@ from service.store import database
 from service.tools.bot import pick
 
 FIXTURES = Path(__file__).parent / "fixtures"
-RELEASES = ("2355c24", "v0.1")
+RELEASES = ("2355c24", "v0.1.0")  # a commit before any release, then every tagged release
 RECORDED: dict[str, dict[str, Any]] = {
     name: json.loads((FIXTURES / name / "recorded.json").read_text()) for name in RELEASES
 }
-OLD, V0_1 = RECORDED["2355c24"], RECORDED["v0.1"]
+OLD, V0_1 = RECORDED["2355c24"], RECORDED["v0.1.0"]
 GAMES: dict[str, Any] = OLD["games"]
 YEARS = 50 * 365 * 86400.0
 
@@ -269,7 +270,7 @@ async def eventually(read: Callable[[], Awaitable[Any]], expected: Any) -> None:
     assert answer == expected
 
 
-@pytest.mark.parametrize("release", ["v0.1"])
+@pytest.mark.parametrize("release", ["v0.1.0"])
 async def test_v0_1_player_tokens_read_their_games_and_join_an_old_lobby_started_by_its_host(
     http: AsyncTestClient[Litestar], release: str
 ) -> None:
@@ -301,7 +302,7 @@ async def test_v0_1_player_tokens_read_their_games_and_join_an_old_lobby_started
     await eventually(bens_games, ["finished"] * 4)
 
 
-@pytest.mark.parametrize("release", ["v0.1"])
+@pytest.mark.parametrize("release", ["v0.1.0"])
 async def test_v0_1_a_dispute_reads_as_recorded_and_its_old_seat_token_reads_it(
     http: AsyncTestClient[Litestar], moderator: dict[str, str], release: str
 ) -> None:

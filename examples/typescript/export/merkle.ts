@@ -1,5 +1,6 @@
 // RFC 9162 Merkle hashing and proof verification (sections 2.1.3.2 and 2.1.4.2), and playlog's
-// leaf: `"playlog/head/v1" || game id (16 bytes) || seq (8 bytes big-endian) || head`
+// leaf: `"playlog/head/v2" || tag (32 bytes) || seq (8 bytes big-endian) || head`, or, logged before the
+// tags, `"playlog/head/v1" || game id (16 bytes) || seq || head`
 // (docs/export-format.md, "Proofs").
 import { createHash } from "node:crypto";
 
@@ -12,9 +13,11 @@ const sha256 = (...parts: Buffer[]): Buffer => {
 export const leafHash = (data: Buffer): Buffer => sha256(Buffer.from([0]), data);
 const nodeHash = (left: Buffer, right: Buffer): Buffer => sha256(Buffer.from([1]), left, right);
 
-export function leafData(gameId: string, seq: number, head: Buffer): Buffer {
+// A version-2 leaf (with the game's tag): `"playlog/head/v2" || tag (32 bytes) || seq || head`.
+export function leafData(gameId: string, seq: number, head: Buffer, tag?: Buffer): Buffer {
   const seqBytes = Buffer.alloc(8);
   seqBytes.writeBigUInt64BE(BigInt(seq));
+  if (tag) return Buffer.concat([Buffer.from("playlog/head/v2"), tag, seqBytes, head]);
   return Buffer.concat([Buffer.from("playlog/head/v1"), Buffer.from(gameId.replaceAll("-", ""), "hex"), seqBytes, head]);
 }
 

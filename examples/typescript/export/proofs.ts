@@ -36,7 +36,7 @@ export function checkProofs(file: ExportFile, trust: VerifierKey[]): Proven {
   const hashes = new Map(file.events.map((e) => [e.seq, e.hash]));
   const seqs: number[] = [];
   for (const proof of [...file.proofs].sort((a, b) => a.seq - b.seq || a.index - b.index)) {
-    const leaf = leafHash(leafData(gameId, proof.seq, Buffer.from(proof.head, "hex")));
+    const leaf = leafHash(leafData(gameId, proof.seq, Buffer.from(proof.head, "hex"), proof.tag ? Buffer.from(proof.tag, "hex") : undefined));
     if (!verifyInclusion(leaf, proof.index, size, proof.proof, checkpoint.root)) {
       return { size, seqs, witnesses, failure: { at: proof.seq, reason: `the inclusion proof of leaf ${proof.index} fails against the checkpoint` } };
     }

@@ -13,7 +13,7 @@
 - ``auditor``: a moderator token; without one, anyone once a public game is over and its
   spectator delay has passed (projections/spectator decides);
 - ``log_reader``: a game's log proofs: a moderator, anyone once the audit is, or a seat holder
-  while no event of the game is hidden from anyone;
+  once the game is over if no event of it is hidden from anyone;
 - ``bearer_if_sent``: anyone; a token sent must be valid (what it shows depends on who calls);
 - ``bearer``: any valid token; the service decides what it grants (a dispute's seat, say, is
   checked against the game's log, which also knows the seats a token held before).
@@ -196,8 +196,10 @@ async def auditor(connection: Connection, _: BaseRouteHandler) -> None:
 
 async def log_reader(connection: Connection, _: BaseRouteHandler) -> None:
     """A game's heads in the transparency log: a moderator; anyone once the audit is open to
-    anyone; a seat holder while no event of the game is hidden from anyone (a head's seq would
-    otherwise count events hidden from the seat, RULES 3)."""
+    anyone; a seat holder once the game is over, if no event of it is hidden from anyone (a
+    head's seq would otherwise count events hidden from the seat, RULES 3; and the game's tag,
+    given with its proofs, would let the seat follow the game's later leaves in the log's public
+    entries while it runs)."""
     principal = await _sent(connection)
     if principal is not None and principal.role == "moderator":
         await _games(connection).load(_game_id(connection), cached_ok=True)  # 404 for no such game
@@ -206,12 +208,14 @@ async def log_reader(connection: Connection, _: BaseRouteHandler) -> None:
         return
     if principal is not None and principal.role == "seat" and principal.game_id == _game_id(connection):
         await _holds(connection, principal.seat if principal.seat is not None else -1)
-        if same_for_everyone(connection.scope["state"]["table"]):
+        table = connection.scope["state"]["table"]
+        if table.status == "finished" and same_for_everyone(table):
             return
         raise ServiceError(
             403,
             "log_proof_hidden",
-            "This game holds events hidden from this seat: a head's seq would count them.",
+            "A seat reads its game's log proofs once the game is over, if no event of it is hidden"
+            " from anyone: a head's seq would count hidden events, the game's tag its later leaves.",
         )
     status = 401 if principal is None else 403
     raise ServiceError(
