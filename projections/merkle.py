@@ -126,9 +126,14 @@ def root(size: int, nodes: Mapping[Node, bytes]) -> bytes:
     return range_hash(0, size, nodes)
 
 
+def _hashes(*hashes: bytes) -> bool:
+    """Whether each is a SHA-256 hash in length: an empty leaf hash would match an empty root."""
+    return all(len(h) == 32 for h in hashes)
+
+
 def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes], expected: bytes) -> bool:
     """RFC 9162 2.1.3.2: does ``proof`` put ``leaf`` (a leaf hash) at ``index`` under ``expected``?"""
-    if not 0 <= index < size:
+    if not 0 <= index < size or not _hashes(leaf, *proof):
         return False
     fn, sn, r = index, size - 1, leaf
     for p in proof:
@@ -148,7 +153,7 @@ def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes],
 def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, proof: Sequence[bytes]) -> bool:
     """RFC 9162 2.1.4.2: is the tree of ``new`` leaves under ``new_root`` an extension of the tree
     of ``old`` leaves under ``old_root``?"""
-    if not 0 < old <= new:
+    if not 0 < old <= new or not _hashes(*proof):
         return False
     if old == new:
         return not proof and old_root == new_root

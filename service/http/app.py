@@ -32,6 +32,7 @@ from service.http.api.moderation import ModerationController
 from service.http.api.play import PlayController
 from service.http.api.players import PlayersController
 from service.http.api.streams import PlayerStreamController, SpectatorController
+from service.http.api.traces import SeatTraceController
 from service.http.api.transparency import GameLogProofController, TransparencyController
 from service.http.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.http.fast.edge import edge
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         route_handlers=[
             HealthController,
             LobbyController,
+            SeatTraceController,
             ComputerPlayersController,
             PlayController,
             SeatErasureController,

@@ -263,8 +263,13 @@ async def test_a_rewritten_game_is_caught_by_the_checkpoint_the_witness_and_the_
     assert [(f.check, f.seq) for f in served.findings] == [("log", 0)]
     assert "not cosigned by witness.test/w1" in served.findings[0].reason
 
-    # 3. Seat 0's receipts name the first receipted append the file no longer holds as receipted.
-    code, output = cli_verify(str(tmp_path / "rewritten.jsonl"), "--receipts", str(kept))
+    # 3. Seat 0's receipts, against the log's keys it pinned, name the first receipted append the
+    # file no longer holds as receipted.
+    log_only = tmp_path / "log.keys"
+    log_only.write_text("".join(f"{key.text}\n" for key in trust.log_keys))
+    code, output = cli_verify(
+        str(tmp_path / "rewritten.jsonl"), "--trust", str(log_only), "--receipts", str(kept)
+    )
     assert code == 1
     assert "receipt 2 (receipts): (seat 0" in output and "no head of the file is the receipted one" in output
     assert output.rstrip().endswith("FAILED: first bad receipt 2")
@@ -318,17 +323,21 @@ async def test_a_dropped_acknowledged_command_is_proven_by_its_receipt(
     last = receipting.verify(api.receipts[-1], keys).receipt
     assert await sequence(database_url, settings) is not None  # the export names the log's keys
     before = await cli_export(game.id, database_url, settings, tmp_path / "before.jsonl")
-    assert export_verify.verify_lines(before, receipts=api.receipts).ok
+    pinned = Trust(keys, [])  # the seat pinned the log's keys (receipts are checked against no others)
+    assert export_verify.verify_lines(before, trust=pinned, receipts=api.receipts).ok
 
     # The operator drops the last acknowledged command, as if it had never been sent.
     dropped = await first_seq_of(database_url, game.id, f"seat:{last.seat}:{last.key}")
     await drop_from(database_url, game.id, dropped)
     after = await cli_export(game.id, database_url, settings, tmp_path / "after.jsonl")
-    report = export_verify.verify_lines(after, receipts=api.receipts)
+    report = export_verify.verify_lines(after, trust=pinned, receipts=api.receipts)
     assert report.chain_ok and report.replay_ok  # the shortened log agrees with itself
-    assert [(f.check, f.seq) for f in report.findings] == [("receipts", len(api.receipts))]
-    assert "receipted events are missing" in report.findings[0].reason
-    assert f"key {last.key}" in report.findings[0].reason
+    # The receipt names the dropped command; the log, whose only head of the game was the
+    # dropped one, holds no head of the shortened file.
+    assert [(f.check, f.seq) for f in report.findings] == [("log", 0), ("receipts", len(api.receipts))]
+    assert "no head of this game is under the checkpoint" in report.findings[0].reason
+    assert "receipted events are missing" in report.findings[1].reason
+    assert f"key {last.key}" in report.findings[1].reason
 
 
 async def test_trust_is_extended_to_the_log_now_and_a_log_that_does_not_extend_is_named(

@@ -29,6 +29,7 @@ WHO_MAY_CALL = {
     "getSeatEvents": ["seat_holder"],
     "streamSeatEvents": ["seat_holder"],
     "seatTranscript": ["seat_holder"],
+    "seatTrace": ["seat_holder"],
     "eraseSeat": ["seat_holder"],  # a guest's own words; a conceded seat still holds its token
     "revokePlayerToken": ["player"],
     "refreshPlayerToken": ["player"],
