@@ -304,8 +304,18 @@ class Service:
     """``playlog serve`` (uvicorn, ``workers`` processes) against ``url`` on a free local port."""
 
     def __init__(
-        self, url: str, *, data_dir: Path, env: dict[str, str] | None = None, workers: int = 1
+        self,
+        url: str,
+        *,
+        data_dir: Path,
+        env: dict[str, str] | None = None,
+        workers: int = 1,
+        root: Path = CODE_ROOT,
+        python: str = sys.executable,
+        cli: str = "service.tools.cli",
     ) -> None:
+        """``root``, ``python``, ``cli``: the tree served, its interpreter and its command-line
+        module (a baseline's clone, its venv, its layout)."""
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         full_env = {
@@ -322,16 +332,15 @@ class Service:
             "PLAYLOG_MAX_CONNECTIONS": "100000",
             **(env or {}),
         }
-        root = CODE_ROOT
         full_env["PYTHONPATH"] = str(root)
         data_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = data_dir / "service.log"  # the service's own log lines (one per command)
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [
-                sys.executable,
+                python,
                 "-m",
-                "service.tools.cli",
+                cli,
                 "serve",
                 "--port",
                 str(self.port),
