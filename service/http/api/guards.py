@@ -1,7 +1,8 @@
 """Who may call a route: Litestar guards, declared on the route (``guards=[...]``).
 
 - ``seat_holder``: a seat token of this game and seat, whose occupancy holds the seat now (checked
-  against the table), not lapsed (a seat token lapses a while after its game ends);
+  against the table, at least as new as the seat's ``min_version``: read your writes), not lapsed
+  (a seat token lapses a while after its game ends);
 - ``seat_actor``: a seat holder that has not conceded (a conceded seat reads, it does not act);
 - ``host``: the host token of this game, until a margin after the start;
 - ``host_or_seat``: the host token, or a seat holder's token of this game (starting: a host who
@@ -34,7 +35,8 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.types import Guard
 
 from domain.table.rules import check_holder
-from projections.numbering import same_for_everyone
+from domain.viewers import Seat
+from projections.numbering import same_for_everyone, version_for
 from service.app.audit import open_to_anyone
 from service.app.auth import Principal, read_bearer
 from service.app.errors import ServiceError
@@ -105,7 +107,10 @@ async def _holds(connection: Connection, seat: int) -> None:
     principal = await _bound(connection, principal)
     games = _games(connection)
     table = await games.load(game_id, cached_ok=True)
-    if table.status == "open":  # seats still change hands: ask the log, not the cache
+    # Ask the log, not the cache, while seats still change hands, and when the caller has seen
+    # more of the game than this instance has heard of (read your writes: its own command, made
+    # through another instance, whose notification is on its way).
+    if table.status == "open" or version_for(table, Seat(seat)) < _seen(connection):
         table = await games.load(game_id)
     check_holder(table, seat, principal.occupancy)
     ended = await games.ended_at(game_id, table)
@@ -113,6 +118,19 @@ async def _holds(connection: Connection, seat: int) -> None:
         raise expired("seat")
     state = connection.scope["state"]  # what ``connection.state`` wraps, without the wrapper
     state["principal"], state["table"] = principal, table
+
+
+def _seen(connection: Connection) -> int:
+    """The seat's version its caller has seen (``min_version``, docs/api.md "Read your writes");
+    0 when absent or not a plain number, which the route's own parameter then refuses."""
+    query: bytes = connection.scope["query_string"]
+    if b"min_version=" not in query:
+        return 0
+    for pair in query.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        if name == b"min_version" and value.isdigit() and len(value) <= 10:
+            return int(value)
+    return 0
 
 
 async def seat_actor(connection: Connection, handler: BaseRouteHandler) -> None:

@@ -12,6 +12,10 @@
   const $ = (id) => document.getElementById(id);
   const problem = $("problem");
   let current = null;
+  // The seat's highest version this page was given (a view, a command's answer, a streamed
+  // event's number), sent back as min_version: whichever instance answers a read, it shows at
+  // least that much (read your writes, docs/api.md).
+  let seen = 0;
   let busy = false;
   let windowTimer = null;
   let connectionProblem = false;  // the problem shown is the lost connection's, cleared when back
@@ -194,6 +198,7 @@
 
   function render(view) {
     current = view;
+    seen = Math.max(seen, view.version);
     const page = PL.game(view.kind);
     $("game-title").textContent = `· ${PL.gameTitle(view.kind)} · ${view.status}`;
     const open = view.status === "open";
@@ -228,7 +233,7 @@
   let looked = null;
   const refresh = PL.oneAtATime(async () => {
     try {
-      const view = await api(`${base}/view`, { token });
+      const view = await api(`${base}/view?min_version=${seen}`, { token });
       render(view);
       const finished = view.status === "finished";
       if (looked !== finished) { looked = finished; PL.whoLooked(gameId, token, finished); }
@@ -260,7 +265,8 @@
     const feed = $("feed");
     const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats });
     PL.connection.whenBack(() => disputes.refresh());
-    followStream(`${base}/stream`, token, 0, (event) => {
+    followStream(`${base}/stream?min_version=${seen}`, token, 0, (event) => {
+      seen = Math.max(seen, event.seq);
       // Numbered by its seq: the number a dispute names it by.
       const said = describe(event);
       if (said !== null) PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, said));
