@@ -1,6 +1,6 @@
 """The canonical text an export's hashes cover: PostgreSQL jsonb's text form
 (docs/export-format.md, "The hash chain"), and the event digest ``playlog_event_digest``
-computes (service/store/migrations/versions/0001). Receipts hash their events in this form too
+computes (migrations/versions/0001). Receipts hash their events in this form too
 (projections/receipts.py). Pure.
 """
 

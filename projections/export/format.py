@@ -12,12 +12,12 @@ game's proofs: one ``receipt_keys`` line (the keys of its receipts' head commitm
 signed checkpoint the proofs are against (docs/receipts.md, docs/transparency-log.md).
 
 Each event's hash is ``sha256(prev_hash || canonical text)``, the canonical text being what
-``playlog_event_digest`` (service/store/migrations/versions/0001) hashes: jsonb's text form of
+``playlog_event_digest`` (migrations/versions/0001) hashes: jsonb's text form of
 ``{game_id, seq, type, schema_version, data, metadata, recorded_at}``, which
 ``projections/export/canonical.py`` reproduces (keys by byte length then bytes, ``", "`` and
 ``": "``, numbers as written). An access
 record's hash is ``sha256(prev_hash || canonical text of the record)``, what
-``playlog_access_digest`` hashes (service/store/migrations/versions/0015).
+``playlog_access_digest`` hashes (migrations/versions/0015).
 """
 
 from __future__ import annotations

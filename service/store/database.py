@@ -1,8 +1,8 @@
 """Where the database comes from: a URL, or an embedded PostgreSQL in the data directory.
 
-Also the migrations (Alembic, plain SQL revisions in service/store/migrations/: package data, so
-every install carries them), a friendly check of a URL, and what "the database cannot be reached
-right now" looks like (``UNAVAILABLE_ERRORS``).
+Also the migrations (Alembic, plain SQL revisions in the repository's migrations/, which the wheel
+carries as service/store/migrations/: setup.py), a friendly check of a URL, and what "the
+database cannot be reached right now" looks like (``UNAVAILABLE_ERRORS``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from urllib.parse import urlsplit
 import asyncpg
 import asyncpg.exceptions as pg_errors
 
-# The Alembic configuration and its revisions: in the package, wherever it is installed.
-MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# The Alembic configuration and its revisions: the wheel's copy beside this module, else (the
+# source tree, an editable install) the repository's migrations/.
+_CARRIED = Path(__file__).resolve().parent / "migrations"
+MIGRATIONS = _CARRIED if _CARRIED.is_dir() else Path(__file__).resolve().parents[2] / "migrations"
 
 
 class DatabaseUnavailable(Exception):

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,9 +110,14 @@ def test_the_installed_wheel_serves_plays_exports_and_verifies_from_an_empty_dir
         run(playlog, "projections", "rebuild", cwd=empty, env=env)
 
         run(playlog, "bots", "--url", url, "--games", "1", "--seed", "1", cwd=empty, env=env)
-        listed = httpx.get(f"{url}/games", timeout=30)
-        assert listed.status_code == 200, listed.text
-        (game,) = listed.json()["games"]
+        games: list[dict[str, str]] = []
+        for _ in range(300):  # the listing is a read model: it shows the game a moment later
+            listed = httpx.get(f"{url}/games", timeout=30)
+            assert listed.status_code == 200, listed.text
+            if games := listed.json()["games"]:
+                break
+            time.sleep(0.1)
+        (game,) = games
         game_id = game["game_id"]
         exported = empty / "game.jsonl"
         run(playlog, "export", game_id, "-o", exported, cwd=empty, env=env)
