@@ -48,7 +48,7 @@ def with_defaults(game: Decider, command: CreateGame) -> CreateGame:
     return msgspec.structs.replace(command, options=options, timeouts_to_remove=removal, lobby_timeout=wait)
 
 
-def settings(command: CreateGame) -> tuple[int | None, float | None]:
+def recorded(command: CreateGame) -> tuple[int | None, float | None]:
     """``lobby.created``'s ``timeouts_to_remove`` and ``lobby_timeout`` (None or 0: never)."""
     removal, wait = command.timeouts_to_remove or 0, command.lobby_timeout or 0.0
     if not 0 <= removal <= MAX_TIMEOUTS_TO_REMOVE:
@@ -60,6 +60,23 @@ def settings(command: CreateGame) -> tuple[int | None, float | None]:
             "invalid", "invalid_clock", f"lobby_timeout must be 0..{MAX_LOBBY_TIMEOUT:g} s (0: never)."
         )
     return removal or None, wait or None
+
+
+class ClockSettings(msgspec.Struct, frozen=True):
+    """A table's clock, as its pages put it in words."""
+
+    decision_timeout: float | None  # seconds a move (RULES 3's game option); None: no clock
+    timeouts_to_remove: int | None  # timeouts in a row that remove a seat; None: never
+    lobby_closes_at: float | None  # while the lobby is open: when it closes unless started
+
+
+def settings_of(table: Table) -> ClockSettings:
+    timeout = table.raw_options.get("decision_timeout")
+    return ClockSettings(
+        decision_timeout=float(timeout) if isinstance(timeout, int | float) else None,
+        timeouts_to_remove=table.timeouts_to_remove,
+        lobby_closes_at=lobby_deadline(table),
+    )
 
 
 def lobby_deadline(table: Table) -> float | None:

@@ -64,7 +64,7 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
             "invalid", "invalid_spectator_delay", f"spectator_delay must be 0..{MAX_SPECTATOR_DELAY:g} s."
         )
     options = game.parse_options(command.options)
-    timeouts_to_remove, lobby_timeout = clock.settings(command)
+    timeouts_to_remove, lobby_timeout = clock.recorded(command)
     return [
         GameCreated(
             kind=game.kind,
