@@ -190,7 +190,7 @@ def player_games(table: Table) -> tuple[PlayerGame, ...]:
     for seat, player in enumerate(table.players):
         if player is not None:
             seats.setdefault(player, []).append(seat)
-    if table.status != "finished":
+    if table.status != "finished" or table.closed:  # a lobby closed unstarted: nobody won or lost
         return tuple(PlayerGame(player, tuple(held), None) for player, held in seats.items())
     ruled = rulings(table)
     return tuple(

@@ -90,3 +90,23 @@ async def test_a_seat_that_stops_acting_is_played_for_then_removed_and_the_other
     export = await http.get(f"/games/{game.id}/export", headers=moderator)
     report = export_verify.verify_lines(export.text.splitlines(keepends=True))
     assert report.ok and report.level == "re-executed", report.lines()
+
+
+async def test_a_public_lobby_nobody_starts_closes_on_its_own(api: PlaylogClient) -> None:
+    created = await api.create_game(
+        "exploding_kittens", {"players": 3}, public=True, spectator_delay=0, lobby_timeout=1
+    )
+    hana = await api.create_player("hana")
+    await api.join(created.game_id, player_token=hana.token)
+    async with asyncio.timeout(30):  # the scheduler closes it; a guard against a hang
+        while (await api.game(created.game_id)).status != "finished":
+            await asyncio.sleep(0.05)
+    with pytest.raises(ApiError) as refused:
+        await api.join(created.game_id, "late")
+    assert (refused.value.status, refused.value.code) == (409, "lobby_closed")
+    summary = await api.game(created.game_id)
+    assert summary.winners is None and summary.seats == ["hana", None, None]
+    async with asyncio.timeout(30):  # the read models follow the log
+        while not (games := [g for g in await api.all_my_games(hana.token) if g.status == "finished"]):
+            await asyncio.sleep(0.05)
+    assert games[0].outcome is None  # nobody won or lost a closed lobby

@@ -72,7 +72,9 @@
     const f = create.elements;
     if (!checkName(f.name)) return;
     const options = { players: Number(f.players.value), ...PL.game(kind.value).options(f) };
-    for (const name of ["seed", "first_seat", "decision_timeout"]) if (f[name].value !== "") options[name] = Number(f[name].value);
+    for (const name of ["seed", "first_seat"]) if (f[name].value !== "") options[name] = Number(f[name].value);
+    // The clock (docs/api.md, "Clocks"): left out, a public game gets its default; "off": none.
+    if (f.clock.value !== "") options.decision_timeout = f.clock.value === "off" ? null : Number(f.clock.value);
     const body = { kind: kind.value, options, public: f.public.checked, spectator_delay: Number(f.spectator_delay.value || 0) };
     const sent = JSON.stringify([body, f.name.value]);
     if (!attempt || attempt.sent !== sent) attempt = { sent, createKey: crypto.randomUUID(), joinKey: crypto.randomUUID() };
