@@ -8,7 +8,8 @@
   in a row the seat concedes instead (the game's ``Concede``), so the others play on. A seat that
   acts itself again is ``lobby.back``: its count starts over. A seat that never acted after the
   start is timed out and removed the same way.
-- A lobby not started ``lobby_timeout`` seconds after its creation closes (``lobby.closed``).
+- A lobby not started ``lobby_timeout`` seconds after its creation closes (``lobby.closed``, then
+  the server's seed disclosed, as at the end of every game).
 
 Games created before the clock recorded none of this (both settings None): their deadlines are
 the game's alone, and their logs re-execute to the same events.
@@ -31,7 +32,7 @@ from domain.table.commands import (
     PUBLIC_LOBBY_TIMEOUT,
     CreateGame,
 )
-from domain.table.events import LobbyClosed, SeatBack, SeatTimedOut
+from domain.table.events import LobbyClosed, SeatBack, SeatTimedOut, SeedDisclosed
 from domain.table.refusals import TableRefusal
 from domain.table.state import Table
 
@@ -98,8 +99,12 @@ def on_deadline(game: Decider, table: Table, ctx: Context) -> Sequence[Any]:
     due = deadline(table)
     if due is None or due > ctx.now:
         return []
-    if table.status == "open":
-        return [LobbyClosed()]
+    if table.status == "open":  # the server's seed disclosed as at every end: nothing was dealt
+        return (
+            [LobbyClosed()]
+            if ctx.server_seed is None
+            else [LobbyClosed(), SeedDisclosed(seed=ctx.server_seed)]
+        )
     forced = game.clock.on_deadline(table.state)
     limit = table.timeouts_to_remove
     seat = game.clock.waiting_for(table.state) if limit is not None else None

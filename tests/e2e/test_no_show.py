@@ -92,7 +92,9 @@ async def test_a_seat_that_stops_acting_is_played_for_then_removed_and_the_other
     assert report.ok and report.level == "re-executed", report.lines()
 
 
-async def test_a_public_lobby_nobody_starts_closes_on_its_own(api: PlaylogClient) -> None:
+async def test_a_public_lobby_nobody_starts_closes_on_its_own(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
     created = await api.create_game(
         "exploding_kittens", {"players": 3}, public=True, spectator_delay=0, lobby_timeout=1
     )
@@ -110,3 +112,7 @@ async def test_a_public_lobby_nobody_starts_closes_on_its_own(api: PlaylogClient
         while not (games := [g for g in await api.all_my_games(hana.token) if g.status == "finished"]):
             await asyncio.sleep(0.05)
     assert games[0].outcome is None  # nobody won or lost a closed lobby
+
+    export = await http.get(f"/games/{created.game_id}/export", headers=moderator)
+    report = export_verify.verify_lines(export.text.splitlines(keepends=True))
+    assert report.ok and report.level == "re-executed", report.lines()  # the seed disclosed, too

@@ -5,15 +5,17 @@ server acts on the deadline (or a seat plays), then these events (tests/given.py
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+import msgspec
 import pytest
 
-from domain.decider import Concede
+from domain.decider import Concede, Context
 from domain.registry import for_kind
 from domain.table.clock import with_defaults
 from domain.table.commands import ActOnDeadline, CreateGame, JoinSeat, Play, StartGame
-from domain.table.events import GameCreated, LobbyClosed, SeatBack, SeatJoined, SeatTimedOut
+from domain.table.events import GameCreated, LobbyClosed, SeatBack, SeatJoined, SeatTimedOut, SeedDisclosed
 from domain.table.state import Table
 from tests.given import Given, Rules, given_for
 
@@ -158,6 +160,16 @@ def test_given_an_open_lobby_when_its_timeout_passes_then_it_closes() -> None:
     )
     given(closed).when(JoinSeat(name="carol", occupancy="c1")).then("lobby_closed")
     given(closed).when(StartGame()).then("lobby_closed")
+
+
+def test_given_an_open_lobby_with_a_committed_seed_when_it_closes_then_the_seed_is_disclosed() -> None:
+    seed = "ab" * 32
+    committed = msgspec.structs.replace(
+        created("exploding_kittens", lobby_timeout=100.0), seed_commitment="cd" * 32
+    )
+    lobby = given(None, committed, *seated(1)).state
+    context = Context(random.Random(0), 101.0, None, seed_commitment="cd" * 32, server_seed=seed)
+    assert list(EK.decide(lobby, ActOnDeadline(), context)) == [LobbyClosed(), SeedDisclosed(seed=seed)]
 
 
 def test_given_a_lobby_without_a_timeout_when_checked_then_it_waits_for_its_host() -> None:

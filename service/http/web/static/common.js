@@ -247,7 +247,10 @@ const PL = (() => {
     })();
   }
 
-  const LOBBY = { "lobby.created": "game created", "lobby.joined": "took a seat", "lobby.left": "left", "lobby.started": "game started" };
+  const LOBBY = {
+    "lobby.created": "game created", "lobby.joined": "took a seat", "lobby.left": "left", "lobby.started": "game started",
+    "lobby.timed_out": "ran out of time", "lobby.back": "back at the table", "lobby.closed": "lobby closed",
+  };
   const DISPUTE = {
     "dispute.raised": "raised a dispute", "dispute.claimed": "a moderator took up a dispute",
     "dispute.released": "a moderator put a dispute back in the queue", "dispute.noted": "a moderator noted a dispute",
