@@ -71,13 +71,16 @@ class ClockSettings(msgspec.Struct, frozen=True):
     lobby_closes_at: float | None  # while the lobby is open: when it closes unless started
 
 
-def settings_of(table: Table) -> ClockSettings:
+def settings_of(table: Table) -> ClockSettings | None:
+    """The table's clock, None when it has none at all (no per-move limit, no removal, no lobby
+    deadline: as every game created before the clock without a ``decision_timeout``)."""
     timeout = table.raw_options.get("decision_timeout")
-    return ClockSettings(
+    settings = ClockSettings(
         decision_timeout=float(timeout) if isinstance(timeout, int | float) else None,
         timeouts_to_remove=table.timeouts_to_remove,
         lobby_closes_at=lobby_deadline(table),
     )
+    return None if settings == ClockSettings(None, None, None) else settings
 
 
 def lobby_deadline(table: Table) -> float | None:

@@ -314,10 +314,9 @@ const PL = (() => {
     return `${count} ${name}${count === 1 ? "" : "s"}`;
   }
 
-  // The table's clock (a seat view's ``clock``) in a player's words, for the lobby.
+  // The table's clock (a seat view's ``clock``, absent when it has none) in a player's words.
   function clockText(clock) {
-    if (!clock) return "";
-    if (!clock.decision_timeout) return "No clock: the game waits for every player, however long they take.";
+    if (!clock || !clock.decision_timeout) return "No clock: the game waits for every player, however long they take.";
     const parts = [`Clock: ${duration(clock.decision_timeout)} a move. When a player's time runs out, the server plays the rules' default move for them.`];
     if (clock.timeouts_to_remove) parts.push(`A player whose time runs out ${clock.timeouts_to_remove} times in a row is removed, and the others play on.`);
     if (clock.lobby_closes_at) {
