@@ -133,7 +133,8 @@ def _just_finished(before: Table | None, after: Table) -> bool:
 
 
 def lobby_change(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> LobbyChange:
-    started = after.status != "open" and (before is None or before.status == "open")
+    # A lobby closed unstarted (domain/table/clock.py) is finished, never started.
+    started = after.status != "open" and not after.closed and (before is None or before.status == "open")
     finished = _just_finished(before, after)
     return LobbyChange(
         game_id=game_id,

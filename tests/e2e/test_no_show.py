@@ -112,6 +112,16 @@ async def test_a_public_lobby_nobody_starts_closes_on_its_own(
         while not (games := [g for g in await api.all_my_games(hana.token) if g.status == "finished"]):
             await asyncio.sleep(0.05)
     assert games[0].outcome is None  # nobody won or lost a closed lobby
+    async with asyncio.timeout(30):  # the listing: finished, never started
+        while not (
+            listed := [
+                g
+                for g in (await http.get("/games?status=finished")).json()["games"]
+                if g["game_id"] == str(created.game_id)
+            ]
+        ):
+            await asyncio.sleep(0.05)
+    assert listed[0]["started_at"] is None and listed[0]["winners"] is None
 
     export = await http.get(f"/games/{created.game_id}/export", headers=moderator)
     report = export_verify.verify_lines(export.text.splitlines(keepends=True))

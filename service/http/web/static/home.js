@@ -121,7 +121,9 @@
         el("button", { type: "button", "data-game-id": g.game_id, "data-action": "join", onclick: () => inviteTo(g.game_id) },
           joinLabel(g, title))));
     } else {
-      if (g.status === "finished") parts.push(dated("finished", g.finished_at ?? g.created_at, true), el("span", { class: "winners" }, PL.outcomeText(g)));
+      // A finished game that never started: its lobby closed, nobody having started it in time.
+      const closed = g.status === "finished" && g.started_at == null;
+      if (g.status === "finished") parts.push(dated("finished", g.finished_at ?? g.created_at, true), el("span", { class: "winners" }, closed ? "Closed: not started in time." : PL.outcomeText(g)));
       else parts.push(dated("started", g.started_at ?? g.created_at));
       parts.push(el("span", { class: "links" },
         el("a", { href: `/watch/${g.game_id}` }, "Watch"),
