@@ -194,7 +194,7 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
     game_id = uuid.UUID(export.header.game_id)
     replayed = replay(export).table
     assert replayed is not None
-    due = replayed.decider.clock.deadline(replayed.state) if replayed.status == "running" else None
+    due = registry.for_kind(replayed.kind).deadline(replayed)  # the game's, or an open lobby's
     async with conn.transaction():
         if await conn.fetchval(
             "SELECT EXISTS (SELECT 1 FROM streams WHERE game_id = $1)"

@@ -190,10 +190,17 @@ class PlaylogClient:
         public: bool = True,
         spectator_delay: float | None = None,
         idempotency_key: str | None = None,
+        timeouts_to_remove: int | None = None,
+        lobby_timeout: float | None = None,
     ) -> CreatedGame:
+        """A new game; the clock's settings None: the defaults (docs/api.md, "Clocks")."""
         body: dict[str, Any] = {"kind": kind, "options": options, "public": public}
         if spectator_delay is not None:
             body["spectator_delay"] = spectator_delay
+        if timeouts_to_remove is not None:
+            body["timeouts_to_remove"] = timeouts_to_remove
+        if lobby_timeout is not None:
+            body["lobby_timeout"] = lobby_timeout
         result: CreatedGame = await self._call(
             "POST", "/games", CreatedGame, json=body, **_keyed(idempotency_key)
         )

@@ -17,7 +17,6 @@
   // least that much (read your writes, docs/api.md).
   let seen = 0;
   let busy = false;
-  let windowTimer = null;
   let connectionProblem = false;  // the problem shown is the lost connection's, cleared when back
 
   if (!token) {
@@ -174,27 +173,8 @@
     wasMyTurn = mine;
   }
 
-  // The game's nearest deadline (its page says which), counted down.
-  // The bar empties as time runs out; a screen reader hears it at the start, then at 10 and 5 s.
-  let counted = null;
-  function countdown(view) {
-    const node = $("window");
-    clearInterval(windowTimer);
-    const { deadline, what } = PL.game(view.kind).countdown(view.view);
-    if (!deadline || view.status !== "running") { node.hidden = true; counted = null; return; }
-    const fresh = !counted || counted.deadline !== deadline;
-    if (fresh) counted = { deadline, length: Math.max(1, deadline - Date.now() / 1000), said: null };
-    const tick = () => {
-      const left = Math.max(0, deadline - Date.now() / 1000);
-      $("window-what").textContent = `${what}: ${left.toFixed(0)} s left.`;
-      $("window-bar").style.width = `${Math.min(100, (100 * left) / counted.length)}%`;
-      const step = counted.said == null ? Math.round(left) : [10, 5].find((s) => left <= s && counted.said > s);
-      if (step != null) { counted.said = step; $("window-said").textContent = `${what}: ${step} seconds left.`; }
-    };
-    tick();
-    node.hidden = false;
-    windowTimer = setInterval(tick, 500);
-  }
+  // The game's nearest deadline, counted down (common.js).
+  const countdown = PL.countdown();
 
   function render(view) {
     current = view;
@@ -215,6 +195,7 @@
       $("lobby-waiting").textContent = full
         ? "Every seat is taken: anyone at the table can start the game."
         : "The game can start once every seat is taken; then anyone at the table can start it.";
+      $("lobby-clock").textContent = PL.clockText(view.clock);
       return;
     }
     if (view.seats[seat] != null) $("who").textContent = `${view.seats[seat]} · seat ${seat}`;
@@ -225,7 +206,7 @@
     leave(view);
     lockControls();
     if (hadFocus) keepFocus();
-    countdown(view);
+    countdown(view.kind, view.status, view.view);
     turn(view);
   }
 
