@@ -267,6 +267,10 @@ const PL = (() => {
       return `${who ? seatName(seats, data.seat) : "a player"} ${words(event.type)}`;
     }
     if (event.type === "lobby.joined" && typeof data.name === "string") return `${data.name} took seat ${data.seat}`;
+    // The seeds the shuffles came from, in words: what they let anyone check.
+    if (event.type === "lobby.seed_revealed") return `${seatName(seats, data.seat)}'s seed for the shuffles is revealed`;
+    if (event.type === "lobby.seed_disclosed") return "The server's seed is disclosed: anyone can now check every shuffle of this game";
+    if (event.type === "lobby.erased") return "A player's name was erased at their request";
     if (event.type === "lobby.left" && typeof data.seat === "number") return `${seatName(seats, data.seat)} left the lobby`;
     const who = data.seat ?? data.actor ?? data.by;
     const parts = [];
