@@ -352,3 +352,16 @@ async def test_the_queue_shows_a_game_under_incident_and_a_moderator_clears_it(
         )
     ).json()
     assert cleared["items"] == []
+
+
+async def test_the_queue_clears_its_unreachable_problem_when_the_server_is_back(
+    server_url: str, settings: Settings, new_page: Any
+) -> None:
+    mod = await new_page()
+    await open_with_token(mod, f"{server_url}/moderate/disputes", moderator_token(settings))
+    await expect(mod.locator("#count")).not_to_be_empty()
+    await mod.route("**/*", lambda route: route.abort())  # the network is cut
+    await expect(mod.locator("#problem")).to_contain_text("cannot be reached", timeout=QUEUE_WAIT)
+    await mod.unroute("**/*")
+    await expect(mod.locator("#connection")).to_be_empty(timeout=30_000)
+    await expect(mod.locator("#problem")).to_be_hidden()

@@ -85,6 +85,8 @@ const PL = (() => {
       document.body.dataset.connection = "ok";
       const node = banner();
       if (node) node.replaceChildren();
+      // A problem that only said the server could not be reached is stale once it can.
+      for (const stale of document.querySelectorAll(".problem[data-code=unreachable]")) showProblem(stale, null);
       for (const callback of callbacks) callback();
     }
     return {
@@ -174,7 +176,9 @@ const PL = (() => {
   // ``own``: a page's own words for some codes (code -> text).
   function showProblem(node, error, own = {}) {
     if (!node) return;
+    delete node.dataset.code;
     if (!error) { node.hidden = true; node.textContent = ""; return; }
+    if (error instanceof Problem) node.dataset.code = error.code;
     node.textContent = problemText(error, own);
     node.hidden = false;
   }
