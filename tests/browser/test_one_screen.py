@@ -161,3 +161,43 @@ async def test_a_risk_cat_stop_fits_one_screen(server_url: str, remote: PlaylogC
         "You drew",
         shot="play-a-risk-cat-stop",
     )
+
+
+async def test_the_end_of_a_risk_cat_fits_a_phone_and_its_log_numbers_past_99(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
+    # Five players, the full game, played to its end over the API: two draws then a stop, the
+    # first choice offered for anything else.
+    names = ["ann", "ben", "cy", "dot", "eli"]
+    game_id, tokens = await seated(remote, "a_risk_cat", names, {"seed": 4, "mode": "full"})
+    drawn = 0
+    for _ in range(2000):
+        views = [await remote.view(game_id, s, tokens[s]) for s in range(len(names))]
+        if views[0].status == "finished":
+            break
+        seat, legal = next((s, v.legal_commands) for s, v in enumerate(views) if v.legal_commands)
+        types = [c["type"] for c in legal if c["type"] != "Concede"]
+        if "DrawToken" in types and (drawn < 2 or "StopAndStack" not in types):
+            choice = next(c for c in legal if c["type"] == "DrawToken")
+            drawn += 1
+        elif "StopAndStack" in types and drawn >= 2:
+            choice = next(c for c in legal if c["type"] == "StopAndStack")
+            drawn = 0
+        else:
+            choice = next(c for c in legal if c["type"] != "Concede")
+        await remote.send(game_id, seat, tokens[seat], choice)
+    assert views[0].status == "finished"
+    page = await new_page(PHONE)
+    await page.goto(f"{server_url}/play/{game_id}/0#token={tokens[0]}")
+    await expect(page.locator("#table-view")).to_contain_text("Tokens held, by painting")
+    wide = await page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= PHONE["width"], f"the end tables are {wide} px wide on a phone"
+    # The log's numbers past 99 have room before each move.
+    await expect(page.locator("#feed li[value='100']")).to_have_count(1)
+    room = await page.locator("#feed").evaluate(
+        """feed => { const probe = document.createElement('span'); probe.textContent = '100. ';
+        feed.append(probe); const need = probe.getBoundingClientRect().width; probe.remove();
+        return parseFloat(getComputedStyle(feed).paddingLeft) - need; }"""
+    )
+    assert room >= 0, f"the numbers past 99 are clipped by {-room} px"
+    await assert_accessible(page, "A Risk Cat's end on a phone")

@@ -205,7 +205,7 @@ async def test_three_players_finish_a_risk_cat_through_the_play_pages(server_url
         await expect(page.locator("#status")).to_contain_text("Game over")
     assert reordered
     table = pages[1].locator("#table-view")
-    await expect(table).to_contain_text("Paintings won")  # the score, broken down
+    await expect(table).to_contain_text("paintings won")  # the score, broken down
     await expect(table).to_contain_text("Tokens held, by painting")
     await expect(table).to_contain_text("ben (seat 1) — you")
     feed = pages[1].locator("#feed")

@@ -81,14 +81,17 @@ function breakdown(view, seats, me) {
     const paintings = won(seat);
     const points = paintings.reduce((a, n) => a + n, 0);
     const twins = view.scores[seat] - size - points;
-    return [name(seat), String(size), String(twins), paintings.length ? paintings.map((n) => `${PAINTINGS[n]} (${n})`).join(", ") : "none", String(points), String(view.scores[seat])];
+    const named = paintings.length ? `${paintings.map((n) => `${PAINTINGS[n]} (${n})`).join(", ")} = ${points}` : "none";
+    return [name(seat), String(view.scores[seat]), `${size} ${size === 1 ? "token" : "tokens"} + Twins bonus ${twins} + paintings won: ${named}`];
   });
-  const parts = [el("h3", {}, "Score"), Render.seatsTable(rows, ["Player", "Tokens", "Twins bonus", "Paintings won", "Their points", "Total"])];
+  // Three columns, the breakdown in words: it fits a phone.
+  const parts = [el("h3", {}, "Score"), Render.seatsTable(rows, ["Player", "Total", "Made of"])];
   if (holdings) {
+    // A row a painting, a column a player: as narrow as the players are few (it fits a phone).
     const shown = Object.keys(PAINTINGS).map(Number).filter((n) => !view.removed_paintings.includes(n));
     parts.push(el("h3", {}, "Tokens held, by painting"), Render.seatsTable(
-      holdings.map((counts, seat) => [name(seat), ...shown.map((n) => `${counts[n - 1]}${view.paintings_won[n - 1] === seat ? " ★" : ""}`)]),
-      ["Player", ...shown.map((n) => `${PAINTINGS[n]} (${n})`)]));
+      shown.map((n) => [`${PAINTINGS[n]} (${n})`, ...holdings.map((counts, seat) => `${counts[n - 1]}${view.paintings_won[n - 1] === seat ? " ★" : ""}`)]),
+      ["Painting", ...holdings.map((counts, seat) => (seat === me ? `${seats[seat] ?? `seat ${seat}`} (you)` : seats[seat] ?? `seat ${seat}`))]));
     parts.push(el("p", { class: "muted" }, "★ won the painting: most tokens, or on a tie the black-cat token."));
   }
   return parts;

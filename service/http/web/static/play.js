@@ -202,6 +202,7 @@
     const page = PL.game(view.kind);
     $("game-title").textContent = `· ${PL.gameTitle(view.kind)} · ${view.status}`;
     const open = view.status === "open";
+    document.querySelector(".play").dataset.status = view.status;  // a finished game docks nothing
     $("lobby").hidden = !open;
     $("table").hidden = open;
     $("controls").hidden = open;
