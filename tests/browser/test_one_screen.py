@@ -1,4 +1,4 @@
-"""One screen: in each decision state of both games, at 1280 × 800 and at 375 × 812, the player's
+"""One screen: in each decision state of both games, at 1280 x 800 and at 375 x 812, the player's
 hand, the controls the state asks for and the newest move are inside the viewport as the page
 opens, without scrolling (issue 52). Each state is reached deterministically from a seeded game
 over the API; the seat's page is then opened at both sizes."""
@@ -22,8 +22,9 @@ PHONE = {"width": 375, "height": 812}
 
 # Where a box lies against the viewport, and how far the page was scrolled.
 PLACED = """el => { const r = el.getBoundingClientRect();
-  return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height,
-           vw: innerWidth, vh: innerHeight, scrolled: scrollY, wide: document.documentElement.scrollWidth }; }"""
+  return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width,
+           height: r.height, vw: innerWidth, vh: innerHeight, scrolled: scrollY,
+           wide: document.documentElement.scrollWidth }; }"""
 
 
 @pytest.fixture
@@ -38,11 +39,13 @@ async def assert_on_screen(page: Page, selector: str, what: str) -> None:
     await expect(found.first).to_be_visible()
     for i in range(await found.count()):
         box = await found.nth(i).evaluate(PLACED)
-        size = f"{box['vw']} × {box['vh']}"
+        size = f"{box['vw']} x {box['vh']}"
         assert box["scrolled"] == 0, f"{what}: the page was scrolled at {size}"
         assert box["width"] > 0 and box["height"] > 0, f"{what} is not shown at {size}: {box}"
         assert box["top"] >= 0 and box["left"] >= 0, f"{what} starts outside the viewport at {size}: {box}"
-        assert box["bottom"] <= box["vh"] and box["right"] <= box["vw"], f"{what} ends below or beside the viewport at {size}: {box}"
+        assert box["bottom"] <= box["vh"] and box["right"] <= box["vw"], (
+            f"{what} ends below or beside the viewport at {size}: {box}"
+        )
         assert box["wide"] <= box["vw"], f"the page scrolls sideways at {size}: {box}"
 
 
@@ -95,14 +98,18 @@ async def test_a_nope_window_fits_one_screen(server_url: str, remote: PlaylogCli
         "alice played Skip",
         shot="play-nope",
     )
-    await expect(bob[0].locator("#commands .prompt")).to_have_text("alice played Skip: Nope it, or let it happen.")
+    await expect(bob[0].locator("#commands .prompt")).to_have_text(
+        "alice played Skip: Nope it, or let it happen."
+    )
 
 
 async def test_a_favor_fits_one_screen_and_asks_before_a_defuse_is_given(
     server_url: str, remote: PlaylogClient, new_page: Any
 ) -> None:
     # Seed 7, seat 0 first: alice holds a Favor; bob, like everyone, a Defuse.
-    game_id, tokens = await seated(remote, "exploding_kittens", ["alice", "bob"], {"seed": 7, "reaction_window": 0})
+    game_id, tokens = await seated(
+        remote, "exploding_kittens", ["alice", "bob"], {"seed": 7, "reaction_window": 0}
+    )
     await remote.send(game_id, 0, tokens[0], {"type": "PlayCard", "card": "Favor", "target": 1})
     desktop, phone = await assert_one_screen(
         new_page,
@@ -125,14 +132,18 @@ async def test_a_favor_fits_one_screen_and_asks_before_a_defuse_is_given(
     await expect(desktop.locator("#feed")).to_contain_text("You gave alice a Defuse")
 
 
-async def test_a_defuse_placement_fits_one_screen(server_url: str, remote: PlaylogClient, new_page: Any) -> None:
+async def test_a_defuse_placement_fits_one_screen(
+    server_url: str, remote: PlaylogClient, new_page: Any
+) -> None:
     # Five players (the tallest table): each draws in turn until one draws a Kitten.
     names = ["alice", "bob", "cy", "dee", "eve"]
     game_id, tokens = await seated(remote, "exploding_kittens", names, {"seed": 5, "reaction_window": 0})
     placing = None
     for _ in range(60):
         views = [await remote.view(game_id, s, tokens[s]) for s in range(len(names))]
-        placing = next((s for s, v in enumerate(views) if any(c["type"] == "Defuse" for c in v.legal_commands)), None)
+        placing = next(
+            (s for s, v in enumerate(views) if any(c["type"] == "Defuse" for c in v.legal_commands)), None
+        )
         if placing is not None:
             break
         seat = next(s for s, v in enumerate(views) if any(c["type"] == "DrawCard" for c in v.legal_commands))

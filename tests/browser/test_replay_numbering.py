@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from playwright.async_api import expect
 
+from service.config import Settings
 from service.tools.client import PlaylogClient
 from tests.browser.conftest import assert_accessible
+from tests.browser.pages import moderator_token
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +23,7 @@ RAW = re.compile(r"lobby\.|dispute\.|[{}\[\]]|\b[A-Z][a-z]+[A-Z][A-Za-z]+\b")  #
 
 
 async def test_a_seats_replay_shows_its_logs_numbers_and_words_for_every_event(
-    server_url: str, new_page: Any
+    server_url: str, settings: Settings, new_page: Any
 ) -> None:
     async with PlaylogClient(server_url) as remote:
         # Seed 1, seat 0 first: alice's Skip, bob's Nope on it, each pass (private to its seat,
@@ -70,3 +72,23 @@ async def test_a_seats_replay_shows_its_logs_numbers_and_words_for_every_event(
         assert not RAW.search(f"{words} · {await at.text_content()}"), (number, words)
     assert not RAW.search(await bob.locator("#replayer").inner_text())
     await assert_accessible(bob, "a seat's replay")
+
+    # The moderator's replay keeps the log's seqs and shows bob's own number beside each: they
+    # run 1..count in order, with a gap where the log holds what bob may not see (alice's pass).
+    mod = await new_page()
+    await mod.goto(f"{server_url}/moderate/{game_id}#token={moderator_token(settings)}")
+    at = mod.locator("#at")
+    await expect(at).to_contain_text("seats' numbers")
+    total = int(await mod.locator("#seq").get_attribute("max") or "0")
+    assert total > count
+    await mod.keyboard.press("Home")
+    numbers = []
+    for seq in range(1, total + 1):
+        if seq > 1:
+            await mod.keyboard.press("ArrowRight")
+        await expect(at).to_contain_text(f"(seq {seq})")
+        found = re.search(r"bob \(seat 1\) (\d+|—)", await at.text_content() or "")
+        assert found, await at.text_content()
+        if found.group(1) != "—":
+            numbers.append(int(found.group(1)))
+    assert numbers == list(range(1, count + 1))

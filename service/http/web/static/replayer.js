@@ -137,14 +137,18 @@ const Replayer = (() => {
       gameId,
       seats,
       kind: final.state.kind,
-      heading: forPlayers ? (event, index) => `Event ${index + 1} of ${count}` : null,
+      // A moderator reads the log's seq, and beside it each seat's own number (what its page showed).
+      heading: forPlayers ? (event, index) => `Event ${index + 1} of ${count}` : (event, index) => {
+        const numbers = event.seatNumbers.map((n, s) => `${PL.seatName(seats, s)} ${n ?? "—"}`).join(", ");
+        return `Event ${index + 1} of ${count} (seq ${event.seq}): ${words(event.type)}${numbers ? ` · seats' numbers: ${numbers}` : ""}`;
+      },
       byline: forPlayers ? (event, when) => `At ${when}` : null,
       openAt,
       marks,
       count,
       indexOf: (seq) => (seq >= 1 && seq <= count ? seq - 1 : -1),
       eventAt: paged(async (after, limit) => (await api(q("/log", { after, limit }), { token }))
-        .map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data }))),
+        .map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data, seatNumbers: e.seat_numbers || [] }))),
       changesAt: forPlayers ? null : (() => {
         const at = paged((after, limit) => api(q("/diffs", { after, limit }), { token }));
         return async (index) => (await at(index)).changes;
