@@ -37,6 +37,8 @@ DOCUMENTED = {
     "home",
     "play",
     "play-nope",
+    "play-favor",
+    "play-defuse",
     "play-a-risk-cat",
     "play-a-risk-cat-stop",
     "watch",

@@ -116,6 +116,7 @@ async def test_a_favor_fits_one_screen_and_asks_before_a_defuse_is_given(
         f"{server_url}/play/{game_id}/1#token={tokens[1]}",
         "#commands .prompt, #commands .hand button[title^='Give']",
         "You must give alice a card",
+        shot="play-favor",
     )
     for page in (desktop, phone):
         await expect(page.locator("#commands .prompt")).to_have_text("Give alice a card — choose one.")
@@ -154,6 +155,7 @@ async def test_a_defuse_placement_fits_one_screen(
         f"{server_url}/play/{game_id}/{placing}#token={tokens[placing]}",
         "#commands .alarm, #commands [data-type=Defuse] select, #commands [data-type=Defuse] button",
         "You drew an Exploding Kitten!",
+        shot="play-defuse",
     )
 
 

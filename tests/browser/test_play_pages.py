@@ -64,14 +64,14 @@ async def test_two_players_finish_exploding_kittens_with_a_nope_and_a_defuse_thr
     await expect(alice).to_have_title("● Your turn — playlog")
     await expect(bob.locator("#status")).to_have_text("Waiting for alice")
     await expect(bob).to_have_title("playlog")
-    await screenshot(alice, "play")
+    await screenshot(alice, "play", full_page=False)  # the first screen: the table on it
 
     # A Nope inside the window, through the cards: alice clicks her Skip, bob his Nope while the
     # countdown bar runs.
     await alice.locator("#commands .hand button[data-card=Skip]").first.click()
     await expect(bob.locator("#window")).to_contain_text("s left")
     await expect(bob.locator("#window-said")).to_contain_text("seconds left")  # said once, not each second
-    await screenshot(bob, "play-nope")
+    await screenshot(bob, "play-nope-window")  # the README's is test_one_screen's
     await bob.locator("#commands .hand button[data-card=Nope]").first.click()
     await expect(alice.locator("#feed")).to_contain_text("bob's Nope cancelled your Skip")
     # Whoever may still answer lets the chain stand (bob's pass is his alone), and the Skip is noped.

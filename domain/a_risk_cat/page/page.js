@@ -115,7 +115,7 @@ function sentence(event, who) {
     case "MusicianCatSwapped": return `${who(d.seat)} swapped a Musician Cat for ${who(d.with_seat) === "you" ? "your" : `${who(d.with_seat)}'s`} ${tokenName(d.token)}`;
     case "MusicianCatKept": return `${who(d.seat)} kept the Musician Cat`;
     case "CheaterArmed": return `${who(d.seat)} drew the Cheater: the next duplicate this turn is spared`;
-    case "BankerReturned": return d.blocked ? `${who(d.seat) === "you" ? "Your" : `${who(d.seat)}'s`} Banker is blocked by an Angel` : `The Banker sends ${d.count} of ${who(d.seat) === "you" ? "your" : `${who(d.seat)}'s`} ${d.count === 1 ? "token" : "tokens"} back into the bag`;
+    case "BankerReturned": return d.blocked ? `${who(d.seat) === "you" ? "Your" : `${who(d.seat)}'s`} Banker is blocked by an Angel` : `The Banker sends ${d.count} of ${who(d.seat) === "you" ? "your" : `${who(d.seat)}'s`} tokens back into the bag`;
     case "RobinTellTriggered": return d.robbed_seat != null ? `Robin Tell robs ${who(d.robbed_seat)}: ${d.count} tokens to deal` : (d.candidates.length ? `Robin Tell: ${who(d.seat)} chooses whom to rob` : "Robin Tell finds nobody to rob");
     case "RobinTellTargetChosen": return `Robin Tell robs ${who(d.robbed_seat)}: ${d.count} tokens to deal`;
     case "RobinTellTokenDealt": return `${tokenName(d.token)} dealt to ${who(d.to_seat)}`;
