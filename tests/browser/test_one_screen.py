@@ -101,6 +101,16 @@ async def test_a_nope_window_fits_one_screen(server_url: str, remote: PlaylogCli
     await expect(bob[0].locator("#commands .prompt")).to_have_text(
         "alice played Skip: Nope it, or let it happen."
     )
+    # On the phone the whole log is a drawer over the page, and closes again (Escape, or Close).
+    phone = bob[1]
+    await expect(phone.locator("#feed")).to_be_hidden()
+    await phone.get_by_role("button", name="All moves").click()
+    await expect(phone.get_by_role("button", name="All moves")).to_have_attribute("aria-expanded", "true")
+    await assert_on_screen(phone, "#feed li:last-child", "the log's newest move in the drawer")
+    await assert_accessible(phone, "the move log's drawer open")
+    await phone.keyboard.press("Escape")
+    await expect(phone.locator("#feed")).to_be_hidden()
+    await expect(phone.get_by_role("button", name="All moves")).to_be_focused()
 
 
 async def test_a_favor_fits_one_screen_and_asks_before_a_defuse_is_given(

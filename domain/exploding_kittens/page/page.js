@@ -187,8 +187,13 @@ PL.registerGame("exploding_kittens", {
       const w = pub.window;
       parts.push(el("p", { class: "window" }, `Open to a Nope: ${seatName(seats, w.actor)} played ${list(w.cards)}${w.target != null ? ` on ${seatName(seats, w.target)}` : ""}; Nopes so far: ${w.chain_length}.`));
     }
-    if (pub.kitten_being_placed_by != null) parts.push(el("p", {}, `${seatName(seats, pub.kitten_being_placed_by)} is putting an Exploding Kitten back.`));
-    if (pub.pending) parts.push(el("p", {}, `Waiting for ${seatName(seats, pub.pending.seat)}: ${words(pub.pending.kind)}.`));
+    const placer = pub.kitten_being_placed_by;
+    if (placer != null) parts.push(el("p", {}, placer === me ? "You are putting an Exploding Kitten back." : `${seatName(seats, placer)} is putting an Exploding Kitten back.`));
+    if (pub.pending && pub.pending.kind !== "defuse") {
+      const p = pub.pending;
+      const what = { favor: `give ${p.receiver != null ? PL.seatName(seats, p.receiver) : "a player"} a card (Favor)`, discard_pick: "take a card from the discard pile" }[p.kind] || words(p.kind);
+      parts.push(el("p", {}, p.seat === me ? `Your move: ${what}.` : `Waiting for ${seatName(seats, p.seat)} to ${what}.`));
+    }
     return parts;
   },
 
