@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
+from service.config import Settings
 from service.tools.client import PlaylogClient
 from tests.browser.conftest import assert_accessible, screenshot
+from tests.browser.pages import moderator_token
 
 pytestmark = pytest.mark.integration
 
@@ -224,3 +226,31 @@ async def test_the_end_of_a_risk_cat_fits_a_phone_and_its_log_numbers_past_99(
     )
     assert room >= 0, f"the numbers past 99 are clipped by {-room} px"
     await assert_accessible(page, "A Risk Cat's end on a phone")
+
+
+async def test_a_moderators_question_shows_in_the_banner(
+    server_url: str, remote: PlaylogClient, settings: Settings, new_page: Any
+) -> None:
+    game_id, tokens = await seated(
+        remote, "exploding_kittens", ["alice", "bob"], {"seed": 1, "reaction_window": 0}
+    )
+    raised = await remote.http.post(
+        f"/games/{game_id}/disputes",
+        json={"seqs": [5], "category": "rules", "reason": "Was that right?"},
+        headers={"Authorization": f"Bearer {tokens[1]}"},
+    )
+    assert raised.status_code == 201, raised.text
+    work = f"/moderation/disputes/{raised.json()['dispute_id']}"
+    mod = {"Authorization": f"Bearer {moderator_token(settings)}"}
+    assert (await remote.http.post(f"{work}/claim", headers=mod)).status_code == 200
+    asked = await remote.http.post(f"{work}/questions", json={"seat": 1, "text": "Which card?"}, headers=mod)
+    assert asked.status_code in (200, 201), asked.text
+    for viewport in (DESKTOP, PHONE):
+        bob = await new_page(viewport)
+        await bob.goto(f"{server_url}/play/{game_id}/1#token={tokens[1]}")
+        await expect(bob.locator("#asked")).to_contain_text("A moderator asks you: “Which card?”")
+        await assert_on_screen(bob, "#asked", "the moderator's question")
+    await bob.get_by_role("link", name="Answer the moderator").click()
+    await bob.get_by_label("Your answer to the moderator").fill("The Skip.")
+    await bob.get_by_role("button", name="Send the answer").click()
+    await expect(bob.locator("#asked")).to_be_hidden()
