@@ -85,6 +85,8 @@ const PL = (() => {
       document.body.dataset.connection = "ok";
       const node = banner();
       if (node) node.replaceChildren();
+      // A problem that only said the server could not be reached is stale once it can.
+      for (const stale of document.querySelectorAll(".problem[data-code=unreachable]")) showProblem(stale, null);
       for (const callback of callbacks) callback();
     }
     return {
@@ -174,7 +176,9 @@ const PL = (() => {
   // ``own``: a page's own words for some codes (code -> text).
   function showProblem(node, error, own = {}) {
     if (!node) return;
+    delete node.dataset.code;
     if (!error) { node.hidden = true; node.textContent = ""; return; }
+    if (error instanceof Problem) node.dataset.code = error.code;
     node.textContent = problemText(error, own);
     node.hidden = false;
   }
@@ -270,6 +274,10 @@ const PL = (() => {
       return `${who ? seatName(seats, data.seat) : "a player"} ${words(event.type)}`;
     }
     if (event.type === "lobby.joined" && typeof data.name === "string") return `${data.name} took seat ${data.seat}`;
+    // The seeds the shuffles came from, in words: what they let anyone check.
+    if (event.type === "lobby.seed_revealed") return `${seatName(seats, data.seat)}'s seed for the shuffles is revealed`;
+    if (event.type === "lobby.seed_disclosed") return "The server's seed is disclosed: anyone can now check every shuffle of this game";
+    if (event.type === "lobby.erased") return "A player's name was erased at their request";
     if (event.type === "lobby.left" && typeof data.seat === "number") return `${seatName(seats, data.seat)} left the lobby`;
     const clocked = clockEvent(event, seats);
     if (clocked) return clocked;

@@ -99,24 +99,29 @@
     const legal = (view.view && view.view.legal_commands) || [];
     const out = [];
     const taken = new Set(page.hand ? page.handles : []);
-    if (page.hand && view.view) out.push(...page.hand(view.view, legal, { send, redraw: () => render(current), who: (s) => seatName(view.seats, s), el }));
+    if (page.hand && view.view) out.push(...page.hand(view.view, legal, { send, redraw: () => render(current), who: (s) => seatName(view.seats, s), name: (s) => view.seats[s] ?? `seat ${s}`, el }));
     const groups = new Map();
     for (const cmd of legal) {
       if (taken.has(cmd.type) || cmd.type === page.concede) continue;
       if (!groups.has(cmd.type)) groups.set(cmd.type, []);
       groups.get(cmd.type).push(cmd);
     }
+    const helped = new Set();
     for (const [type, cmds] of groups) {
+      // A power's or a choice's short help, where the game's page has one (once, if choices share it).
+      const text = page.help && page.help[type];
+      const help = text && !helped.has(text) ? el("p", { class: "power-help" }, text) : null;
+      if (text) helped.add(text);
       if (cmds.length === 1 && !page.groupTitles[type]) {
         out.push(el("div", { class: "command", "data-type": type },
-          el("button", { type: "button", "data-type": type, onclick: () => send(cmds[0]) }, label(page, cmds[0], view.seats))));
+          el("button", { type: "button", "data-type": type, onclick: () => send(cmds[0]) }, label(page, cmds[0], view.seats)), help));
         continue;
       }
       const id = `choice-${type}`;
       const select = el("select", { id, name: type }, cmds.map((cmd, i) => el("option", { value: i }, label(page, cmd, view.seats))));
       out.push(el("form", { class: "command", "data-type": type, onsubmit: (e) => { e.preventDefault(); send(cmds[Number(select.value)]); } },
         el("label", { for: id }, page.groupTitles[type] || words(type)), " ", select, " ",
-        el("button", { type: "submit", "data-type": type }, page.submitLabels[type] || "Go")));
+        el("button", { type: "submit", "data-type": type }, page.submitLabels[type] || "Go"), help));
     }
     if (!legal.some((cmd) => cmd.type !== page.concede)) out.push(el("p", { class: "muted" }, view.status === "finished" ? "The game is over." : "Nothing to do: waiting for the other players."));
     return out;
@@ -182,6 +187,7 @@
     const page = PL.game(view.kind);
     $("game-title").textContent = `· ${PL.gameTitle(view.kind)} · ${view.status}`;
     const open = view.status === "open";
+    document.querySelector(".play").dataset.status = view.status;  // a finished game docks nothing
     $("lobby").hidden = !open;
     $("table").hidden = open;
     $("controls").hidden = open;
@@ -240,17 +246,39 @@
     }
   });
 
+  // On a phone the hand is docked at the bottom: the page keeps room for it below its end, and
+  // the move log opens over the page as a drawer (the newest move stays in words in the dock).
+  new ResizeObserver(() => document.documentElement.style.setProperty("--dock", `${$("controls").offsetHeight}px`)).observe($("controls"));
+  const log = $("log");
+  function drawer(open) {
+    log.classList.toggle("open", open);
+    $("log-open").setAttribute("aria-expanded", String(open));
+    if (open) $("feed").focus(); else $("log-open").focus();
+  }
+  $("log-open").addEventListener("click", () => drawer(!log.classList.contains("open")));
+  $("log-close").addEventListener("click", () => drawer(false));
+  log.addEventListener("keydown", (e) => { if (e.key === "Escape" && log.classList.contains("open")) drawer(false); });
+
+  // A moderator's question to this seat is said in the banner, whatever the page shows.
+  function asked(questions) {
+    $("asked").hidden = !questions.length;
+    $("asked-text").textContent = questions.length ? `A moderator asks you: “${questions[questions.length - 1]}”` : "";
+  }
+
   (async () => {
     await refresh();
     if (!current) return;
     const feed = $("feed");
-    const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats });
+    const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats, asked });
     PL.connection.whenBack(() => disputes.refresh());
     followStream(`${base}/stream?min_version=${seen}`, token, 0, (event) => {
       seen = Math.max(seen, event.seq);
       // Numbered by its seq: the number a dispute names it by.
       const said = describe(event);
-      if (said !== null) PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, said));
+      if (said !== null) {
+        PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, said));
+        $("latest").textContent = `${event.seq}. ${said}`;
+      }
       if (String(event.type).startsWith("dispute.")) { disputes.heardEvent(event); disputes.refresh(); PL.whoLooked(gameId, token, looked); }
       refresh();
     }, { onEnd: (error) => error && showProblem(problem, error) });
