@@ -29,6 +29,7 @@ class CreateGame(TableCommand, frozen=True, tag="table.create"):
     options: dict[str, Any]
     public: bool = True
     spectator_delay: float | None = None  # None: DEFAULT_SPECTATOR_DELAY
+    rated: bool = True  # counts towards ratings (a public game only)
 
 
 class JoinSeat(TableCommand, frozen=True, tag="table.join"):

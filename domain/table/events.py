@@ -30,6 +30,9 @@ class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
     # hex(sha256("playlog/server-seed/v1" 0x00 S)) of the server's seed (domain/randomness.py);
     # None in a seeded game and in games created before seeds were committed.
     seed_commitment: str | None = None
+    # Whether the game counts towards its players' ratings (projections/ratings.py), as asked at
+    # creation; a private game never does. Games created before it was recorded are rated.
+    rated: bool = True
 
 
 class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):

@@ -71,6 +71,7 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
             created_at=ctx.now,
             rules_version=game.versions.rules,
             seed_commitment=ctx.seed_commitment,
+            rated=command.rated,
         )
     ]
 

@@ -49,12 +49,15 @@ class LobbyActions(GameLoop):
         *,
         public: bool,
         spectator_delay: float | None,
+        rated: bool = True,
         key: str | None = None,
         body: bytes = b"",
     ) -> tuple[uuid.UUID, Lobbied]:
         """A new game (with ``key``: the one the first create with that key and ``body`` made)."""
         game_id = created_game_id(key) if key is not None else uuid.uuid4()
-        command = CreateGame(kind=kind, options=options, public=public, spectator_delay=spectator_delay)
+        command = CreateGame(
+            kind=kind, options=options, public=public, spectator_delay=spectator_delay, rated=rated
+        )
         keys = keyed(key, "host", "createGame", (), body)
         done = await self.execute(game_id, command, "lobby", **key_arguments(keys))
         return game_id, (await self._answered(game_id, done))[0]

@@ -31,6 +31,7 @@ from service.http.api.metrics import MetricsController
 from service.http.api.moderation import ModerationController
 from service.http.api.play import PlayController
 from service.http.api.players import PlayersController
+from service.http.api.ratings import RatingsController
 from service.http.api.streams import PlayerStreamController, SpectatorController
 from service.http.api.transparency import GameLogProofController, TransparencyController
 from service.http.errors import EXCEPTION_HANDLERS, problem_details_plugin
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             PlayController,
             SeatErasureController,
             PlayersController,
+            RatingsController,
             PlayerStreamController,
             SpectatorController,
             SpectatorChunksController,

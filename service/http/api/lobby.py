@@ -62,6 +62,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     options: dict[str, Any] = {}
     public: bool = True
     spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
+    rated: bool = True  # counts towards the players' ratings (a public game only: docs/api.md, "Ratings")
 
 
 class GameListing(msgspec.Struct, frozen=True):
@@ -222,6 +223,7 @@ class LobbyController(Controller):
             data.options,
             public=data.public,
             spectator_delay=data.spectator_delay,
+            rated=data.rated,
             key=idempotency_key,
             body=msgspec.json.encode(data),
         )
