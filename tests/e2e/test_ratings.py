@@ -281,3 +281,18 @@ async def test_a_void_takes_a_game_out_and_an_award_rates_the_ruled_order(
     second = await game(ben, cy, ann)  # ann wins, cy second, ben third
     await rule(http, settings, second, "award", [0])  # to ben: then ann, then cy (the order stands)
     assert await ratings() == by_hand(("ben", "ann", "cy"), ("ben", "ann", "cy"))
+
+
+async def test_the_leaderboard_and_player_pages_are_served_and_an_unknown_kind_is_not(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    ann = await api.create_player("ann")
+    for path in ("/leaderboard/exploding_kittens", f"/player/{ann.player_id}"):
+        page = await http.get(path)
+        assert page.status_code == 200, path
+        assert page.headers["content-type"].startswith("text/html")
+        assert "unsafe-inline" not in page.headers["content-security-policy"]
+        assert "/static/ratings.js?v=" in page.text
+    assert (await http.get("/leaderboard/no_such_game")).status_code == 404
+    missing = await http.get("/ratings/no_such_game")
+    assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
