@@ -25,6 +25,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from openskill.models import PlackettLuce
 
+from service.app.computer_players import PLAYERS
 from service.config import Settings
 from service.tools.cli import main
 from service.tools.cli.ratings import boards, from_exports, from_results
@@ -179,7 +180,8 @@ async def test_the_services_ratings_are_what_anyone_recomputes_from_exports_and_
     await eventually(lambda: caught_up(pool), timeout=120)
 
     service = {kind: await leaderboard(http, kind) for kind in KINDS}
-    assert all(len(board) >= 10 for board in service.values())  # the pool, computer players too
+    assert all(len(board) >= 10 for board in service.values())  # the pool
+    assert str(PLAYERS["easy"]) in {p["player_id"] for p in service["exploding_kittens"]}  # rated too
     assert [p["rank"] for p in service["exploding_kittens"]] == list(
         range(1, len(service["exploding_kittens"]) + 1)
     )
