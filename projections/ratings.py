@@ -122,15 +122,22 @@ def rated_game(game_id: str, table: Table, finished_at: float) -> RatedGame | No
     )
 
 
-def public_places(game: RatedGame, now: float) -> dict[str, int] | None:
-    """The game's result the public may know at ``now`` (None: none yet, or voided)."""
-    shown: dict[str, int] | None = None
+def released(game: RatedGame, now: float) -> int:
+    """How many of the game's results the spectator delay has released at ``now`` (0: not its end
+    yet). A game's results only grow (a ruling adds one), so this count names what is public."""
+    count = 0
     for result in game.results:
         at = game.finished_at if result.at is None else result.at
         if release_at(at, game.spectator_delay) > now:
             break
-        shown = result.places
-    return shown
+        count += 1
+    return count
+
+
+def public_places(game: RatedGame, now: float) -> dict[str, int] | None:
+    """The game's result the public may know at ``now`` (None: none yet, or voided)."""
+    count = released(game, now)
+    return game.results[count - 1].places if count else None
 
 
 def _order(game: RatedGame) -> tuple[float, str]:

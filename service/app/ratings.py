@@ -3,9 +3,9 @@
 The read model ``rated_games`` holds every finished rated game's results with their times
 (projections/read_models.py); projections/ratings.py decides which of them the spectator delay
 has released at the database's clock and rates the games in their one order. Computing from
-scratch on each read keeps every number exactly what ``playlog ratings`` recomputes from exports
-or from ``GET /ratings/{kind}/games``; a kind's games are few enough (a few thousand are
-milliseconds) for now.
+scratch keeps every number exactly what ``playlog ratings`` recomputes from exports or from
+``GET /ratings/{kind}/results``; each read still reads the kind's rows, but rates them again only
+when a result was added or released since the last read.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import uuid
 import msgspec
 
 from domain import registry
-from projections.ratings import Placed, RatedGame, Rating, leaderboard, public_places, ratings
+from projections.ratings import Placed, RatedGame, Rating, leaderboard, public_places, ratings, released
 from service.app.errors import not_found
 from service.store.replica import Reads
 
@@ -72,6 +72,20 @@ def _kind(kind: str) -> str:
 class Ratings:
     def __init__(self, reads: Reads) -> None:
         self._reads = reads
+        # Per kind (None: every kind), the last ratings computed and the public results they were
+        # computed from: rated again only when a result was added or released since.
+        self._computed: dict[str | None, tuple[frozenset[tuple[str, int]], dict[str, dict[str, Rating]]]] = {}
+
+    async def rated(self, kind: str | None) -> dict[str, dict[str, Rating]]:
+        """Every player's rating per kind (of ``kind``, or all) from what is public now."""
+        games, now = await self.games(kind)
+        public = frozenset((game.game_id, released(game, now)) for game in games)
+        last = self._computed.get(kind)
+        if last is not None and last[0] == public:
+            return last[1]
+        computed = ratings(games, now)
+        self._computed[kind] = (public, computed)
+        return computed
 
     async def games(self, kind: str | None) -> tuple[list[RatedGame], float]:
         """The rated games (of ``kind``, or all) and the database's now."""
@@ -90,11 +104,10 @@ class Ratings:
 
     async def of_player(self, player_id: uuid.UUID) -> list[KindRating]:
         """The player's rating in each kind it has one in (by kind)."""
-        games, now = await self.games(None)
         player = str(player_id)
         return [
             _kind_rating(kind, of_kind[player])
-            for kind, of_kind in sorted(ratings(games, now).items())
+            for kind, of_kind in sorted((await self.rated(None)).items())
             if player in of_kind
         ]
 
@@ -103,8 +116,7 @@ class Ratings:
     ) -> tuple[list[RatedPlayer], tuple[float, uuid.UUID] | None]:
         """A page of the kind's leaderboard, the best first, after the key ``(ordinal, player)``
         of the previous page's last place; and the key of this page's last when more follow."""
-        games, now = await self.games(_kind(kind))
-        board = leaderboard(ratings(games, now).get(kind, {}))
+        board = leaderboard((await self.rated(_kind(kind))).get(kind, {}))
         start = 0
         if after is not None:
             key = (-after[0], str(after[1]))
