@@ -160,6 +160,10 @@ class Seats(Generic[E]):
     # The seat an event says has conceded (None for any other event): that seat may still read
     # its view and transcript, but never act again.
     conceded: Callable[[E], int | None] | None = None
+    # The seat an event puts out of the running game (eliminated, or conceded; None for any other
+    # event): the order seats go out in is a finishing order, the last one out placed best
+    # (projections/ratings.py). Left None by a game that ranks by its scores.
+    out: Callable[[E], int | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from typing import Literal
 import msgspec
 
 from domain.decider import Outcome
+from projections.ratings import Placed, results
 from projections.spectator import rulings
 from projections.table import Status, Table
 
@@ -122,10 +123,24 @@ class PlayerGamesChange(msgspec.Struct, frozen=True, kw_only=True):
         return msgspec.structs.replace(later, finished_at=self.finished_at or later.finished_at)
 
 
+class RatedGameChange(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished rated game's row in ``rated_games`` (projections/ratings.py), when its results changed."""
+
+    game_id: uuid.UUID
+    kind: str
+    spectator_delay: float
+    results: tuple[Placed, ...]
+    finished_at: datetime | None = None  # only by the event that ended the game
+
+    def then(self, later: RatedGameChange) -> RatedGameChange:
+        return msgspec.structs.replace(later, finished_at=self.finished_at or later.finished_at)
+
+
 class Changes(msgspec.Struct, frozen=True):
     lobby: LobbyChange
     player_games: PlayerGamesChange | None = None
     disputes: tuple[DisputeRow, ...] = ()
+    rated: RatedGameChange | None = None
 
 
 def _just_finished(before: Table | None, after: Table) -> bool:
@@ -231,12 +246,29 @@ def player_games_change(
     )
 
 
+def rated_game_change(
+    game_id: uuid.UUID, before: Table | None, after: Table, at: datetime
+) -> RatedGameChange | None:
+    """The game's ``rated_games`` row, when this event changed its results (``None`` when not)."""
+    now = results(after)
+    if now is None or (before is not None and results(before) == now):
+        return None
+    return RatedGameChange(
+        game_id=game_id,
+        kind=after.kind,
+        spectator_delay=after.spectator_delay,
+        results=now,
+        finished_at=at if _just_finished(before, after) else None,
+    )
+
+
 def changes(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> Changes:
     """What folding one event (``before`` -> ``after``, recorded ``at``) changes."""
     return Changes(
         lobby_change(game_id, before, after, at),
         player_games_change(game_id, before, after, at),
         dispute_changes(game_id, before, after),
+        rated_game_change(game_id, before, after, at),
     )
 
 
@@ -247,6 +279,7 @@ class BatchChanges:
         self.lobby: dict[uuid.UUID, LobbyChange] = {}
         self.disputes: dict[uuid.UUID, DisputeRow] = {}
         self.player_games: dict[uuid.UUID, PlayerGamesChange] = {}
+        self.rated: dict[uuid.UUID, RatedGameChange] = {}
 
     def add(self, change: Changes) -> None:
         row = change.lobby
@@ -257,10 +290,13 @@ class BatchChanges:
         if (games := change.player_games) is not None:
             earlier = self.player_games.get(row.game_id)
             self.player_games[row.game_id] = games if earlier is None else earlier.then(games)
+        if (rated := change.rated) is not None:
+            previous_rated = self.rated.get(row.game_id)
+            self.rated[row.game_id] = rated if previous_rated is None else previous_rated.then(rated)
 
     def extend(self, items: Iterable[Changes]) -> None:
         for change in items:
             self.add(change)
 
     def __bool__(self) -> bool:
-        return bool(self.lobby or self.player_games or self.disputes)
+        return bool(self.lobby or self.player_games or self.disputes or self.rated)

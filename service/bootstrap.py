@@ -26,6 +26,7 @@ from service.app.incidents import Incidents
 from service.app.listing import Listings
 from service.app.moderators import Moderators
 from service.app.players import Players
+from service.app.ratings import Ratings
 from service.app.scheduler import Scheduler
 from service.app.tables import Tables
 from service.config import Settings
@@ -56,6 +57,7 @@ class Services:
     feeds: FeedHub
     moderators: Moderators
     players: Players
+    ratings: Ratings
     disputes: Disputes
     listings: Listings
     incidents: Incidents
@@ -132,6 +134,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         feeds=feeds,
         moderators=moderators,
         players=Players(pool, keys, settings.player_token_lifetime),
+        ratings=Ratings(reads),
         disputes=Disputes(games, pool, settings.dispute_window),
         listings=Listings(reads),
         incidents=Incidents(pool, games.forget),

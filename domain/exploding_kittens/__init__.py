@@ -36,7 +36,7 @@ from __future__ import annotations
 from domain.decider import Clock, Decider, Hidden, Seats, Types, Versions
 from domain.exploding_kittens.about import ABOUT
 from domain.exploding_kittens.commands import RENAMED_COMMANDS, ExplodingKittensCommand
-from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConceded
+from domain.exploding_kittens.events import ExplodingKittensEvent, PlayerConceded, PlayerExploded
 from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import (
     deadline,
@@ -63,11 +63,17 @@ def conceded_seat(event: object) -> int | None:
     return event.seat if isinstance(event, PlayerConceded) else None
 
 
+def out_seat(event: object) -> int | None:
+    """The seat that went out of the running game (exploded or left), if ``event`` says one did:
+    the finishing order, the winner first and the first one out last."""
+    return event.seat if isinstance(event, PlayerConceded | PlayerExploded) else None
+
+
 DECIDER: Decider[
     ExplodingKittensState, ExplodingKittensCommand, ExplodingKittensEvent, ExplodingKittensView
 ] = Decider(
     kind="exploding_kittens",
-    seats=Seats(min=2, max=5, conceded=conceded_seat),
+    seats=Seats(min=2, max=5, conceded=conceded_seat, out=out_seat),
     types=Types(
         options=ExplodingKittensOptions,
         command=ExplodingKittensCommand,

@@ -39,6 +39,7 @@ class CreateGame(TableCommand, frozen=True, tag="table.create"):
     # defaults through ``clock.with_defaults`` before it is decided.
     timeouts_to_remove: int | None = None
     lobby_timeout: float | None = None
+    rated: bool = True  # counts towards ratings (a public game only)
 
 
 class JoinSeat(TableCommand, frozen=True, tag="table.join"):

@@ -35,6 +35,9 @@ class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
     # its creation unless started.
     timeouts_to_remove: int | None = None
     lobby_timeout: float | None = None
+    # Whether the game counts towards its players' ratings (projections/ratings.py), as asked at
+    # creation; a private game never does. Games created before it was recorded are rated.
+    rated: bool = True
 
 
 class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):

@@ -76,6 +76,7 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
             seed_commitment=ctx.seed_commitment,
             timeouts_to_remove=timeouts_to_remove,
             lobby_timeout=lobby_timeout,
+            rated=command.rated,
         )
     ]
 

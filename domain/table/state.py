@@ -47,6 +47,8 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     occupancies: tuple[str | None, ...] = ()
     players: tuple[str | None, ...] = ()
     conceded: frozenset[int] = frozenset()  # seats whose holder left the running game
+    out: tuple[int, ...] = ()  # seats in the order they went out of the running game (``Seats.out``)
+    rated: bool = True  # counts towards ratings (``lobby.created``)
     started_at: float | None = None
     finished_version: int | None = None  # the seq of the event that ended the game
     # Per seat, how many events only that seat may see (games with ``private_to`` only; empty
@@ -104,6 +106,7 @@ def created(decider: Decider, event: GameCreated) -> Table:
         seed_commitment=event.seed_commitment,
         timeouts_to_remove=event.timeouts_to_remove,
         lobby_timeout=event.lobby_timeout,
+        rated=event.rated,
         seat_commitments=(None,) * options.players,
         seat_seeds=(None,) * options.players,
         state=decider.initial_state(options),
@@ -156,6 +159,9 @@ def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKN
     conceded = table.conceded
     if decider.seats.conceded is not None and (gone := decider.seats.conceded(event)) is not None:
         conceded = conceded | {gone}
+    out = table.out
+    if decider.seats.out is not None and (gone := decider.seats.out(event)) is not None and gone not in out:
+        out = (*out, gone)
     finished_version = table.finished_version
     if status == "finished" and finished_version is None:
         finished_version = version
@@ -172,6 +178,7 @@ def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKN
         outcome=outcome,
         status=status,
         conceded=conceded,
+        out=out,
         finished_version=finished_version,
         private=private,
     )

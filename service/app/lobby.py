@@ -53,6 +53,7 @@ class LobbyActions(GameLoop):
         spectator_delay: float | None,
         timeouts_to_remove: int | None = None,
         lobby_timeout: float | None = None,
+        rated: bool = True,
         key: str | None = None,
         body: bytes = b"",
     ) -> tuple[uuid.UUID, Lobbied]:
@@ -66,6 +67,7 @@ class LobbyActions(GameLoop):
             spectator_delay=spectator_delay,
             timeouts_to_remove=timeouts_to_remove,
             lobby_timeout=lobby_timeout,
+            rated=rated,
         )
         command = clock.with_defaults(registry.of(kind).game, asked)
         keys = keyed(key, "host", "createGame", (), body)

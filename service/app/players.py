@@ -29,6 +29,7 @@ from service.app.audit import replayed
 from service.app.auth import Keyring, Principal
 from service.app.errors import ServiceError, not_found
 from service.app.games import GameService
+from service.app.ratings import KindRating
 from service.store.pool import Pool
 
 
@@ -44,6 +45,7 @@ class PlayerOut(msgspec.Struct, frozen=True):
     name: str
     created_at: datetime
     stats: list[KindStats]
+    ratings: list[KindRating] = []  # per kind it has played rated games of (docs/api.md, "Ratings")
 
 
 class PlayerGameOut(msgspec.Struct, frozen=True):

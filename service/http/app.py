@@ -31,6 +31,7 @@ from service.http.api.metrics import MetricsController
 from service.http.api.moderation import ModerationController
 from service.http.api.play import PlayController
 from service.http.api.players import PlayersController
+from service.http.api.ratings import RatingsController
 from service.http.api.streams import PlayerStreamController, SpectatorController
 from service.http.api.traces import SeatTraceController
 from service.http.api.transparency import GameLogProofController, TransparencyController
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             PlayController,
             SeatErasureController,
             PlayersController,
+            RatingsController,
             PlayerStreamController,
             SpectatorController,
             SpectatorChunksController,

@@ -85,7 +85,7 @@ class ReadModels:
     async def reset(self, conn: asyncpg.Connection) -> int:
         """Empty the read models and start a new generation, atomically; returns it."""
         async with conn.transaction():
-            await conn.execute("TRUNCATE lobby_games, player_games, disputes")
+            await conn.execute("TRUNCATE lobby_games, player_games, disputes, rated_games")
             generation: int = await conn.fetchval(
                 "INSERT INTO projector_checkpoints AS c (name, generation) VALUES ($1, 1) ON CONFLICT (name)"
                 " DO UPDATE SET generation = c.generation + 1, updated_at = EXCLUDED.updated_at"
@@ -322,6 +322,20 @@ class ReadModels:
                         )
                         for game in batch.player_games.values()
                         for row in game.rows
+                    ],
+                )
+            if batch.rated:
+                await conn.executemany(
+                    sql.UPSERT_RATED_GAME,
+                    [
+                        (
+                            game.game_id,
+                            game.kind,
+                            game.finished_at,
+                            game.spectator_delay,
+                            msgspec.json.encode(game.results).decode(),
+                        )
+                        for game in batch.rated.values()
                     ],
                 )
 

@@ -62,3 +62,12 @@ ON CONFLICT (player_id, game_id) DO UPDATE SET
     spectator_delay = EXCLUDED.spectator_delay, finished_at = coalesce(p.finished_at, EXCLUDED.finished_at),
     ended = EXCLUDED.ended, rulings = EXCLUDED.rulings
 """
+
+
+# A rated game's row: its results are rewritten, its end kept (given only by the event that ended it).
+UPSERT_RATED_GAME = """
+INSERT INTO rated_games AS r (game_id, kind, finished_at, spectator_delay, results)
+VALUES ($1, $2, $3, $4, $5::jsonb)
+ON CONFLICT (game_id) DO UPDATE SET
+    finished_at = coalesce(r.finished_at, EXCLUDED.finished_at), results = EXCLUDED.results
+"""

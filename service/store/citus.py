@@ -4,8 +4,9 @@ An explicit step, run once after ``playlog db upgrade`` against the coordinator:
 stay plain PostgreSQL. What goes where:
 
 - ``streams``, ``events``, ``commands``, ``incidents``, ``lobby_games``, ``disputes``,
-  ``access_records``, ``game_seeds`` and ``personal_texts`` are distributed by ``game_id`` in one
-  colocation group: everything one append or one projection of a game touches lives on one node;
+  ``access_records``, ``game_seeds``, ``personal_texts`` and ``rated_games`` are distributed by
+  ``game_id`` in one colocation group: everything one append or one projection of a game touches
+  lives on one node;
 - ``players`` and ``player_games`` by ``player_id``, colocated with each other in a group of their
   own: Citus would put them in the games' group (both keys are uuid, the shard counts equal), and
   every move of a game shard would move players too. A cluster distributed before keeps its
@@ -46,6 +47,7 @@ BY_GAME = (
     "access_records",
     "game_seeds",
     "personal_texts",
+    "rated_games",
 )  # the first one anchors the group
 BY_PLAYER = ("players", "player_games")
 BY_CALLER = ("caller_keys",)

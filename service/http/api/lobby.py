@@ -89,6 +89,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             )
         ),
     ] = None
+    rated: bool = True  # counts towards the players' ratings (a public game only: docs/api.md, "Ratings")
 
 
 class GameListing(msgspec.Struct, frozen=True):
@@ -254,6 +255,7 @@ class LobbyController(Controller):
             spectator_delay=data.spectator_delay,
             timeouts_to_remove=data.timeouts_to_remove,
             lobby_timeout=data.lobby_timeout,
+            rated=data.rated,
             key=idempotency_key,
             body=msgspec.json.encode(data),
         )

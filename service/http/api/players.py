@@ -18,6 +18,7 @@ from service.app.auth import Principal
 from service.app.erasure import Erasure
 from service.app.games import GameService
 from service.app.players import PlayerGameOut, PlayerOut, Players, player_transcript, seat_token
+from service.app.ratings import Ratings
 from service.config import Settings
 from service.http import paging
 from service.http.api import guards
@@ -218,10 +219,12 @@ class PlayersController(Controller):
     @get(
         "/{player_id:uuid}",
         operation_id="getPlayer",
-        summary="A player's name and statistics",
-        description="Statistics as the public may know them: a game counts once its end is a "
-        "spectator delay old, and a ruling that changed its result once the ruling is.",
+        summary="A player's name, statistics and ratings",
+        description="Statistics and ratings as the public may know them: a game counts once its end "
+        "is a spectator delay old, and a ruling that changed its result once the ruling is.",
         responses=problems(PARAMS, {404: ["not_found"]}, UNAVAILABLE),
     )
     async def get_player(self, player_id: uuid.UUID, state: State) -> PlayerOut:
-        return await _players(state).get(player_id)
+        found = await _players(state).get(player_id)
+        ratings: Ratings = state.ratings
+        return msgspec.structs.replace(found, ratings=await ratings.of_player(player_id))

@@ -83,6 +83,18 @@ class PagesController(Controller):
         """A player's games, with a way back to each seat it holds (its player token in the tab)."""
         return _page("me.html", page="me")
 
+    @get("/leaderboard/{kind:str}", name="leaderboard")
+    async def leaderboard(self, kind: str) -> Template:
+        """A kind's leaderboard (GET /ratings/{kind}), the best first."""
+        if kind not in KINDS:
+            raise NotFoundException(f"No game kind {kind!r}.")
+        return _page("leaderboard.html", kind=kind, page="leaderboard")
+
+    @get("/player/{player_id:uuid}", name="player")
+    async def player(self, player_id: uuid.UUID) -> Template:
+        """A player's ratings and games per kind (GET /players/{player_id})."""
+        return _page("player.html", player_id=player_id, page="player")
+
     @get("/watch/{game_id:uuid}", name="watch")
     async def watch(self, game_id: uuid.UUID) -> Template:
         return _page("watch.html", game_id=game_id, page="watch")
