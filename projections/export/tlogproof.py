@@ -80,8 +80,18 @@ def last_head(export: ExportFile) -> TlogProof | None:
     if export.checkpoint is None or not export.proofs:
         return None
     last = max(export.proofs, key=lambda p: p.seq)
-    data = merkle.leaf_data(uuid.UUID(export.header.game_id), last.seq, last.head)
+    data = merkle.leaf_data(uuid.UUID(export.header.game_id), last.seq, last.head, last.tag)
     return TlogProof(data, last.index, last.proof, export.checkpoint.note)
+
+
+def _leaf(data: bytes) -> tuple[bytes, int, bytes] | None:
+    """A playlog leaf's game (its id in a version-1 leaf, its tag in a version-2 one), seq and head."""
+    for prefix, named in ((merkle.LEAF_PREFIX, 16), (merkle.LEAF_PREFIX_V2, 32)):
+        if len(data) == len(prefix) + named + 8 + 32 and data.startswith(prefix):
+            rest = data[len(prefix) :]
+            (seq,) = struct.unpack(">Q", rest[named : named + 8])
+            return rest[:named], seq, rest[named + 8 :]
+    return None
 
 
 @dataclass(frozen=True)
@@ -103,17 +113,18 @@ def check_tlog_proof(text: str, export: ExportFile, trust: Trust) -> ProofChecke
     if untrusted is not None:
         return ProofChecked("not checked", f"the tlog-proof's checkpoint {untrusted}")
     data = proof.extra or b""
-    if len(data) != len(merkle.LEAF_PREFIX) + 16 + 8 + 32 or not data.startswith(merkle.LEAF_PREFIX):
+    named = _leaf(data)
+    if named is None:
         return ProofChecked("not checked", "the tlog-proof's extra data is not a playlog leaf")
-    rest = data[len(merkle.LEAF_PREFIX) :]
-    game_id, (seq,), head = uuid.UUID(bytes=rest[:16]), struct.unpack(">Q", rest[16:24]), rest[24:]
+    game, seq, head = named
     leaf = merkle.leaf_hash(data)
     if not merkle.verify_inclusion(leaf, proof.index, checkpoint.size, proof.proof, checkpoint.root):
         return ProofChecked(
             "not checked", f"the inclusion proof of leaf {proof.index} fails against its checkpoint"
         )
     hashes = {event.seq: event.hash for event in export.events}
-    if str(game_id) != export.header.game_id or hashes.get(seq) != head:
+    ours = {uuid.UUID(export.header.game_id).bytes} | {p.tag for p in export.proofs if p.tag is not None}
+    if game not in ours or hashes.get(seq) != head:
         return ProofChecked("not checked", f"the proven leaf is not this file's head at seq {seq}")
     witnessed = f", cosigned by {', '.join(w.name for w in cosigned)}" if cosigned else ""
     return ProofChecked(

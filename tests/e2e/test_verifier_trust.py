@@ -36,11 +36,11 @@ from projections.notes import COSIGNATURE_V1, DASH, Note, Signer, Verifier, sign
 from service.config import Settings
 from service.tools.cli import main
 from service.tools.client import PlaylogClient
-from service.transparency.witness import Witness
 from tests.e2e.conftest import started_game
 from tests.e2e.test_clients import typescript_build  # noqa: F401  (the fixture: npm ci, tsc)
 from tests.e2e.test_dishonest_operator import sequence
 from tests.e2e.test_disputes import moderator_headers
+from tests.e2e.witnesses import InProcessWitness
 
 WITNESSES = [Signer.generate(f"witness.test/w{n}", COSIGNATURE_V1) for n in (1, 2, 3)]
 
@@ -112,7 +112,10 @@ async def scene(
     assert others and all(r not in receipts for r in others)
     assert await sequence(database_url, settings) is not None
     for n, signer in enumerate(WITNESSES[:2]):
-        assert await Witness(str(http.base_url), signer, tmp_path / f"w{n}").round(http) == "cosigned"
+        witness = InProcessWitness(
+            signer, tmp_path / f"w{n}", settings.log_identity().verifiers, database_url
+        )
+        assert await witness.round() == "cosigned"
     export = (await http.get(f"/games/{game.id}/export", headers=moderator_headers(settings))).text
     log_keys = (await http.get("/log/keys")).json()["log_keys"]
     return Scene(export.splitlines(keepends=True), receipts, others, log_keys, tmp_path)

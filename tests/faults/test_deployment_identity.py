@@ -9,6 +9,7 @@ checkpoint extends the ones before it (a witness pinned to the key keeps cosigni
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -18,8 +19,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from projections.notes import COSIGNATURE_V1, Checkpoint, Note, Signer
-from service.transparency.witness import Witness
+from projections.notes import COSIGNATURE_V1, Checkpoint, Note, Signer, Verifier
+from tests.e2e.witnesses import witness_process
 from tests.faults.processes import LOG_KEY, free_port, serve, stop, wait_healthy
 
 SECRET = "deployment-suite-secret-long-enough-for-hs256"
@@ -110,11 +111,16 @@ async def test_instances_sharing_an_init_file_agree_and_the_sequencer_fails_over
     assert shared.read_text() == written  # kept: init writes once
 
     # Nothing shared in their environment but the file (serve() sets a test key: unset here).
+    witness_port = free_port()
     env = {
         "PLAYLOG_DEPLOYMENT_FILE": str(shared),
         "PLAYLOG_LOG_SIGNING_KEY": "",
         "PLAYLOG_LOG_INTERVAL": "0.1",
+        "PLAYLOG_WITNESS_URLS": f"http://127.0.0.1:{witness_port}",  # the log pushes to it
     }
+    key_file = workdir / "witness.key"
+    key_file.write_text(witness_key.text + "\n")
+    key_file.chmod(0o600)
     ports = [free_port(), free_port()]
     urls = [f"http://127.0.0.1:{port}" for port in ports]
     logs = [workdir / f"instance{n}.log" for n in range(2)]
@@ -129,16 +135,17 @@ async def test_instances_sharing_an_init_file_agree_and_the_sequencer_fails_over
             assert keys[0] == keys[1] and Signer.parse(LOG_KEY).verifier.text not in keys[0]
             leader = await _leader(logs)
             other = 1 - leader
-            witness = Witness(urls[leader], witness_key, workdir / "witness")
-            await _new_head(client, urls[other])
-            first = await _cosigned_above(witness, client, 0)  # pins the log's key on first contact
+            log_keys = [Verifier.parse(k) for k in json.loads(keys[0])["log_keys"]]
+            async with witness_process(key_file, workdir / "witness", log_keys, port=witness_port):
+                await _new_head(client, urls[other])
+                first = await _cosigned_above(client, urls[other], 0)
 
-            procs[leader].kill()  # SIGKILL: the sequencer's session ends with its process
-            await asyncio.to_thread(procs[leader].wait)
-            witness.log_url = urls[other]
-            await _new_head(client, urls[other])
-            assert await _leader([logs[other]]) == 0  # the other instance took over
-            await _cosigned_above(witness, client, first)  # the same key, a history that extends
+                procs[leader].kill()  # SIGKILL: the sequencer's session ends with its process
+                await asyncio.to_thread(procs[leader].wait)
+                await _new_head(client, urls[other])
+                assert await _leader([logs[other]]) == 0  # the other instance took over
+                await _cosigned_above(client, urls[other], first)  # the same key, a history that extends
+            assert not (workdir / "witness" / "evidence").exists()  # the witness never refused
             assert (await client.get(f"{urls[other]}/log/keys")).text == keys[0]
     finally:
         for proc in procs:
@@ -162,12 +169,12 @@ async def _new_head(client: httpx.AsyncClient, url: str) -> None:
     assert created.status_code == 201, created.text
 
 
-async def _cosigned_above(witness: Witness, client: httpx.AsyncClient, size: int) -> int:
-    """Wait for a checkpoint larger than ``size``, have the witness cosign it; its size."""
+async def _cosigned_above(client: httpx.AsyncClient, url: str, size: int) -> int:
+    """Wait until the log serves a checkpoint larger than ``size`` that the witness cosigned (the
+    log pushed it, the witness found it extends what it cosigned before); its size."""
     for _ in range(600):
-        answer = await client.get(f"{witness.log_url}/log/checkpoint")
+        answer = await client.get(f"{url}/log/checkpoint", params={"cosigned": "true"})
         if answer.status_code == 200 and Checkpoint.parse_body(Note.parse(answer.text).body).size > size:
-            assert await witness.round(client) == "cosigned"  # raises Refused on a fork
             return Checkpoint.parse_body(Note.parse(answer.text).body).size
         await asyncio.sleep(0.1)
-    raise AssertionError(f"no checkpoint above {size}")
+    raise AssertionError(f"no cosigned checkpoint above {size}")

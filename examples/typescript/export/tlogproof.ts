@@ -1,14 +1,18 @@
 // A C2SP tlog-proof (c2sp.org/tlog-proof) of one of the file's heads, as `playlog proof` writes
 // it: its checkpoint trusted (export/policy.ts), its leaf, whose data the `extra` line carries
-// (`"playlog/head/v1" || game id || seq || head`), under the checkpoint's root, and that leaf
-// this file's own head at its seq.
+// (`"playlog/head/v2" || tag || seq || head`, or for a leaf logged before the tags `"playlog/head/v1"
+// || game id || seq || head`), under the checkpoint's root, and that leaf this file's own head at
+// its seq.
 import { leafHash, verifyInclusion } from "./merkle.js";
 import { parseCheckpoint, parseNote } from "./notes.js";
 import { cosigners, type Trust } from "./policy.js";
 import type { ExportFile } from "./read.js";
 
 const HEADER = "c2sp.org/tlog-proof@v1";
-const PREFIX = Buffer.from("playlog/head/v1");
+const PREFIXES: [Buffer, number][] = [
+  [Buffer.from("playlog/head/v1"), 16], // the game's id
+  [Buffer.from("playlog/head/v2"), 32], // the game's tag
+];
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export function checkTlogProof(text: string, file: ExportFile, trust: Trust): { summary: string; failure?: string } {
@@ -31,17 +35,19 @@ export function checkTlogProof(text: string, file: ExportFile, trust: Trust): { 
   }
   const { cosigned, untrusted } = cosigners(trust, note);
   if (untrusted !== undefined) return { summary: "not checked", failure: `the tlog-proof's checkpoint ${untrusted}` };
-  if (extra === undefined || extra.length !== PREFIX.length + 56 || !extra.subarray(0, PREFIX.length).equals(PREFIX)) {
+  const shape = extra && PREFIXES.find(([prefix, named]) => extra.length === prefix.length + named + 40 && extra.subarray(0, prefix.length).equals(prefix));
+  if (extra === undefined || shape === undefined) {
     return { summary: "not checked", failure: "the tlog-proof's extra data is not a playlog leaf" };
   }
-  const gameHex = extra.subarray(PREFIX.length, PREFIX.length + 16).toString("hex");
-  const gameId = `${gameHex.slice(0, 8)}-${gameHex.slice(8, 12)}-${gameHex.slice(12, 16)}-${gameHex.slice(16, 20)}-${gameHex.slice(20)}`;
-  const seq = Number(extra.readBigUInt64BE(PREFIX.length + 16));
-  const head = extra.subarray(PREFIX.length + 24).toString("hex");
+  const [prefix, named] = shape;
+  const game = extra.subarray(prefix.length, prefix.length + named).toString("hex");
+  const seq = Number(extra.readBigUInt64BE(prefix.length + named));
+  const head = extra.subarray(prefix.length + named + 8).toString("hex");
+  const ours = new Set([String(file.header.game_id).replaceAll("-", ""), ...file.proofs.flatMap((p) => (p.tag ? [p.tag] : []))]);
   if (!verifyInclusion(leafHash(extra), Number(index), checkpoint.size, hashes.map((h) => Buffer.from(h, "base64")), checkpoint.root)) {
     return { summary: "not checked", failure: `the inclusion proof of leaf ${index} fails against its checkpoint` };
   }
-  if (gameId !== file.header.game_id || file.events.find((e) => e.seq === seq)?.hash !== head) {
+  if (!ours.has(game) || file.events.find((e) => e.seq === seq)?.hash !== head) {
     return { summary: "not checked", failure: `the proven leaf is not this file's head at seq ${seq}` };
   }
   const witnessed = cosigned.length ? `, cosigned by ${cosigned.map((w) => w.name).join(", ")}` : "";
