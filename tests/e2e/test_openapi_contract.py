@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import re
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from litestar import Litestar
@@ -219,3 +221,45 @@ async def test_an_integer_option_may_come_as_a_number_without_a_fraction(
     assert created.status_code == 201, created.text
     assert created.json()["seats"] == 3
     assert contract.violations == []
+
+
+async def test_the_fuzzers_nine_finds_keep_to_the_document(
+    contract: Contract, http: AsyncTestClient[Litestar], api: PlaylogClient, settings: Settings
+) -> None:
+    """What schemathesis found answered off the document (#56): a moderation POST's bad key, the
+    queue's and a dispute's bad filters, a control character in an incident's clearing note."""
+    game = await started_game(api, seed=7, reaction_window=0)
+    raised = await http.post(
+        f"/games/{game.id}/disputes",
+        json={"seqs": [1], "category": "rules", "reason": "checking the document"},
+        headers={"Authorization": f"Bearer {game.seats[0].token}"},
+    )
+    dispute = f"/moderation/disputes/{raised.json()['dispute_id']}"
+    token = auth.issue(settings.keyring(), Principal(role="moderator", name="mo"), 600)
+    moderator = {"Authorization": f"Bearer {token}"}
+    bad_key = {**moderator, "Idempotency-Key": "a b"}
+    before = contract.checked
+    bodies: dict[str, Any] = {
+        "claim": None,
+        "release": None,
+        "notes": {"text": "a note"},
+        "questions": {"seat": 0, "text": "a question"},
+        "resolve": {"verdict": "dismissed", "explanation": "none"},
+        "reviews": {"reason": "again"},
+    }
+    for action, body in bodies.items():
+        answer = await http.post(f"{dispute}/{action}", json=body, headers=bad_key)
+        assert (answer.status_code, answer.json()["code"]) == (400, "invalid_idempotency_key"), action
+    for name, value in {"status": "lost", "kind": "k" * 65, "category": "lost"}.items():
+        answer = await http.get("/moderation/disputes", params={name: value}, headers=moderator)
+        assert answer.json()["code"] == f"invalid_{name}"
+    answer = await http.get(dispute, params={"states": "maybe"}, headers=moderator)
+    assert answer.json()["code"] == "invalid_states"
+    answer = await http.post(
+        f"/moderation/incidents/{game.id}/clear", json={"note": "looked\x00"}, headers=moderator
+    )
+    assert (answer.status_code, answer.json()["code"]) == (400, "invalid_body")
+    assert contract.checked - before == 11
+    assert contract.violations == []
+    note = Contract().document["components"]["schemas"]["ClearBody"]["properties"]["note"]
+    assert not re.fullmatch(note["pattern"], "looked\x00") and re.fullmatch(note["pattern"], "looked")
