@@ -11,8 +11,9 @@ from projections.table import Table
 
 
 class Finding(msgspec.Struct, frozen=True):
-    check: str  # chain | personal | shuffles | replay | seeds | format | access | log | receipts | extend
-    # an access finding: the record's n; a format finding: the line number; a receipt's: its
+    # chain | personal | shuffles | replay | seeds | format | order | access | log | receipts | extend
+    check: str
+    # an access finding: the record's n; a format or order finding: the line number; a receipt's: its
     # place among the seat's receipts; a log finding: 0 for the checkpoint itself
     seq: int
     reason: str
@@ -26,7 +27,7 @@ class Finding(msgspec.Struct, frozen=True):
             return "checkpoint"
         if self.check == "extend":
             return "the log now"
-        return f"line {self.seq}" if self.check == "format" else f"seq {self.seq}"
+        return f"line {self.seq}" if self.check in ("format", "order") else f"seq {self.seq}"
 
 
 @dataclass

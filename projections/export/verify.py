@@ -48,7 +48,7 @@ from projections.notes import Verifier
 __all__ = ["Finding", "Replayed", "VerifyReport", "replay", "verify", "verify_lines"]
 
 # Findings that name something else than a seq of the log.
-_NOT_SEQS = ("access", "format", "receipts", "extend")
+_NOT_SEQS = ("access", "format", "order", "receipts", "extend")
 
 
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -85,7 +85,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def first_bad_line(self) -> int | None:
-        return min((f.seq for f in self.findings if f.check == "format"), default=None)
+        return min((f.seq for f in self.findings if f.check in ("format", "order")), default=None)
 
     def seeds_text(self) -> str:
         if not self.seeds_ok:
@@ -374,6 +374,6 @@ def verify_lines(
             shuffles_ok=False,
             replay_ok=False,
             winners=None,
-            findings=[Finding("format", exc.line or 1, str(exc))],
+            findings=[Finding(exc.check, exc.line or 1, str(exc))],
         )
     return verify(export, trust=trust, receipts=receipts)
