@@ -6,6 +6,7 @@ import random
 import re
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -263,3 +264,22 @@ async def test_the_fuzzers_nine_finds_keep_to_the_document(
     assert contract.violations == []
     note = Contract().document["components"]["schemas"]["ClearBody"]["properties"]["note"]
     assert not re.fullmatch(note["pattern"], "looked\x00") and re.fullmatch(note["pattern"], "looked")
+
+
+def test_the_document_names_where_each_format_it_carries_is_defined() -> None:
+    """Formats a schema cannot say all of (command ids, receipts, streams, transcripts ...) are
+    named from the document itself, each by a page of docs/ that exists (#56)."""
+    document = Contract().document
+    about = document["info"]["description"]
+    pages = set(re.findall(r"docs/[\w./-]+\.md|docs/rules/", about))
+    root = Path(__file__).resolve().parents[2]
+    assert all((root / page).exists() for page in pages), pages
+    for page in ("export-format.md", "receipts.md", "transparency-log.md", "api.md", "access-records.md"):
+        assert f"docs/{page}" in pages, page
+    assert "command_id" in about and "Last-Event-ID" in about
+    # The races, in words too: each response that has some names them in its description.
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for response in operation["responses"].values():
+                for code in response.get("x-playlog-races", []):
+                    assert code in response["description"].partition("(races")[2], (operation, code)

@@ -96,7 +96,8 @@ def only_shown_headers(real: str, shown: str) -> str:
 
 def matches(shown: str, real: str) -> bool:
     pattern = "".join(
-        ".*?" if part == "…" else re.escape(part) for part in re.split("(…)", normalized(shown))
+        ".*?" if part == "…" else re.escape(part)
+        for part in re.split("(…)", re.sub(r" ?… ?", "…", normalized(shown)))
     )
     return re.fullmatch(pattern, normalized(only_shown_headers(real, shown)), re.DOTALL) is not None
 
