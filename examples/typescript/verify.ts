@@ -95,7 +95,7 @@ function report(text: Buffer, options: Options = {}): string[] {
       "shuffles:    FAILED",
       "replay:      not checked (the rules are not on the page)",
       "access:      ok (0 records)",
-      `  line ${error.line} (format): ${error.message}`,
+      `  line ${error.line} (${error.check}): ${error.message}`,
       `FAILED: first bad line ${error.line}`,
     ];
   }

@@ -11,10 +11,11 @@ from projections.table import Table
 
 
 class Finding(msgspec.Struct, frozen=True):
-    # chain | personal | shuffles | replay | seeds | format | access | log | receipts | extend | tlog-proof
+    # chain | personal | shuffles | replay | seeds | format | order | access | log | receipts |
+    # extend | tlog-proof
     check: str
-    # an access finding: the record's n; a format finding: the line number; a receipt's: its
-    # place among the seat's receipts (0: the receipts as a whole); a log finding: 0 for the
+    # an access finding: the record's n; a format or order finding: the line number; a receipt's:
+    # its place among the seat's receipts (0: the receipts as a whole); a log finding: 0 for the
     # checkpoint itself
     seq: int
     reason: str
@@ -30,7 +31,7 @@ class Finding(msgspec.Struct, frozen=True):
             return "checkpoint"
         if self.check == "extend":
             return "the log now"
-        return f"line {self.seq}" if self.check == "format" else f"seq {self.seq}"
+        return f"line {self.seq}" if self.check in ("format", "order") else f"seq {self.seq}"
 
 
 @dataclass

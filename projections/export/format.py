@@ -49,11 +49,13 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class ExportError(Exception):
-    """``line``: the file's line it names (1-based), when it is about one line."""
+    """``line``: the file's line it names (1-based), when it is about one line; ``check``: what
+    it breaks, the reading rules (``format``) or the file's order (``order``)."""
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, check: str = "format") -> None:
         super().__init__(message)
         self.line = line
+        self.check = check
 
 
 # -- the access records' digest --------------------------------------------------------
@@ -349,12 +351,49 @@ _READERS: dict[str, Callable[[dict[str, Any]], _Line]] = {
 }
 
 
+# The file's order (docs/export-format.md): after the header, each kind of line in its place;
+# shuffle lines by seq; receipt_keys and checkpoint once.
+_ORDER = ("event", "personal", "shuffle", "access", "receipt_keys", "proof", "checkpoint")
+_ONCE = frozenset({"receipt_keys", "checkpoint"})
+
+
+@dataclass
+class _Place:
+    """Where the lines read so far leave the file: the last line's kind, the last shuffle's seq."""
+
+    kind: str = "header"
+    shuffle_seq: int = 0
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def _in_order(kind: str, parsed: _Line, place: _Place, number: int) -> None:
+    """Refuse a line out of the file's stated order, as ``line N (order)``."""
+    rank = _ORDER.index(kind)
+    before = _ORDER.index(place.kind) if place.kind in _ORDER else -1
+    reason = None
+    if rank < before or (rank == before and kind in _ONCE):
+        reason = f"{_a(kind)} line after {_a(place.kind)} line (the file holds header, event, personal,"
+        reason += " shuffle, access, receipt_keys, proof, checkpoint lines, in this order)"
+    elif isinstance(parsed, ShuffleRecord):
+        if parsed.seq <= place.shuffle_seq:
+            reason = f"the shuffle line of seq {parsed.seq} after that of seq {place.shuffle_seq}"
+            reason += " (shuffle lines come in seq order)"
+        place.shuffle_seq = parsed.seq
+    if reason is not None:
+        raise ExportError(f"line {number}: {reason}", number, check="order")
+    place.kind = kind
+
+
 def read(lines: Iterable[str | bytes]) -> ExportFile:
     """Parse an export; a malformed line raises ``ExportError`` naming its line number.
 
     Lines are split at ``\n`` only; a line holding only whitespace is skipped (it still counts).
     """
     export: ExportFile | None = None
+    place = _Place()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -377,6 +416,7 @@ def read(lines: Iterable[str | bytes]) -> ExportFile:
             raise ExportError(f"line {number}: malformed {kind} record: no {exc}", number) from None
         except _Malformed as exc:
             raise ExportError(f"line {number}: malformed {kind} record: {exc}", number) from None
+        _in_order(str(kind), parsed, place, number)
         if isinstance(parsed, EventRecord):
             export.events.append(parsed)
         elif isinstance(parsed, ShuffleRecord):

@@ -54,7 +54,7 @@ from projections.export.tlogproof import check_tlog_proof
 __all__ = ["Finding", "Replayed", "VerifyReport", "replay", "verify", "verify_lines"]
 
 # Findings that name something else than a seq of the log.
-_NOT_SEQS = ("access", "format", "receipts", "extend", "tlog-proof")
+_NOT_SEQS = ("access", "format", "order", "receipts", "extend", "tlog-proof")
 
 
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -95,7 +95,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def first_bad_line(self) -> int | None:
-        return min((f.seq for f in self.findings if f.check == "format"), default=None)
+        return min((f.seq for f in self.findings if f.check in ("format", "order")), default=None)
 
     def seeds_text(self) -> str:
         if not self.seeds_ok:
@@ -428,6 +428,6 @@ def verify_lines(
             shuffles_ok=False,
             replay_ok=False,
             winners=None,
-            findings=[Finding("format", exc.line or 1, str(exc))],
+            findings=[Finding(exc.check, exc.line or 1, str(exc))],
         )
     return verify(export, trust=trust, receipts=receipts, accept=accept)

@@ -34,6 +34,32 @@ _AUDIT = (
     " a public game is over."
 )
 
+# The formats this document's answers carry that JSON Schema cannot say all of, each with the
+# page of the repository that defines it (the document's `info.description`).
+FORMATS = """The contract of playlog's HTTP API. The formats its answers carry are defined, past what \
+a schema can say, in the repository's docs/:
+
+- **The walk-through** of every call, run as written by a test: docs/api.md (pages, retries, \
+refusals and races, tokens, disputes, streams).
+- **Event streams** (Server-Sent Events: `id`, `event`, `data`, receipt messages without an \
+`id`, the end of a stream, resuming with `Last-Event-ID`): docs/api.md, "Streams, for a client \
+generated from the document"; typed readers in examples/python/sse.py and examples/typescript/sse.ts.
+- **Export files** (`exportGame`, `application/x-ndjson`): docs/export-format.md, with each \
+event's metadata: its `command_id` (the idempotency key under its caller: `seat:0:<key>`, \
+`host:<key>`, `player:<id>:<key>`, `guest:<key>`, `moderator:<name>:dispute:<key>`, \
+`deadline:<version>`) and recorded `command`, the seeds and commitments of every shuffle.
+- **Receipts** (the `Playlog-Receipt` header, a command's `receipt`, a stream's receipt \
+messages): signed notes, docs/receipts.md.
+- **The transparency log** (checkpoints, tiles, inclusion and consistency proofs, witnesses' \
+cosignatures): docs/transparency-log.md.
+- **Access records** (who looked at a game's hidden state, and why): docs/access-records.md.
+- **Transcripts** (`text/plain` hand histories, one line per event: its number, time, actor, \
+type and fields): docs/api.md, "The hand history".
+- **The events** of every game, their fields and schema versions: docs/events.md; each game's \
+rules and refusal codes: docs/rules/.
+- **Erasure** of a person's texts (seals, pseudonyms): docs/erasure.md.
+"""
+
 DESCRIPTIONS: dict[str, str] = {
     "listGames": (
         "The public games, newest first, filtered by `status` and `kind`: each as its spectators"

@@ -183,13 +183,22 @@ def _timestamp(epoch: Decimal) -> datetime:
 
 
 async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyReport:
-    """Load a verified export as the exact rows it came from; refuses a bad file or a known game."""
+    """Load a verified export as the exact rows it came from; refuses a bad file, a known game, or
+    an unfinished game whose server seed is committed and not disclosed (docs/export-format.md)."""
     # An export made before commands were recorded stays importable; the audit names its level.
     report = verify(export, accept=("replayed",))
     if not report.ok:
         raise ImportRefused(
             "export_not_verified",
             f"The file does not verify ({report.lines()[-1].removeprefix('FAILED: ')}).",
+        )
+    if report.seed_committed and not report.seed_disclosed:
+        # A running game's export carries the commitment to its server seed, not the seed: this
+        # database could only go on with randomness the commitment does not explain.
+        raise ImportRefused(
+            "server_seed_not_disclosed",
+            "The game has not ended: its server seed is committed but not in the file, so it cannot"
+            " go on here. Export it again once it has ended.",
         )
     game_id = uuid.UUID(export.header.game_id)
     replayed = replay(export).table

@@ -122,7 +122,7 @@ def _moderators_gets(document: dict[str, Any]) -> list[tuple[str, str]]:
         (operation["operationId"], path)
         for path, item in document["paths"].items()
         for method, operation in item.items()
-        if method == "get" and operation.get("security")
+        if method == "get" and (operation.get("security") or operation.get("x-playlog-optional-token"))
     ]
 
 

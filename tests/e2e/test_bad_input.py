@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import uuid
 
 import pytest
@@ -10,6 +12,8 @@ from litestar.testing import AsyncTestClient
 
 from service.app.auth import Principal, issue
 from service.config import Settings
+from service.http.fast.serving import uvicorn_options
+from tests.conftest import live_server
 from tests.e2e.conftest import Game
 
 INT32_OVERFLOW = 2**31
@@ -199,3 +203,27 @@ async def test_a_command_of_another_game_is_422_unknown_command(
     )
     body = _problem(response, 422, "unknown_command")
     assert "TakeMusicianCats" in str(body["detail"])
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/games?cursor=\N{HORIZONTAL ELLIPSIS}".encode(),
+        "/games?kind=\N{LATIN SMALL LETTER E WITH ACUTE}".encode(),
+        b"/ga mes",
+    ],
+)
+async def test_a_request_the_parser_refuses_is_400_problem_json(settings: Settings, target: bytes) -> None:
+    """Bytes no HTTP/1.1 request target holds (a literal `cursor=…` sent by curl) are refused
+    before the app, by the server's protocol (service/http/fast/serving.py), as every bad request is."""
+    async with live_server(settings, **uvicorn_options(settings, in_process=True)) as url:
+        host, port = url.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(b"GET " + target + b" HTTP/1.1\r\nHost: " + host.encode() + b"\r\n\r\n")
+        answer = await reader.read()
+        writer.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), answer
+    assert b"content-type: application/problem+json" in head.lower(), answer
+    problem = json.loads(body)
+    assert problem["code"] == "invalid_request" and problem["status"] == 400, problem

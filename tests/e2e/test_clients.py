@@ -291,3 +291,61 @@ def test_the_game_kinds_are_the_registry_s() -> None:
     """The example games cover every kind the document names (a new game gets a bot game too)."""
     document = json.loads(DOCUMENT.read_text())
     assert document["components"]["schemas"]["GameKind"]["enum"] == sorted(GAMES)
+
+
+def _refusals(document: dict[str, Any]) -> Iterator[tuple[str, str, int, str]]:
+    """Every documented refusal: (the operation's tag, its operationId, the status, the code)."""
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for status, response in operation["responses"].items():
+                if int(status) < 400:
+                    continue
+                schema = response["content"]["application/problem+json"]["schema"]["allOf"][1]
+                for code in schema["properties"]["code"]["enum"]:
+                    yield operation["tags"][0], operation["operationId"], int(status), code
+
+
+def test_the_generated_python_client_reads_every_documented_refusal_of_every_operation(
+    python_client: Path,
+) -> None:
+    """Each refusal the document lists for an operation, answered to the generated client's own
+    reading of that operation's answers: read into its typed problem with its code, never an
+    exception (a code the document does not list is a ValueError there: #56's invalid_key)."""
+    import httpx
+
+    sys.path.insert(0, str(python_client))
+    try:
+        import importlib
+
+        client_module = importlib.import_module("playlog_client.client")
+        client = client_module.Client(base_url="http://playlog.invalid", raise_on_unexpected_status=True)
+        read = 0
+        for tag, operation_id, status, code in _refusals(json.loads(DOCUMENT.read_text())):
+            name = re.sub(r"(?<!^)(?=[A-Z])", "_", operation_id).lower()
+            module = importlib.import_module(f"playlog_client.api.{tag}.{name}")
+            problem = {
+                "type": f"https://playlog.dev/problems/{code}",
+                "title": code.replace("_", " "),
+                "status": status,
+                "detail": "Refused.",
+                "code": code,
+            }
+            answer = httpx.Response(
+                status, json=problem, headers={"content-type": "application/problem+json"}
+            )
+            parsed = module._build_response(client=client, response=answer).parsed
+            assert parsed is not None and str(parsed.code) == code, (operation_id, status, code)
+            read += 1
+    finally:
+        sys.path.remove(str(python_client))
+        for loaded in [m for m in sys.modules if m.startswith("playlog_client")]:
+            del sys.modules[loaded]
+    assert read > 500
+
+
+def test_the_generated_python_client_joins_a_guest_without_a_token(python_client: Path) -> None:
+    """A guest's join (and a finished public game's audit) needs no token: the generated functions
+    take a plain client, not only an authenticated one."""
+    for module in ("lobby/join_game.py", "audit/audit_game.py"):
+        source = (python_client / "playlog_client" / "api" / module).read_text()
+        assert "client: AuthenticatedClient | Client," in source, module

@@ -27,6 +27,7 @@ from service.tools.bot import play_game
 from service.tools.cli import main
 from service.tools.client import PlaylogClient
 from tests.conftest import with_database
+from tests.e2e.conftest import started_game
 
 
 @pytest.fixture
@@ -296,3 +297,95 @@ async def test_the_cli_refuses_to_export_an_unknown_game(
     result = await asyncio.to_thread(CliRunner().invoke, main, ["export", str(uuid.uuid4())])
     assert result.exit_code == 1
     assert "does not exist" in result.output
+
+
+async def ordered_export(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings
+) -> list[str]:
+    """A moderator's export of a finished game with every kind of line: personal lines, two
+    shuffle lines or more, an access line and the proofs."""
+    report = await play_game(
+        api, "exploding_kittens", {"players": 3, "reaction_window": 0, "seed": 2}, rng=random.Random(7)
+    )
+    token = issue(settings.keyring(), Principal(role="moderator", name="mod"), 600)
+    # The app's sequencer makes the game's head a leaf within its interval: then the export
+    # carries its proofs.
+    for _ in range(600):
+        answer = await http.get(
+            f"/games/{report.game_id}/export", headers={"Authorization": f"Bearer {token}"}
+        )
+        lines = answer.text.splitlines(keepends=True)
+        kinds = [json.loads(line)["record"] for line in lines]
+        if "proof" in kinds:
+            break
+        await asyncio.sleep(0.2)
+    assert export_verify.verify_lines(lines).ok
+    assert kinds.count("shuffle") >= 2 and {"personal", "access", "proof"} <= set(kinds), kinds
+    return lines
+
+
+def moved_line(lines: list[str], source: int, target: int) -> list[str]:
+    """The file with its line at index ``source`` moved to index ``target`` (of what remains)."""
+    out = list(lines)
+    out.insert(target, out.pop(source))
+    return out
+
+
+def out_of_order(lines: list[str]) -> dict[str, tuple[list[str], int]]:
+    """The four files of #56 that hold every line but not in the stated order, each with the line
+    (1-based) that first breaks it."""
+    kinds = [json.loads(line)["record"] for line in lines]
+    first_shuffle, last_shuffle = kinds.index("shuffle"), len(kinds) - 1 - kinds[::-1].index("shuffle")
+    personal_count = kinds.count("personal")
+    swapped = list(lines)
+    swapped[first_shuffle], swapped[first_shuffle + 1] = swapped[first_shuffle + 1], swapped[first_shuffle]
+    personal = [line for line, kind in zip(lines, kinds, strict=True) if kind == "personal"]
+    personal_last = [line for line, kind in zip(lines, kinds, strict=True) if kind != "personal"]
+    after_shuffles = last_shuffle - personal_count + 1
+    personal_last[after_shuffles:after_shuffles] = personal
+    return {
+        # a shuffle line between event lines 2 and 3: event 3 comes after a shuffle line
+        "a shuffle among the events": (moved_line(lines, first_shuffle, 3), 5),
+        # the personal lines after the shuffles: the first personal line follows a shuffle line
+        "personal after the shuffles": (personal_last, after_shuffles + 1),
+        # two shuffle lines swapped: the second is of a smaller seq
+        "two shuffles swapped": (swapped, first_shuffle + 2),
+        # a proof line right after the header: the first event follows it
+        "a proof after the header": (moved_line(lines, kinds.index("proof"), 1), 3),
+    }
+
+
+async def test_a_file_out_of_its_stated_order_is_refused_naming_the_line(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings
+) -> None:
+    """docs/export-format.md states the order of the lines; a file holding every line of a
+    genuine export, moved, is refused naming `line N (order)` by verify and by import."""
+    lines = await ordered_export(api, http, settings)
+    for name, (moved, line) in out_of_order(lines).items():
+        assert sorted(moved) == sorted(lines), name
+        report = export_verify.verify_lines(moved)
+        assert not report.ok and report.first_bad_line == line, (name, report.lines())
+        assert any(text.startswith(f"  line {line} (order): ") for text in report.lines()), report.lines()
+        with pytest.raises(export_format.ExportError) as refused:  # what `playlog import` reads with
+            export_format.read(moved)
+        assert (refused.value.line, refused.value.check) == (line, "order"), name
+
+
+async def test_an_unfinished_game_with_a_committed_server_seed_is_not_imported(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str], other_database_url: str
+) -> None:
+    """Its export carries the commitment, not the seed: the importing database could only go on
+    with randomness no commitment explains, so it refuses the game (docs/export-format.md)."""
+    game = await started_game(api, reaction_window=0)  # no `seed` option: the server's seed
+    response = await http.get(f"/games/{game.id}/export", params={"reason": "incident"}, headers=moderator)
+    lines = response.text.splitlines(keepends=True)
+    report = export_verify.verify_lines(lines)
+    assert report.ok and report.seed_committed and not report.seed_disclosed, report.lines()
+    conn = await asyncpg.connect(other_database_url)
+    try:
+        with pytest.raises(portable.ImportRefused) as refused:
+            await portable.import_game(conn, export_format.read(lines))
+        assert await conn.fetchval("SELECT count(*) FROM events") == 0  # nothing half-written
+    finally:
+        await conn.close()
+    assert refused.value.code == "server_seed_not_disclosed"

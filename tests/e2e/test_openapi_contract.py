@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+import re
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from litestar import Litestar
@@ -219,3 +222,64 @@ async def test_an_integer_option_may_come_as_a_number_without_a_fraction(
     assert created.status_code == 201, created.text
     assert created.json()["seats"] == 3
     assert contract.violations == []
+
+
+async def test_the_fuzzers_nine_finds_keep_to_the_document(
+    contract: Contract, http: AsyncTestClient[Litestar], api: PlaylogClient, settings: Settings
+) -> None:
+    """What schemathesis found answered off the document (#56): a moderation POST's bad key, the
+    queue's and a dispute's bad filters, a control character in an incident's clearing note."""
+    game = await started_game(api, seed=7, reaction_window=0)
+    raised = await http.post(
+        f"/games/{game.id}/disputes",
+        json={"seqs": [1], "category": "rules", "reason": "checking the document"},
+        headers={"Authorization": f"Bearer {game.seats[0].token}"},
+    )
+    dispute = f"/moderation/disputes/{raised.json()['dispute_id']}"
+    token = auth.issue(settings.keyring(), Principal(role="moderator", name="mo"), 600)
+    moderator = {"Authorization": f"Bearer {token}"}
+    bad_key = {**moderator, "Idempotency-Key": "a b"}
+    before = contract.checked
+    bodies: dict[str, Any] = {
+        "claim": None,
+        "release": None,
+        "notes": {"text": "a note"},
+        "questions": {"seat": 0, "text": "a question"},
+        "resolve": {"verdict": "dismissed", "explanation": "none"},
+        "reviews": {"reason": "again"},
+    }
+    for action, body in bodies.items():
+        answer = await http.post(f"{dispute}/{action}", json=body, headers=bad_key)
+        assert (answer.status_code, answer.json()["code"]) == (400, "invalid_idempotency_key"), action
+    for name, value in {"status": "lost", "kind": "k" * 65, "category": "lost"}.items():
+        answer = await http.get("/moderation/disputes", params={name: value}, headers=moderator)
+        assert answer.json()["code"] == f"invalid_{name}"
+    answer = await http.get(dispute, params={"states": "maybe"}, headers=moderator)
+    assert answer.json()["code"] == "invalid_states"
+    answer = await http.post(
+        f"/moderation/incidents/{game.id}/clear", json={"note": "looked\x00"}, headers=moderator
+    )
+    assert (answer.status_code, answer.json()["code"]) == (400, "invalid_body")
+    assert contract.checked - before == 11
+    assert contract.violations == []
+    note = Contract().document["components"]["schemas"]["ClearBody"]["properties"]["note"]
+    assert not re.fullmatch(note["pattern"], "looked\x00") and re.fullmatch(note["pattern"], "looked")
+
+
+def test_the_document_names_where_each_format_it_carries_is_defined() -> None:
+    """Formats a schema cannot say all of (command ids, receipts, streams, transcripts ...) are
+    named from the document itself, each by a page of docs/ that exists (#56)."""
+    document = Contract().document
+    about = document["info"]["description"]
+    pages = set(re.findall(r"docs/[\w./-]+\.md|docs/rules/", about))
+    root = Path(__file__).resolve().parents[2]
+    assert all((root / page).exists() for page in pages), pages
+    for page in ("export-format.md", "receipts.md", "transparency-log.md", "api.md", "access-records.md"):
+        assert f"docs/{page}" in pages, page
+    assert "command_id" in about and "Last-Event-ID" in about
+    # The races, in words too: each response that has some names them in its description.
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for response in operation["responses"].values():
+                for code in response.get("x-playlog-races", []):
+                    assert code in response["description"].partition("(races")[2], (operation, code)

@@ -32,6 +32,7 @@ from tests.e2e import test_dishonest_operator as dishonest
 from tests.e2e.conftest import Game, started_game
 from tests.e2e.test_clients import typescript_build  # noqa: F401  (the fixture: npm ci, tsc)
 from tests.e2e.test_disputes import moderator_headers
+from tests.e2e.test_export import ordered_export, out_of_order
 from tests.e2e.witnesses import InProcessWitness
 from tests.mutations import corpus
 from tests.mutations.files import Base, Mutant
@@ -53,7 +54,7 @@ def _disagreement(mutant: Mutant, python: export_verify.VerifyReport, typescript
     if (ours[-1] == "OK") != (theirs[-1] == "OK"):
         return f"{mutant.name}: playlog verify says {ours[-1]!r}, verify.ts {theirs[-1]!r}"
     found, found_ts = _findings(ours), _findings(theirs)
-    for check in ("chain", "format"):
+    for check in ("chain", "format", "order"):
         if found.get(check) != found_ts.get(check):
             ours_at, theirs_at = found.get(check), found_ts.get(check)
             return f"{mutant.name}: {check} at {ours_at} in playlog verify, {theirs_at} in verify.ts"
@@ -369,3 +370,26 @@ class TestProofsAndReceipts:
         assert ts[-1] == py[-1] == "OK", (ts, py)
         assert "texts:       ok (1 open their seals, 1 erased)" in ts
         assert "events digests checked for 2" in "\n".join(ts)
+
+
+async def test_the_typescript_verifier_refuses_a_file_out_of_order_where_playlog_verify_does(
+    typescript_build: Path,  # noqa: F811
+    api: PlaylogClient,
+    http: AsyncTestClient[Litestar],
+    settings: Settings,
+    tmp_path: Path,
+) -> None:
+    """The four files of #56: every line of a genuine export, one moved; both name `line N (order)`."""
+    node = shutil.which("node")
+    assert node is not None
+    export = await ordered_export(api, http, settings)
+    files = out_of_order(export)
+    paths = []
+    for n, (lines, _) in enumerate(files.values()):
+        paths.append(tmp_path / f"{n}.jsonl")
+        paths[-1].write_text("".join(lines))
+    reports = _run(node, typescript_build / "verify.js", paths)
+    for path, (name, (lines, line)) in zip(paths, files.items(), strict=True):
+        ours, theirs = export_verify.verify_lines(lines).lines(), reports[str(path)]
+        assert ours[-1] == theirs[-1] == f"FAILED: first bad line {line}", (name, ours, theirs)
+        assert _findings(ours) == _findings(theirs) == {"order": f"line {line}"}, (name, ours, theirs)

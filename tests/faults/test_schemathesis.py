@@ -43,27 +43,28 @@ MAX_EXAMPLES = 15  # per operation and phase: about a minute on two cores
 # could have said (schemathesis' positive_data_acceptance knows statuses only: the check
 # `refused_only_for_the_state` below reads the codes).
 STATE_DEPENDENT: dict[int, frozenset[str]] = {
-    # A cursor the list did not give (opaque, as a token is); a deprecated offset sent with a
-    # cursor (two parameters that exclude each other: OpenAPI has no way to say so; their
-    # descriptions do).
+    # 400: a cursor the list did not give (opaque, as a token is: the fuzzer makes one up); a
+    # deprecated offset sent with a cursor (two parameters that exclude each other: OpenAPI has no
+    # way to say so; their descriptions do).
     400: frozenset({"invalid_cursor", "invalid_offset"}),
-    # The token: made up, expired or revoked (the document cannot know which tokens exist).
-    401: frozenset({"unauthorized", "token_expired", "token_revoked", "moderator_only"}),
-    # A real token for another game, seat or role; a private game; a seat given up.
+    # 401: a made-up token (the document cannot know which tokens exist); none, where a moderator's
+    # is needed until a public game is over.
+    401: frozenset({"unauthorized", "moderator_only"}),
+    # 403: a real token of another game, seat or role (the dictionary's tokens are of every game);
+    # a seat the run left or conceded earlier; a running game's log proof asked by a seat.
     403: frozenset(
         {
             "forbidden",
             "moderator_only",
-            "private_game",
             "not_seated",
             "seat_token_revoked",
             "seat_conceded",
             "log_proof_hidden",
         }
     ),
-    # No such game, dispute or player; a seq past the game's end; a checkpoint or tile the
-    # transparency log has not signed yet; no open incident; a spectators' chunk not released
-    # yet, or a range the head never names (only whole chunks exist).
+    # 404: a made-up id (a game, a dispute, a player); a seq past the game's end; a checkpoint,
+    # tile or spectators' chunk the log or the game has not come to yet; an incident the fuzzer
+    # cannot open.
     404: frozenset(
         {
             "not_found",
@@ -71,11 +72,14 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "no_checkpoint",
             "no_such_checkpoint",
             "no_such_tile",
-            "no_open_incident",
             "not_published",
+            "no_open_incident",
         }
     ),
-    # The game or the dispute has moved on.
+    # 409: the state of the game or dispute the request meets, which earlier requests of the run
+    # (in an order the fuzzer draws) made: started or not, full or not, finished or not; a stale
+    # expected_version; a dispute claimed or not, ruled or not, with a question waiting or not,
+    # and how many are open.
     409: frozenset(
         {
             "version_conflict",
@@ -83,33 +87,31 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "game_full",
             "seats_not_filled",
             "cannot_leave",
-            "seeds_revealed",
-            "seed_already_revealed",
-            "no_seed_commitment",
             "game_not_started",
-            "dispute_window_closed",
+            "game_not_finished",
             "too_many_open_disputes",
             "not_asked",
-            "moderator_was_seated",
             "dispute_claimed",
             "dispute_not_claimed",
             "dispute_resolved",
             "dispute_not_resolved",
-            "game_not_finished",
         }
     ),
-    # A reused key; a seq or seat past this game's; a dispute of another game; tree sizes past the
-    # log's (and, on the operations of RULED, a move the game's rules refuse now: any rule code).
+    # 422: a key the run already used for another request; a seq or seat past this game's; a
+    # dispute of another game; tree sizes past the log's; a seat's seed that does not open its
+    # commitment (the fuzzer cannot know the seed); and, on the operations of RULED, a move the
+    # game's rules refuse now (any rule code).
     422: frozenset(
         {
             "idempotency_key_reused",
             "seq_out_of_range",
-            "unknown_dispute",
             "invalid_seat",
+            "unknown_dispute",
             "bad_tree_sizes",
             "seed_mismatch",
         }
     ),
+    # 429: the run sends more writes than a client may in a minute.
     429: frozenset({"too_many_requests"}),
 }
 # The operations whose 422 is a game's rule (their documented "any other rule code of the game").
@@ -117,6 +119,7 @@ RULED = frozenset({"POST /games/{game_id}/seats/{seat}/commands", "DELETE /games
 # Codes a game's rules give for a command's shape rather than for the state: never expected.
 SHAPE = frozenset({"invalid_command", "invalid_options"})
 ACCEPTED = ["2xx", *map(str, sorted(STATE_DEPENDENT))]  # schemathesis' own check: by status
+NEGATIVE = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]
 
 
 def _documented_exception(case: Case[Any], code: str) -> bool:
@@ -225,6 +228,9 @@ def served_schema(settings: Settings) -> Iterator[schemathesis.BaseSchema]:
                 "generation": {"max-examples": MAX_EXAMPLES},
                 "checks": {
                     "positive_data_acceptance": {"expected-statuses": ACCEPTED},
+                    # A body past the service's size limit is refused whole (413 body_too_large,
+                    # documented), before its schema is read.
+                    "negative_data_rejection": {"expected-statuses": NEGATIVE},
                     # The cases carry real tokens (the dictionaries below), which this check
                     # would take for made-up ones; tests/e2e holds the 401s and 403s.
                     "ignored_auth": {"enabled": False},

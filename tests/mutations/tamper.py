@@ -94,7 +94,10 @@ def reorder(base: Base, rng: random.Random) -> Mutant:
         first = rng.choice(events[:-1])  # (the last one moved after the reveals keeps its place)
         del lines[first.number - 1]
         lines.append(first.raw)
-        where = frozenset({f"seq {first.record['seq']}"})
+        # After the file's other lines, it breaks the stated order where it lands; in a file of
+        # events alone, the chain where it left.
+        others = any(line.kind not in ("header", "event") for line in base.lines)
+        where = frozenset({f"line {len(lines)}"} if others else {f"seq {first.record['seq']}"})
         return Mutant("lines reordered", f"{base.name}: line {first.number} to the end", lines, where)
     else:
         first, second = sorted(rng.sample(events, 2), key=lambda line: line.number)
@@ -130,8 +133,8 @@ def duplicate(base: Base, rng: random.Random) -> Mutant:
     lines = [*base.raw[: line.number], line.raw, *base.raw[line.number :]]
     if line.kind == "header":
         where = {"line 2"}
-    elif line.kind == "shuffle":
-        where = {f"seq {line.record['seq']}"}
+    elif line.kind == "shuffle":  # not above the seq of the shuffle line before it: the order
+        where = {f"line {line.number + 1}"}
     elif line.kind == "access":
         where = {f"access record {line.record['n'] + 1}"}
     else:  # the chain names the copy's place; a replay may stumble on the copy itself first

@@ -139,20 +139,51 @@ function readHeader(record: JsonObject, line: number): JsonObject {
   return record;
 }
 
-/** A format finding thrown while reading: the line it names. */
+/** A finding thrown while reading: the line it names, and what it breaks: the reading rules
+ * (`format`) or the file's order (`order`). */
 export class FormatError extends Error {
   constructor(
     readonly line: number,
     message: string,
+    readonly check: "format" | "order" = "format",
   ) {
     super(message);
   }
+}
+
+// The file's order (docs/export-format.md): after the header, each kind of line in its place;
+// shuffle lines by seq; receipt_keys and checkpoint once.
+const ORDER = ["event", "personal", "shuffle", "access", "receipt_keys", "proof", "checkpoint"];
+const ONCE = new Set(["receipt_keys", "checkpoint"]);
+
+interface Place {
+  kind: string; // the last line's
+  shuffleSeq: number; // the last shuffle line's
+}
+
+const a = (kind: string): string => (/^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`);
+
+/** Refuse a line out of the file's stated order, as `line N (order)`. */
+function checkOrder(kind: string, file: ExportFile, place: Place, line: number): void {
+  const rank = ORDER.indexOf(kind);
+  const before = ORDER.indexOf(place.kind); // the header: -1
+  let reason: string | undefined;
+  if (rank < before || (rank === before && ONCE.has(kind))) {
+    reason = `${a(kind)} line after ${a(place.kind)} line (the file holds header, event, personal, shuffle, access, receipt_keys, proof, checkpoint lines, in this order)`;
+  } else if (kind === "shuffle") {
+    const seq = file.shuffles[file.shuffles.length - 1]!.seq;
+    if (seq <= place.shuffleSeq) reason = `the shuffle line of seq ${seq} after that of seq ${place.shuffleSeq} (shuffle lines come in seq order)`;
+    place.shuffleSeq = seq;
+  }
+  if (reason !== undefined) throw new FormatError(line, `line ${line}: ${reason}`, "order");
+  place.kind = kind;
 }
 
 export function read(text: Buffer): ExportFile {
   const lines = text.toString("latin1").split("\n"); // bytes; each line decoded on its own
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let file: ExportFile | undefined;
+  const place: Place = { kind: "header", shuffleSeq: 0 };
   for (const [index, raw] of lines.entries()) {
     const line = index + 1;
     if (/^[ \t\r\n\v\f]*$/.test(raw)) continue;
@@ -191,6 +222,7 @@ export function read(text: Buffer): ExportFile {
       if (error instanceof Malformed) throw new FormatError(line, `line ${line}: malformed ${String(kind)} record: ${error.message}`);
       throw error;
     }
+    checkOrder(kind as string, file, place, line);
   }
   if (file === undefined) throw new FormatError(1, "the file is empty");
   return file;

@@ -11,6 +11,7 @@ from litestar import Controller
 from litestar.datastructures import State
 from litestar.di import Provide
 
+from domain.text import TEXT_PATTERN
 from service.app.auth import Principal
 from service.app.disputes import moderator_name
 from service.app.incidents import Incident, Incidents
@@ -30,8 +31,9 @@ class IncidentList(msgspec.Struct, frozen=True):
 
 
 class ClearBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    # What the moderator found and decided (kept with the incident).
-    note: Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+    # What the moderator found and decided (kept with the incident): a text as every other, line
+    # breaks and tabs but no control character (PostgreSQL stores no NUL), refused by its schema.
+    note: Annotated[str, msgspec.Meta(min_length=1, max_length=1000, pattern=TEXT_PATTERN)]
 
 
 class IncidentController(Controller):

@@ -110,7 +110,13 @@ class ModerationController(Controller):
         "/",
         operation_id="disputeQueue",
         summary="The moderators' queue, oldest first",
-        responses=problems(PARAMS, {400: CURSOR_CODES}, AUDITOR, BEARER, UNAVAILABLE),
+        responses=problems(
+            PARAMS,
+            {400: ["invalid_status", "invalid_kind", "invalid_category", *CURSOR_CODES]},
+            AUDITOR,
+            BEARER,
+            UNAVAILABLE,
+        ),
         response_headers=[LINK],
     )
     async def queue(
@@ -153,7 +159,14 @@ class ModerationController(Controller):
         ),
         dependencies={"ask": Provide(provide_reason, sync_to_thread=False)},
         responses=problems(
-            PARAMS, AUDITOR, BEARER, UNKNOWN_DISPUTE, {403: ["moderator_was_seated"]}, FACE_UP, UNAVAILABLE
+            PARAMS,
+            {400: ["invalid_states"]},
+            AUDITOR,
+            BEARER,
+            UNKNOWN_DISPUTE,
+            {403: ["moderator_was_seated"]},
+            FACE_UP,
+            UNAVAILABLE,
         ),
     )
     async def detail(
@@ -211,13 +224,17 @@ class ModerationController(Controller):
         status_code=200,
     )
     async def claim(
-        self, dispute_id: uuid.UUID, state: State, principal: Principal, key: IdempotencyKey = None
+        self,
+        dispute_id: uuid.UUID,
+        state: State,
+        principal: Principal,
+        idempotency_key: IdempotencyKey = None,
     ) -> DisputeOut:
         return await _act(
             state,
             dispute_id,
             principal,
-            key,
+            idempotency_key,
             "claimDispute",
             None,
             lambda d, m: ClaimDispute(dispute_id=d, moderator=m),
@@ -231,13 +248,17 @@ class ModerationController(Controller):
         status_code=200,
     )
     async def release(
-        self, dispute_id: uuid.UUID, state: State, principal: Principal, key: IdempotencyKey = None
+        self,
+        dispute_id: uuid.UUID,
+        state: State,
+        principal: Principal,
+        idempotency_key: IdempotencyKey = None,
     ) -> DisputeOut:
         return await _act(
             state,
             dispute_id,
             principal,
-            key,
+            idempotency_key,
             "releaseDispute",
             None,
             lambda d, m: ReleaseDispute(dispute_id=d, moderator=m),
@@ -256,12 +277,12 @@ class ModerationController(Controller):
         data: TextBody,
         state: State,
         principal: Principal,
-        key: IdempotencyKey = None,
+        idempotency_key: IdempotencyKey = None,
     ) -> Response[DisputeOut]:
         def command(d: str, m: str) -> ModeratorCommand:
             return NoteDispute(dispute_id=d, moderator=m, text=data.text)
 
-        return _added(await _act(state, dispute_id, principal, key, "noteDispute", data, command))
+        return _added(await _act(state, dispute_id, principal, idempotency_key, "noteDispute", data, command))
 
     @post(
         "/{dispute_id:uuid}/questions",
@@ -276,12 +297,12 @@ class ModerationController(Controller):
         data: QuestionBody,
         state: State,
         principal: Principal,
-        key: IdempotencyKey = None,
+        idempotency_key: IdempotencyKey = None,
     ) -> Response[DisputeOut]:
         def command(d: str, m: str) -> ModeratorCommand:
             return AskSeat(dispute_id=d, moderator=m, seat=data.seat, text=data.text)
 
-        return _added(await _act(state, dispute_id, principal, key, "askSeat", data, command))
+        return _added(await _act(state, dispute_id, principal, idempotency_key, "askSeat", data, command))
 
     @post(
         "/{dispute_id:uuid}/resolve",
@@ -298,7 +319,7 @@ class ModerationController(Controller):
         data: ResolveBody,
         state: State,
         principal: Principal,
-        key: IdempotencyKey = None,
+        idempotency_key: IdempotencyKey = None,
     ) -> DisputeOut:
         def command(d: str, m: str) -> ModeratorCommand:
             seats = tuple(data.seats)
@@ -311,7 +332,7 @@ class ModerationController(Controller):
                 explanation=data.explanation,
             )
 
-        return await _act(state, dispute_id, principal, key, "resolveDispute", data, command)
+        return await _act(state, dispute_id, principal, idempotency_key, "resolveDispute", data, command)
 
     @post(
         "/{dispute_id:uuid}/reviews",
@@ -326,11 +347,12 @@ class ModerationController(Controller):
         data: ReviewBody,
         state: State,
         principal: Principal,
-        key: IdempotencyKey = None,
+        idempotency_key: IdempotencyKey = None,
     ) -> Response[DisputeOut]:
         review_id = str(uuid.uuid4())
 
         def command(d: str, m: str) -> ModeratorCommand:
             return OpenReview(dispute_id=d, moderator=m, review_id=review_id, reason=data.reason)
 
-        return _added(await _act(state, dispute_id, principal, key, "reviewDispute", data, command))
+        review = await _act(state, dispute_id, principal, idempotency_key, "reviewDispute", data, command)
+        return _added(review)

@@ -98,10 +98,19 @@ def _example(status: int, code: str) -> Example:
     return Example(summary=code, value=body)
 
 
+# How a response's description says which of its codes are races (also in RACES_EXTENSION).
+_RACES_SAID = (
+    " (races, which only mean the game moved on since the client read it: read again and decide again"
+)
+
+
 def _description(status: int, codes: list[str]) -> str:
     listed = ", ".join(code for code in codes if code != ANY_RULE)
     rules = f" (or any other rule code of the game: {BY_KIND_EXTENSION})" if ANY_RULE in codes else ""
-    return f"{HTTPStatus(status).phrase}; code: {listed}{rules}"
+    every = [*codes, *sorted({c for kind in rule_codes().values() for c in kind})] if rules else codes
+    races = [code for code in dict.fromkeys(every) if code in RACES]
+    raced = f"{_RACES_SAID}, nothing was applied: {', '.join(races)})" if races else ""
+    return f"{HTTPStatus(status).phrase}; code: {listed}{rules}{raced}"
 
 
 def problems(*declared: Codes) -> dict[int, ResponseSpec]:
@@ -127,6 +136,7 @@ def documented_codes(description: str) -> list[str]:
     """The codes a response description written by ``problems`` lists, every game's rule codes
     included where it says so."""
     _, _, listed = description.partition("; code: ")
+    listed = listed.partition(_RACES_SAID)[0]
     listed, any_rule, _ = listed.partition(" (or any other rule code")
     codes = [code.strip() for code in listed.split(",") if code.strip()]
     if any_rule:

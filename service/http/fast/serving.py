@@ -10,6 +10,10 @@ file descriptor, for ever; ``limit_concurrency`` refuses work only once headers 
 - a connection that has not sent a request's complete headers ``header_timeout`` seconds after
   it opened (or after its previous response) is closed.
 
+A request its parser cannot read (a request target with bytes outside ASCII, a literal
+``cursor=…`` say) is refused as every other bad request is: ``400 invalid_request`` in
+problem+json, where uvicorn would answer a plain-text 400.
+
 It also serves SSE streams leanly (thousands stay open at once): a request's scope carries the
 protocol under ``service.http.fast.sse.SERVER_KEY``, through which a stream writes its body parts with the
 request's own send (no middleware wrapper on the way) and is told when its client goes (no task
@@ -38,27 +42,41 @@ from service.http.fast.sse import SERVER_KEY
 PROTOCOL = "service.http.fast.serving:LimitedHttpToolsProtocol"  # what uvicorn's workers import
 
 
-def _refusal() -> bytes:
+def _refusal(status: str, code: str, detail: str, *headers: str) -> bytes:
+    """A whole problem+json answer that closes its connection, written before the app is reached."""
     body = msgspec.json.encode(
         {
-            "type": "https://playlog.dev/problems/too_many_connections",
-            "title": "too many connections",
-            "status": 503,
-            "detail": "This instance holds its maximum of connections; retry shortly.",
-            "code": "too_many_connections",
+            "type": f"https://playlog.dev/problems/{code}",
+            "title": code.replace("_", " "),
+            "status": int(status.split()[0]),
+            "detail": detail,
+            "code": code,
         }
     )
-    head = (
-        "HTTP/1.1 503 Service Unavailable\r\n"
-        "content-type: application/problem+json\r\n"
-        "retry-after: 1\r\n"
-        "connection: close\r\n"
-        f"content-length: {len(body)}\r\n\r\n"
+    head = "".join(
+        (
+            f"HTTP/1.1 {status}\r\n",
+            "content-type: application/problem+json\r\n",
+            *(f"{line}\r\n" for line in headers),
+            "connection: close\r\n",
+            f"content-length: {len(body)}\r\n\r\n",
+        )
     )
     return head.encode() + body
 
 
-REFUSAL = _refusal()
+REFUSAL = _refusal(
+    "503 Service Unavailable",
+    "too_many_connections",
+    "This instance holds its maximum of connections; retry shortly.",
+    "retry-after: 1",
+)
+UNREADABLE = _refusal(
+    "400 Bad Request",
+    "invalid_request",
+    "The request could not be parsed: its request line or headers are not valid HTTP/1.1"
+    " (a request target holds only ASCII: percent-encode anything else).",
+)
 
 
 class ListEvent(asyncio.Event):
@@ -180,6 +198,11 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         lost, self.lost = self.lost, None
         if lost is not None:
             lost()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request its parser refused, in problem+json (``msg`` is logged)."""
+        self.transport.write(UNREADABLE)
+        self.transport.close()
 
     # service.http.fast.sse.StreamServer
     def open_stream(self, on_lost: Callable[[], None]) -> Any:

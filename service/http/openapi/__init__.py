@@ -19,7 +19,7 @@ from service.http.api.dispute_shapes import QuestionBody, RaiseBody, ResolveBody
 from service.http.api.incidents import ClearBody
 from service.http.api.lobby import CreateGame, JoinSeat
 from service.http.api.players import CreatePlayer
-from service.http.descriptions import DESCRIPTIONS
+from service.http.descriptions import DESCRIPTIONS, FORMATS
 from service.http.examples import add_examples
 from service.http.export_schema import export_line_schemas, trace_line_schemas
 from service.http.openapi.games import game_components, typed_per_game
@@ -78,6 +78,7 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
                 "content": {"application/json": {"schema": ref("Command")}},
             }
     add_security(doc, tokens or {})
+    doc.setdefault("info", {})["description"] = FORMATS
 
     if (change := schemas.get("Change")) is not None:
         change["properties"]["before"] = ref("JsonValue")

@@ -10,6 +10,7 @@ from service.http.api.guards import TOKEN
 from service.http.openapi.walk import operations, ref
 
 BEARER_SCHEME = "bearer"
+OPTIONAL_TOKEN = "x-playlog-optional-token"  # an operation a token is optional for (below)
 
 
 def bearer_tokens(app: Litestar) -> dict[str, bool]:
@@ -35,8 +36,21 @@ def add_security(doc: dict[str, Any], tokens: dict[str, bool]) -> None:
     }
     for operation in operations(doc):
         needed = tokens.get(operation.get("operationId", ""))
-        if needed is not None:
-            operation["security"] = [{BEARER_SCHEME: []}] if needed else [{BEARER_SCHEME: []}, {}]
+        if needed:
+            operation["security"] = [{BEARER_SCHEME: []}]
+        elif needed is not None:
+            # A token is optional (a guest's join, a finished public game's audit): OpenAPI's way,
+            # ``[{bearer: []}, {}]``, is typed by generated clients as a token required
+            # (openapi-python-client asks for an authenticated client whenever ``security`` is not
+            # empty), so the operation needs none and says in words, and in an extension, that a
+            # token may come.
+            operation["security"] = []
+            operation[OPTIONAL_TOKEN] = True
+            note = (
+                "A bearer token is optional here: without one the caller is anyone (a guest, a"
+                " spectator); with one (a player's, a seat's, a moderator's) it acts as its holder."
+            )
+            operation["description"] = f"{operation.get('description', '').rstrip()}\n\n{note}".lstrip()
     for operation in operations(doc):
         for parameter in operation.get("parameters", []):
             if parameter.get("name") == "kind" and parameter.get("schema", {}).get("type") == "string":
