@@ -4,6 +4,7 @@ said in words."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -25,39 +26,37 @@ async def add_computer(page: Page, level: str) -> None:
     await expect(page.locator("main[data-busy='1']")).to_have_count(0)
 
 
-async def seat_two_computers(page: Page, server_url: str, new_page: Any, game_id: str, kind: str) -> None:
-    """An easy and a normal computer player beside the human, checked in the lobby (axe-core on the
-    new controls at both widths) and in the home page's listing; then the human starts."""
+async def seat_two_computers_in_the_lobby(page: Page, kind: str) -> None:
+    """An easy and a normal computer player beside the human, added in the lobby (axe-core on the
+    new controls at both widths)."""
     form = page.locator("#computer-form")
-    await expect(form).to_be_visible()
     await expect(form.get_by_role("group", name="Add a computer player")).to_be_visible()
     await add_computer(page, "Easy — plays at random")
     await expect(page.locator("#lobby-seats")).to_contain_text("Computer (easy) (seat 1)")
     await expect(page.locator("#computer-said")).to_have_text("Computer (easy) took seat 1.")
-    for viewport in (DESKTOP, PHONE):
-        await page.set_viewport_size(viewport)
-        await assert_accessible(page, f"{kind}'s lobby with a computer player")
-    await page.set_viewport_size(DESKTOP)
-    if kind == "exploding_kittens":
-        await screenshot(page, "lobby-computer-players")
+    await screenshot(page, "lobby-computer-players")
     await add_computer(page, "Normal — plays carefully")
     await expect(page.locator("#lobby-seats")).to_contain_text("Computer (normal) (seat 2)")
     # Every seat taken: nothing more to add, and the keyboard is on the start button.
     await expect(form).to_be_hidden()
     await expect(page.get_by_role("button", name="Start the game")).to_be_focused()
 
+
+async def the_lobby_names_them(page: Page, server_url: str, new_page: Any, game_id: str, levels: list[str]) -> None:
+    """The lobby and the home page's listing name each computer seat, and the human starts."""
+    for seat, level in enumerate(levels, start=1):
+        await expect(page.locator("#lobby-seats")).to_contain_text(f"Computer ({level}) (seat {seat})")
+    await expect(page.locator("#computer-form")).to_be_hidden()
     home = await new_page()
     await home.goto(f"{server_url}/")
     row = home.locator(f"#games li[data-game-id='{game_id}']")
-    # The listing is refreshed every 10 s: a read of it may precede the second computer player.
-    await expect(row).to_contain_text("Computer (easy)")
-    await expect(row).to_contain_text("Computer (normal)", timeout=20_000)
+    # The listing is refreshed every 10 s: a read of it may precede the last computer player.
+    await expect(row).to_contain_text(f"ann, Computer ({levels[0]}), Computer ({levels[1]})", timeout=20_000)
 
     await page.get_by_role("button", name="Start the game").click()
     await expect(page.locator("#table")).to_be_visible()
-    table = page.locator("#table-view")
-    await expect(table).to_contain_text("Computer (easy) (seat 1)")
-    await expect(table).to_contain_text("Computer (normal) (seat 2)")
+    for seat, level in enumerate(levels, start=1):
+        await expect(page.locator("#table-view")).to_contain_text(f"Computer ({level}) (seat {seat})")
 
 
 async def click(page: Page, selector: str) -> bool:
@@ -127,26 +126,44 @@ async def play_a_risk_cat(page: Page) -> None:
     raise AssertionError("the game did not end")
 
 
-@pytest.mark.parametrize(
-    ("kind", "options", "play"),
-    [
-        ("exploding_kittens", {"reaction_window": 0, "seed": 5}, play_exploding_kittens),
-        ("a_risk_cat", {"seed": 3}, play_a_risk_cat),
-    ],
-)
-async def test_a_human_plays_a_whole_game_beside_two_computer_players_seated_from_the_lobby(
-    server_url: str, new_page: Any, kind: str, options: dict[str, Any], play: Any
+async def test_a_human_plays_exploding_kittens_beside_two_computer_players_added_in_the_lobby(
+    server_url: str, new_page: Any
 ) -> None:
     page = await new_page()
     game_id = await create_game(
-        page, server_url, kind, "ann", players=3, first_seat=0, spectator_delay=0, **options
+        page, server_url, "exploding_kittens", "ann", players=3, reaction_window=0, seed=5,
+        first_seat=0, spectator_delay=0,
     )
-    await seat_two_computers(page, server_url, new_page, game_id, kind)
-    await play(page)
+    await seat_two_computers_in_the_lobby(page, "exploding_kittens")
+    await the_lobby_names_them(page, server_url, new_page, game_id, ["easy", "normal"])
+    await play_exploding_kittens(page)
+    await the_end_shows_the_result(page)
+
+
+async def test_a_human_plays_a_risk_cat_beside_two_computer_players_chosen_when_creating(
+    server_url: str, new_page: Any
+) -> None:
+    page = await new_page()
+    await page.goto(f"{server_url}/")
+    others = page.locator("#create-form").get_by_role("group", name="The other seats")
+    await expect(others).to_be_visible()
+    for viewport in (DESKTOP, PHONE):
+        await page.set_viewport_size(viewport)
+        await assert_accessible(page, "the create form's other seats")
+    await page.set_viewport_size(DESKTOP)
+    game_id = await create_game(
+        page, server_url, "a_risk_cat", "ann", players=3, seed=3, first_seat=0, spectator_delay=0,
+        others="Normal computer opponents — they play carefully",
+    )
+    await the_lobby_names_them(page, server_url, new_page, game_id, ["normal", "normal"])
+    await play_a_risk_cat(page)
+    await the_end_shows_the_result(page)
+
+
+async def the_end_shows_the_result(page: Page) -> None:
     status = page.locator("#status")
     await expect(status).to_contain_text("Game over")
-    # The end names the result: the winner, a computer player or ann.
-    await expect(status).to_contain_text("Winner")
+    await expect(status).to_contain_text(re.compile(r"Winner: (ann \(seat 0\)|Computer \((easy|normal)\) \(seat [12]\))"))
     await expect(page.locator("#feed")).to_contain_text("Computer (")
     await expect(page.locator("#replay-link")).to_be_visible()
 
