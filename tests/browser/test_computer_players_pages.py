@@ -42,7 +42,9 @@ async def seat_two_computers_in_the_lobby(page: Page, kind: str) -> None:
     await expect(page.get_by_role("button", name="Start the game")).to_be_focused()
 
 
-async def the_lobby_names_them(page: Page, server_url: str, new_page: Any, game_id: str, levels: list[str]) -> None:
+async def the_lobby_names_them(
+    page: Page, server_url: str, new_page: Any, game_id: str, levels: list[str]
+) -> None:
     """The lobby and the home page's listing name each computer seat, and the human starts."""
     for seat, level in enumerate(levels, start=1):
         await expect(page.locator("#lobby-seats")).to_contain_text(f"Computer ({level}) (seat {seat})")
@@ -107,7 +109,9 @@ async def play_a_risk_cat(page: Page) -> None:
     for _ in range(600):
         if await page.locator("#status").filter(has_text="Game over").count():
             return
-        offered = await page.eval_on_selector_all("#commands [data-type]", "els => els.map(e => e.dataset.type)")
+        offered = await page.eval_on_selector_all(
+            "#commands [data-type]", "els => els.map(e => e.dataset.type)"
+        )
         offered = [t for t in offered if ":" not in t]  # a stop's up and down buttons are its own
         answers = [t for t in ARC_ANSWERS if t in offered]
         if answers:
@@ -131,8 +135,15 @@ async def test_a_human_plays_exploding_kittens_beside_two_computer_players_added
 ) -> None:
     page = await new_page()
     game_id = await create_game(
-        page, server_url, "exploding_kittens", "ann", players=3, reaction_window=0, seed=5,
-        first_seat=0, spectator_delay=0,
+        page,
+        server_url,
+        "exploding_kittens",
+        "ann",
+        players=3,
+        reaction_window=0,
+        seed=5,
+        first_seat=0,
+        spectator_delay=0,
     )
     await seat_two_computers_in_the_lobby(page, "exploding_kittens")
     await the_lobby_names_them(page, server_url, new_page, game_id, ["easy", "normal"])
@@ -152,7 +163,14 @@ async def test_a_human_plays_a_risk_cat_beside_two_computer_players_chosen_when_
         await assert_accessible(page, "the create form's other seats")
     await page.set_viewport_size(DESKTOP)
     game_id = await create_game(
-        page, server_url, "a_risk_cat", "ann", players=3, seed=3, first_seat=0, spectator_delay=0,
+        page,
+        server_url,
+        "a_risk_cat",
+        "ann",
+        players=3,
+        seed=3,
+        first_seat=0,
+        spectator_delay=0,
         others="Normal computer opponents — they play carefully",
     )
     await the_lobby_names_them(page, server_url, new_page, game_id, ["normal", "normal"])
@@ -163,7 +181,9 @@ async def test_a_human_plays_a_risk_cat_beside_two_computer_players_chosen_when_
 async def the_end_shows_the_result(page: Page) -> None:
     status = page.locator("#status")
     await expect(status).to_contain_text("Game over")
-    await expect(status).to_contain_text(re.compile(r"Winner: (ann \(seat 0\)|Computer \((easy|normal)\) \(seat [12]\))"))
+    await expect(status).to_contain_text(
+        re.compile(r"Winner: (ann \(seat 0\)|Computer \((easy|normal)\) \(seat [12]\))")
+    )
     await expect(page.locator("#feed")).to_contain_text("Computer (")
     await expect(page.locator("#replay-link")).to_be_visible()
 
@@ -173,7 +193,9 @@ async def lobby_page_left_behind(server_url: str, new_page: Any, players: int) -
     seat the others take meanwhile. The page, the game's id and the host token this tab keeps."""
     page = await new_page()
     await page.route("**/stream*", lambda route: None)
-    game_id = await create_game(page, server_url, "exploding_kittens", "ann", players=players, spectator_delay=0)
+    game_id = await create_game(
+        page, server_url, "exploding_kittens", "ann", players=players, spectator_delay=0
+    )
     host = await page.evaluate(f"sessionStorage.getItem('playlog:host:{game_id}')")
     await expect(page.locator("#computer-form")).to_be_visible()
     return page, uuid.UUID(game_id), host
