@@ -1,6 +1,6 @@
-"""Computer players seated through the play page's lobby (issue 53): a human plays a whole game
-beside two of them, by clicking; the lobby and the home page's listing name them; a refusal is
-said in words."""
+"""Computer players seated through the pages (issue 53): in the play page's lobby or when creating
+a game on the home page; a human plays a whole game beside two of them, by clicking; the lobby,
+the table and the home page's listing name them; a refusal is said in words."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ async def add_computer(page: Page, level: str) -> None:
     await expect(page.locator("main[data-busy='1']")).to_have_count(0)
 
 
-async def seat_two_computers_in_the_lobby(page: Page, kind: str) -> None:
+async def seat_two_computers_in_the_lobby(page: Page) -> None:
     """An easy and a normal computer player beside the human, added in the lobby (axe-core on the
     new controls at both widths)."""
     form = page.locator("#computer-form")
@@ -34,7 +34,7 @@ async def seat_two_computers_in_the_lobby(page: Page, kind: str) -> None:
     await add_computer(page, "Easy — plays at random")
     await expect(page.locator("#lobby-seats")).to_contain_text("Computer (easy) (seat 1)")
     await expect(page.locator("#computer-said")).to_have_text("Computer (easy) took seat 1.")
-    await screenshot(page, "lobby-computer-players")
+    await screenshot(page, "lobby-computer-players")  # axe-core at 1280 and 375 px, the form in view
     await add_computer(page, "Normal — plays carefully")
     await expect(page.locator("#lobby-seats")).to_contain_text("Computer (normal) (seat 2)")
     # Every seat taken: nothing more to add, and the keyboard is on the start button.
@@ -73,7 +73,7 @@ async def click(page: Page, selector: str) -> bool:
 async def play_exploding_kittens(page: Page) -> None:
     """The human's moves: a drawn Kitten back on top, a card given when asked (a Defuse only when
     nothing else is left), a pass when a Nope could answer, else a draw."""
-    for _ in range(600):
+    for _ in range(2000):
         if await page.locator("#status").filter(has_text="Game over").count():
             return
         defuse = page.locator("#commands [data-type=Defuse] select")
@@ -106,7 +106,7 @@ ARC_ANSWERS = [
 async def play_a_risk_cat(page: Page) -> None:
     """The human's moves: what the game asks first, else two tokens drawn a turn, then a stop."""
     drawn = 0
-    for _ in range(600):
+    for _ in range(2000):
         if await page.locator("#status").filter(has_text="Game over").count():
             return
         offered = await page.eval_on_selector_all(
@@ -145,7 +145,7 @@ async def test_a_human_plays_exploding_kittens_beside_two_computer_players_added
         first_seat=0,
         spectator_delay=0,
     )
-    await seat_two_computers_in_the_lobby(page, "exploding_kittens")
+    await seat_two_computers_in_the_lobby(page)
     await the_lobby_names_them(page, server_url, new_page, game_id, ["easy", "normal"])
     await play_exploding_kittens(page)
     await the_end_shows_the_result(page)
