@@ -36,6 +36,7 @@ PHONE = {"width": 375, "height": 812}
 DOCUMENTED = {
     "home",
     "play",
+    "lobby-computer-players",
     "play-nope",
     "play-favor",
     "play-defuse",

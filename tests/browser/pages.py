@@ -62,6 +62,8 @@ async def create_game(page: Page, base: str, kind: str, name: str, **options: An
             if field in ("seed", "first_seat") and not await form.get_by_label("Seed").is_visible():
                 await form.locator("summary").click()  # "More options"
             await form.get_by_label(label).fill(str(options[field]))
+    if "others" in options:  # the other seats: "Wait for people to join" or a level of computer opponents
+        await form.get_by_label(options["others"]).check()
     await form.get_by_label("Your name").fill(name)
     await form.get_by_role("button", name="Create and take a seat").click()
     await page.wait_for_url(NAME)

@@ -54,13 +54,29 @@
   const invited = new URLSearchParams(location.search).get("join");
   if (invited) inviteTo(invited);
 
-  async function join(gameId, name, key = crypto.randomUUID()) {
+  async function join(gameId, name, key = crypto.randomUUID(), then = async () => {}) {
     // With a player token in this tab the seat is the player's: it comes back on /me.
     const seat = await api(`/games/${gameId}/seats`, {
       method: "POST", body: { name }, token: tokens.get("player"), headers: { "Idempotency-Key": key },
     });
     tokens.set(seatKey(seat.game_id, seat.seat), seat.token);
+    await then();
     location.assign(`/play/${seat.game_id}/${seat.seat}`);
+  }
+
+  // The other seats filled with computer players of one level (docs/agents.md), each by its own
+  // key: sent again, a seat already taken is answered as the first time, not taken twice.
+  async function seatComputers(gameId, hostToken, level, keys) {
+    for (const key of keys) {
+      try {
+        await api(`/games/${gameId}/computer-players`, {
+          method: "POST", token: hostToken, body: { level }, headers: { "Idempotency-Key": key },
+        });
+      } catch (error) {
+        if (error.code === "game_full") return;  // someone joined meanwhile: the table is full all the same
+        throw error;
+      }
+    }
   }
 
   // Create and join are one step: the same form sent again (after a join that could not get
@@ -76,12 +92,17 @@
     // The clock (docs/api.md, "Clocks"): left out, a public game gets its default; "off": none.
     if (f.clock.value !== "") options.decision_timeout = f.clock.value === "off" ? null : Number(f.clock.value);
     const body = { kind: kind.value, options, public: f.public.checked, spectator_delay: Number(f.spectator_delay.value || 0) };
-    const sent = JSON.stringify([body, f.name.value]);
-    if (!attempt || attempt.sent !== sent) attempt = { sent, createKey: crypto.randomUUID(), joinKey: crypto.randomUUID() };
+    const level = f.others.value;
+    const sent = JSON.stringify([body, f.name.value, level]);
+    if (!attempt || attempt.sent !== sent) {
+      const computerKeys = level ? Array.from({ length: options.players - 1 }, () => crypto.randomUUID()) : [];
+      attempt = { sent, createKey: crypto.randomUUID(), joinKey: crypto.randomUUID(), computerKeys };
+    }
     try {
       const game = await api("/games", { method: "POST", body, headers: { "Idempotency-Key": attempt.createKey } });
       tokens.set(`host:${game.game_id}`, game.host_token);
-      await join(game.game_id, f.name.value, attempt.joinKey);
+      await join(game.game_id, f.name.value, attempt.joinKey,
+        () => seatComputers(game.game_id, game.host_token, level, attempt.computerKeys));
     } catch (error) { refused(error); }
   });
 

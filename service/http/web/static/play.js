@@ -198,6 +198,10 @@
       // Anyone at the table may start once every seat is taken: a host who left strands nobody.
       const full = !view.seats.some((n) => n == null);
       $("start").hidden = !full;
+      // The last free seat taken, the keyboard goes on to the start button (never lost to the page).
+      const hadFocus = $("computer-form").contains(document.activeElement);
+      $("computer-form").hidden = full;
+      if (full && hadFocus) $("start").focus();
       $("lobby-waiting").textContent = full
         ? "Every seat is taken: anyone at the table can start the game."
         : "The game can start once every seat is taken; then anyone at the table can start it.";
@@ -244,6 +248,33 @@
       if (error.code === "game_already_started") refresh();  // another player started it first
       else showProblem(problem, error);
     }
+  });
+
+  // A computer player of the chosen level takes the next free seat (the host's token if this tab
+  // created the game, else this seat's: any seated player may, docs/agents.md).
+  const COMPUTER_WORDS = {
+    game_full: "Every seat is taken: there is no seat left for a computer player.",
+    game_already_started: "The game has already started: a computer player can only join before the start.",
+  };
+  $("computer-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (busy) return;
+    busy = true;
+    main.dataset.busy = "1";
+    showProblem(problem, null);
+    const level = $("computer-form").elements.level.value;
+    try {
+      const seated = await api(`/games/${gameId}/computer-players`, {
+        method: "POST", token: tokens.get(`host:${gameId}`) || token, body: { level }, headers: { "Idempotency-Key": crypto.randomUUID() },
+      });
+      $("computer-said").textContent = `${seated.name} took seat ${seated.seat}.`;
+    } catch (error) {
+      showProblem(problem, error, COMPUTER_WORDS);
+    } finally {
+      busy = false;
+      main.dataset.busy = "0";
+    }
+    refresh();
   });
 
   // On a phone the hand is docked at the bottom: the page keeps room for it below its end, and
