@@ -44,6 +44,11 @@ def name(level: bots.Level) -> str:
     return f"Computer ({level})"
 
 
+def kept_name(name: str) -> bool:
+    """Whether a person may not join under ``name``: it would pass for a computer player's."""
+    return name.strip().casefold().startswith("computer (")
+
+
 async def seat(
     games: GameService, game_id: uuid.UUID, level: bots.Level, *, key: str | None, body: bytes
 ) -> tuple[int, Lobbied]:

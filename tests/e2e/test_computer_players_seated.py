@@ -78,3 +78,15 @@ async def test_a_computer_player_needs_the_host_or_a_seat(api: PlaylogClient) ->
     assert response.status_code == 400 and response.json()["code"] == "invalid_body"
     response = await api.http.post(f"/games/{uuid.uuid4()}/computer-players", json={}, headers=host)
     assert response.status_code in (403, 404)
+
+
+async def test_a_person_cannot_pass_for_a_computer_player(api: PlaylogClient) -> None:
+    created = await api.create_game("a_risk_cat", {"players": 3}, spectator_delay=0)
+    for name in ("Computer (normal)", "computer (easy)", " Computer (hard)"):
+        answer = await api.http.post(f"/games/{created.game_id}/seats", json={"name": name})
+        assert answer.status_code == 422 and answer.json()["code"] == "invalid_name", answer.text
+    player = (await api.http.post("/players", json={"name": "Computer (normal)"})).json()
+    answer = await api.http.post(
+        f"/games/{created.game_id}/seats", json={}, headers={"Authorization": f"Bearer {player['token']}"}
+    )
+    assert answer.status_code == 422 and answer.json()["code"] == "invalid_name"

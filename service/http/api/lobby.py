@@ -25,7 +25,7 @@ from domain.viewers import SPECTATOR
 from projections.disputes import RuledOutcome, ruled_outcome
 from projections.numbering import version_for
 from projections.table import Table
-from service.app import auth, idempotency
+from service.app import auth, computer_players, idempotency
 from service.app.auth import Principal
 from service.app.errors import ServiceError
 from service.app.games import GameService, Lobbied
@@ -323,6 +323,10 @@ class LobbyController(Controller):
             if player_id is None:
                 raise ServiceError(422, "invalid_name", "A guest joins with a display name.")
             name = await state.players.name(player_id)
+        if computer_players.kept_name(name):
+            raise ServiceError(
+                422, "invalid_name", 'Names that start with "Computer (" are kept for computer players.'
+            )
         seat, joined = await games.join(
             game_id,
             name,
