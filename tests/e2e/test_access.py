@@ -47,6 +47,7 @@ NOT_A_MODERATORS = {
     "getSeatEvents": "a seat token's own events",
     "streamSeatEvents": "a seat token's own stream",
     "seatTranscript": "a seat token's own transcript",
+    "seatTrace": "a seat token's own match trace",
     "listMyGames": "a player token's games",
     "myGameTranscript": "a player token's own transcripts",
 }

@@ -17,7 +17,16 @@ from litestar.testing import AsyncTestClient
 from service.tools.client import PlaylogClient
 from tests.e2e.conftest import Game, started_game
 
-_VARYING = {"recorded_at", "request_id", "instance", "game_id", "deadline", "started_at"}
+_VARYING = {
+    "recorded_at",
+    "request_id",
+    "instance",
+    "game_id",
+    "deadline",
+    "turn_deadline",
+    "lobby_closes_at",
+    "started_at",
+}
 
 
 def _same_shape(value: Any) -> Any:
