@@ -45,11 +45,11 @@ async def folds(http: AsyncTestClient[Litestar], request: Callable[[], Awaitable
             if frame.f_code is not Edge.__call__.__code__:
                 return
             serving.append(asyncio.current_task())
-        if frame.f_code is table_state.evolve.__code__ and asyncio.current_task() is serving[0]:
-            if id(frame) not in frames:
-                frames.add(id(frame))
-                seen.append(frame)
-                count += 1
+        code, task = frame.f_code, asyncio.current_task()
+        if code is table_state.evolve.__code__ and task is serving[0] and id(frame) not in frames:
+            frames.add(id(frame))
+            seen.append(frame)
+            count += 1
 
     portal = http.blocking_portal
     portal.call(sys.setprofile, profile)
@@ -118,8 +118,9 @@ async def test_the_audit_pages_fold_only_as_far_as_the_page_reaches(
     for path in ("log", "diffs"):
         for after, limit in ((0, 5), (10, 5)):
             counted = await folds(
-                http, lambda path=path, after=after, limit=limit: http.get(
+                http,
+                lambda path=path, after=after, limit=limit: http.get(
                     f"{audit}/{path}", params={"after": after, "limit": limit}
-                )
+                ),
             )
             assert counted <= after + limit < events, (path, after, counted)

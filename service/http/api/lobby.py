@@ -57,6 +57,7 @@ from service.http.api.problems import (
 )
 from service.http.fast.routes import delete, get, post
 from service.http.paging import CURSOR_CODES, DEFAULT_LIMIT, LINK, Cursor, Limit, Offset
+from service.views.spectators import Spectators
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
 
@@ -276,10 +277,9 @@ class LobbyController(Controller):
         dependencies={"principal": Provide(provide_principal_if_sent, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def get_game(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> GameSummary:
-        return summary(game_id, await games.shown_to(game_id, principal))
+    async def get_game(self, game_id: uuid.UUID, state: State, principal: Principal | None) -> GameSummary:
+        spectators: Spectators = state.spectators
+        return summary(game_id, await spectators.shown_to(game_id, principal))
 
     @post(
         "/{game_id:uuid}/seats",
