@@ -3,8 +3,9 @@
 - service/app/loop.py: loading (the one cache, then the log's tail) and ``execute``, the one loop
 - service/app/lobby.py: create, join, start, leave, reveal a seed, act on a deadline
 - service/app/seat_commands.py: a seat's command and its answer, a seat's view
-- here: a game's reads that are not a viewer's answer (when it ended) and a seat's events
-- service/views/: what each viewer is shown (the spectators' delayed state, a game's summary)
+- here: a game's reads that are not a viewer's answer (when it ended, a legacy token's holder)
+- service/views/: what each viewer is shown (the spectators' delayed state, a game's summary,
+  the events as a viewer sees them)
 """
 
 from __future__ import annotations
@@ -12,10 +13,6 @@ from __future__ import annotations
 import dataclasses
 import uuid
 
-from domain.viewers import Seat, Viewer
-from projections import table as tables
-from projections.envelopes import EventOut, envelopes
-from projections.numbering import private_seat, same_for_everyone, sees
 from projections.table import Table
 from service.app.auth import Principal
 from service.app.legacy_tokens import bound
@@ -27,7 +24,7 @@ __all__ = ["CommandResult", "Executed", "GameService", "Lobbied", "SeatViewOut",
 
 
 class GameService(LobbyActions, SeatCommands):
-    """Every use case of a game (the lobby's, the seats'), and a seat's events."""
+    """Every use case of a game (the lobby's, the seats')."""
 
     async def bind_legacy(self, principal: Principal) -> Principal:
         """An older release's seat token bound to the holder it was issued to, if that holder
@@ -50,41 +47,3 @@ class GameService(LobbyActions, SeatCommands):
     async def ping(self) -> None:
         """Raise unless the database answers (readiness)."""
         await self.store.db.fetchval("SELECT 1")
-
-    async def events_for(
-        self, game_id: uuid.UUID, viewer: Viewer, after: int = 0, limit: int | None = None
-    ) -> tuple[list[EventOut], str | None]:
-        """The events ``viewer`` may see after its number ``after`` (projections/numbering), at
-        most ``limit`` of them, and, for a seat, the signed receipt of them (docs/receipts.md)."""
-        table = await self.load(game_id)
-        if same_for_everyone(table) and after <= table.version:
-            # Nothing up to ``after`` is hidden from anyone: numbers and seqs agree so far.
-            stored = await self.store.read(game_id, after_seq=after)
-            before = after
-        else:
-            stored = await self.store.read(game_id)
-            before = 0
-        items = [
-            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data, s.schema_version))
-            for s in stored
-        ]
-        shown = [e for e in envelopes(table, items, viewer, before) if e.seq > after]
-        cut = limit is not None and len(shown) > limit
-        shown = shown[:limit]
-        if self.receipts is None or not isinstance(viewer, Seat):
-            return shown, None
-        # The receipt commits to the head at the last event the seat may know of, never a later
-        # one: two reads at one version of the seat get one receipt, whatever was hidden since.
-        decider = table.decider
-        seen = [
-            s for s, item in zip(stored, items, strict=True) if sees(private_seat(decider, item[2]), viewer)
-        ]
-        if cut:  # a page: the receipt vouches for what it holds, up to its last event
-            seen = seen[: shown[-1].seq - before]
-        last = before + len(seen)
-        if not seen and before == after > 0:
-            seen = await self.store.read(game_id, after - 1, after)  # the event at its number
-        if last < after or not seen:
-            return shown, None  # asked from beyond the seat's version: nothing to vouch for
-        events = [(e.seq, e.type, e.data) for e in shown]
-        return shown, self.receipts.sign(game_id, viewer.index, (after, last), events, seen[-1].hash)
