@@ -31,7 +31,7 @@ from service.http.api.problems import (
     problems,
 )
 from service.http.fast.sse import EventStream
-from service.streams.event_streams import event_stream
+from service.views.event_streams import event_stream
 from service.views.spectators import Spectators, SpectatorSnapshot
 
 LastEventId = Annotated[
