@@ -35,6 +35,7 @@ __all__ = [
     "ChainReport",
     "Page",
     "audited",
+    "decoded",
     "events",
     "export_lines",
     "metadata",
@@ -113,17 +114,15 @@ async def page(
     return Page(latest, before, stored, steps if moderates(principal) else [_public(step) for step in steps])
 
 
-async def events(
-    games: GameService, game_id: uuid.UUID, principal: Principal | None
-) -> tuple[Table, list[Logged]]:
-    """The game's whole log decoded, as ``principal`` may read it, and the game after it: the
-    one cache's table, the events not folded again (404 if there is no such game)."""
+async def decoded(games: GameService, game_id: uuid.UUID) -> tuple[Table, list[Logged]]:
+    """The game's whole log decoded, nothing cut, and the game after it: the one cache's table,
+    the events not folded again (404 if there is no such game)."""
     stored = await games.reads.whole_log(game_id)
     if not stored:
         raise not_found(f"Game {game_id}")
     table = await games.tables.fold(game_id, stored[-1].seq, keep=False)
     assert table is not None
-    logged = [
+    return table, [
         Logged(
             s.seq,
             s.recorded_at.timestamp(),
@@ -133,6 +132,13 @@ async def events(
         )
         for s in stored
     ]
+
+
+async def events(
+    games: GameService, game_id: uuid.UUID, principal: Principal | None
+) -> tuple[Table, list[Logged]]:
+    """``decoded``, as ``principal`` may read the events."""
+    table, logged = await decoded(games, game_id)
     return table, logged if moderates(principal) else [_public(one) for one in logged]
 
 

@@ -112,6 +112,8 @@ async def test_the_audit_pages_fold_only_as_far_as_the_page_reaches(
     # The whole game as one document, from the cached table: nothing folded again.
     assert await folds(http, lambda: http.get(f"{audit}/transcript")) == 0
     assert await folds(http, lambda: http.get(f"{audit}/state")) == 0
+    seat = {"Authorization": f"Bearer {report.tokens[0]}"}
+    assert await folds(http, lambda: http.get(f"/games/{game_id}/seats/0/transcript", headers=seat)) == 0
     # At a seq: folded from the cache's table not past it, never further than that seq.
     assert await folds(http, lambda: http.get(f"{audit}/state", params={"at": 5})) <= 5
     # A page: folded to the seq before it, then over its events, never the whole game.

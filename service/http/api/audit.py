@@ -22,7 +22,7 @@ from litestar.response import Stream
 
 from domain.viewers import Seat
 from projections.numbering import seat_numbers
-from projections.replay import Change, ShuffleProof, snapshot, transcript, transcript_of
+from projections.replay import Change, ShuffleProof, snapshot, transcript_of
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
 from service.app import audit as audits
@@ -320,10 +320,10 @@ class SeatTranscriptController(Controller):
     async def transcript(
         self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
     ) -> str:
-        steps = await audits.replayed(games, game_id)
-        if steps[-1].table.status != "finished":
+        table, events = await audits.decoded(games, game_id)
+        if table.status != "finished":
             raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
-        return transcript(steps, Seat(seat))
+        return transcript_of(table, events, Seat(seat))
 
 
 class AccessController(Controller):
