@@ -40,6 +40,17 @@ class Step(msgspec.Struct, frozen=True):
     table: Table  # after this event
 
 
+class Logged(msgspec.Struct, frozen=True):
+    """A stored event decoded, without the table after it: for reads of the events alone (a
+    transcript), which need no fold of the log."""
+
+    seq: int
+    recorded_at: float
+    type: str
+    actor: str | None
+    event: Any
+
+
 class Change(msgspec.Struct, frozen=True):
     path: str
     before: Any
@@ -60,9 +71,10 @@ def plain(value: Any) -> Any:
     return msgspec.json.decode(msgspec.json.encode(value))
 
 
-def replay(events: Iterable[RawEvent]) -> list[Step]:
+def replay(events: Iterable[RawEvent], table: Table | None = None) -> list[Step]:
+    """The table after each event, folded on from ``table`` (None: the log's start; else the
+    table just before the first of ``events``)."""
     steps: list[Step] = []
-    table: Table | None = None
     for raw in events:
         table, event = tables.step(table, raw.type, raw.data, raw.schema_version)
         steps.append(Step(raw.seq, raw.recorded_at, raw.type, raw.actor, event, table))
@@ -121,10 +133,11 @@ def diff(before: Any, after: Any, path: str = "") -> list[Change]:
     return []
 
 
-def diffs(steps: Sequence[Step], *, raisers: bool = True) -> list[list[Change]]:
-    """The change each event made to the complete state (``raisers``: as in ``snapshot``)."""
+def diffs(steps: Sequence[Step], *, raisers: bool = True, before: Table | None = None) -> list[list[Change]]:
+    """The change each event made to the complete state (``raisers``: as in ``snapshot``;
+    ``before``: the table just before the first step, None at the log's start)."""
     out: list[list[Change]] = []
-    previous: dict[str, Any] = {}
+    previous: dict[str, Any] = snapshot(before, raisers=raisers) if before is not None else {}
     for step in steps:
         current = snapshot(step.table, raisers=raisers)
         out.append(diff(previous, current))
@@ -176,17 +189,21 @@ def transcript(steps: Sequence[Step], viewer: Viewer = MODERATOR) -> str:
 
     Lines are numbered in the viewer's numbering (projections/numbering): no gap betrays an event
     it may not see."""
-    lines = []
+    return transcript_of(steps[-1].table, steps, viewer) if steps else "\n"
+
+
+def transcript_of(table: Table, steps: Sequence[Step | Logged], viewer: Viewer = MODERATOR) -> str:
+    """``transcript`` of a game's events (at least one), ``table`` the game after the last of
+    them: no table after each event is needed, so the events need not be folded again."""
+    names = ", ".join(f"{i}:{n}" for i, n in enumerate(table.seats))
+    lines = [f"# {table.kind} game, seats {names}"]
     number = 0
-    if steps:
-        first = steps[0].table
-        names = ", ".join(f"{i}:{n}" for i, n in enumerate(steps[-1].table.seats))
-        lines.append(f"# {first.kind} game, seats {names}")
+    decider = table.decider
     for step in steps:
-        if not sees(private_seat(step.table.decider, step.event), viewer):
+        if not sees(private_seat(decider, step.event), viewer):
             continue
         number += 1
-        shown = redact(step.table.decider, step.event, viewer)
+        shown = redact(decider, step.event, viewer)
         if shown is None:
             continue
         when = datetime.fromtimestamp(step.recorded_at, UTC).strftime("%H:%M:%S.%f")[:-3]

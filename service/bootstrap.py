@@ -38,10 +38,11 @@ from service.store.events import EventStore
 from service.store.notifications import Listener, Notifier
 from service.store.pool import Pool, create_pool
 from service.store.replica import Reads
-from service.streams.chunks import Chunks
 from service.streams.feeds import FeedHub
 from service.transparency.log import Sequencer, TransparencyLog
 from service.transparency.push import Pusher
+from service.views.chunks import Chunks
+from service.views.spectators import Spectators
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,7 @@ class Services:
     incidents: Incidents
     access: Access
     chunks: Chunks
+    spectators: Spectators
     projector: Projector
     transparency: TransparencyLog
     sequencer: Sequencer
@@ -111,10 +113,13 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     scheduler = Scheduler(games, settings.scheduler_interval)
     computer_players = ComputerPlayers(games, settings.computer_players_interval)
     feeds = FeedHub(reads, listener, tables)
+    spectators = Spectators(games)
+    listener.on_resync(spectators.clear)  # an erasure may have gone unheard
 
     def forget_erased(game_id: uuid.UUID) -> None:  # docs/erasure.md
         games.forget(game_id)
         feeds.forget(game_id)
+        spectators.forget(game_id)
         store.personal.forget()
 
     listener.on_erased(forget_erased)
@@ -139,7 +144,8 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         listings=Listings(reads),
         incidents=Incidents(pool, games.forget),
         access=Access(games, settings.seat_token_after_game),
-        chunks=Chunks(feeds, games),
+        chunks=Chunks(feeds, spectators),
+        spectators=spectators,
         projector=projector,
         transparency=TransparencyLog(pool, identity, settings.witnesses()),
         sequencer=sequencer,

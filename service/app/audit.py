@@ -1,7 +1,9 @@
 """The audit's reads: who may see a game's whole log without a moderator token (anyone once a
 public game is over and its spectator delay has passed, projections/spectator decides), and the
-log, its chain, its replay and its export for the audit routes (service/http/api/audit.py only calls
-these; its guard, service/http/api/guards.py, calls ``open_to_anyone``).
+log (a page of it folded on from the one cache's table at its start; the whole of it decoded
+for a transcript, not folded again), its chain, its replay and its export for the audit routes
+(service/http/api/audit.py only calls these; its guard, service/http/api/guards.py, calls
+``open_to_anyone``).
 
 Anyone but a moderator reads the dispute events of an audit as spectators do
 (domain/disputes/views.py): a finished public game opens its hidden cards, never a dispute's
@@ -12,14 +14,16 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import msgspec
 
 from domain.disputes.views import redact as redact_dispute
 from domain.viewers import SPECTATOR
 from projections import spectator
-from projections.replay import RawEvent, Step, replay
+from projections import table as tables
+from projections.replay import Logged, RawEvent, Step, replay
 from projections.table import DisputeEvent, Table
 from service.app.auth import Principal
 from service.app.errors import ServiceError, not_found
@@ -29,16 +33,21 @@ from service.store.events import ChainReport, StoredEvent
 
 __all__ = [
     "ChainReport",
+    "Page",
     "audited",
+    "decoded",
+    "events",
     "export_lines",
-    "log",
     "metadata",
     "moderates",
     "open_to_anyone",
+    "page",
     "replayed",
     "state_at",
     "verify",
 ]
+
+Shown = TypeVar("Shown", Step, Logged)
 
 
 def _raw(stored: StoredEvent) -> RawEvent:
@@ -72,19 +81,65 @@ def moderates(principal: Principal | None) -> bool:
 
 
 async def _whole(games: GameService, game_id: uuid.UUID) -> tuple[list[StoredEvent], list[Step]]:
-    stored = await logged(games, game_id)
+    stored = await games.reads.whole_log(game_id)
     if not stored:
         raise not_found(f"Game {game_id}")
     return stored, replay(_raw(s) for s in stored)
 
 
-async def log(
+@dataclass(frozen=True, slots=True)
+class Page:
+    """Events of a game's log with the table after each, and the tables around them."""
+
+    latest: Table  # the game now
+    before: Table | None  # the table just before the first step (None: the log's start)
+    stored: list[StoredEvent]
+    steps: list[Step]
+
+
+async def page(
+    games: GameService, game_id: uuid.UUID, principal: Principal | None, after: int, limit: int | None
+) -> Page:
+    """The events after seq ``after`` (``limit`` at most) and the table after each, as
+    ``principal`` may read them (404 if there is no such game): folded on from the one cache's
+    table at ``after``, never the whole game for a page of it. See ``metadata`` for what of a
+    stored event's metadata."""
+    latest = await games.load(game_id)
+    stop = latest.version if limit is None else min(latest.version, after + limit)
+    if after >= stop:
+        return Page(latest, None, [], [])
+    before = await games.tables.fold(game_id, after, keep=False) if after > 0 else None
+    stored = await games.reads.events(game_id, after_seq=after, up_to_seq=stop, needs=stop)
+    steps = replay((_raw(s) for s in stored), before)
+    return Page(latest, before, stored, steps if moderates(principal) else [_public(step) for step in steps])
+
+
+async def decoded(games: GameService, game_id: uuid.UUID) -> tuple[Table, list[Logged]]:
+    """The game's whole log decoded, nothing cut, and the game after it: the one cache's table,
+    the events not folded again (404 if there is no such game)."""
+    stored = await games.reads.whole_log(game_id)
+    if not stored:
+        raise not_found(f"Game {game_id}")
+    table = await games.tables.fold(game_id, stored[-1].seq, keep=False)
+    assert table is not None
+    return table, [
+        Logged(
+            s.seq,
+            s.recorded_at.timestamp(),
+            s.type,
+            s.metadata.get("actor"),
+            tables.decode(table.kind, s.type, s.data, s.schema_version),
+        )
+        for s in stored
+    ]
+
+
+async def events(
     games: GameService, game_id: uuid.UUID, principal: Principal | None
-) -> tuple[list[StoredEvent], list[Step]]:
-    """The game's stored events and their replay step by step, as ``principal`` may read them
-    (404 if there is no such game): see ``metadata`` for what of a stored event's metadata."""
-    stored, steps = await _whole(games, game_id)
-    return stored, steps if moderates(principal) else [_public(step) for step in steps]
+) -> tuple[Table, list[Logged]]:
+    """``decoded``, as ``principal`` may read the events."""
+    table, logged = await decoded(games, game_id)
+    return table, logged if moderates(principal) else [_public(one) for one in logged]
 
 
 def metadata(stored: StoredEvent, step: Step) -> dict[str, Any]:
@@ -96,16 +151,11 @@ def metadata(stored: StoredEvent, step: Step) -> dict[str, Any]:
     return stored.metadata
 
 
-def _public(step: Step) -> Step:
+def _public(step: Shown) -> Shown:
     """``step`` as spectators read it: its dispute event's texts and actor cut."""
     if not isinstance(step.event, DisputeEvent):
         return step
     return msgspec.structs.replace(step, event=redact_dispute(step.event, SPECTATOR), actor=None)
-
-
-async def logged(games: GameService, game_id: uuid.UUID) -> list[StoredEvent]:
-    """The game's whole log, from a replica when it has caught up with the primary's last seq."""
-    return await games.reads.whole_log(game_id)
 
 
 async def replayed(games: GameService, game_id: uuid.UUID) -> list[Step]:
@@ -116,9 +166,9 @@ async def replayed(games: GameService, game_id: uuid.UUID) -> list[Step]:
 
 
 async def audited(games: GameService, game_id: uuid.UUID, principal: Principal | None) -> list[Step]:
-    """The audit's replay, as ``principal`` may read it (404 if there is no such game)."""
-    _, steps = await log(games, game_id, principal)
-    return steps
+    """The audit's whole replay, as ``principal`` may read it (404 if there is no such game)."""
+    _, steps = await _whole(games, game_id)
+    return steps if moderates(principal) else [_public(step) for step in steps]
 
 
 async def state_at(games: GameService, game_id: uuid.UUID, at: int | None) -> tuple[Table, Table]:

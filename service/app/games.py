@@ -3,7 +3,9 @@
 - service/app/loop.py: loading (the one cache, then the log's tail) and ``execute``, the one loop
 - service/app/lobby.py: create, join, start, leave, reveal a seed, act on a deadline
 - service/app/seat_commands.py: a seat's command and its answer, a seat's view
-- here: what a game shows to whom (its summary, the spectators' delayed table, a seat's events)
+- here: a game's reads that are not a viewer's answer (when it ended, a legacy token's holder)
+- service/views/: what each viewer is shown (the spectators' delayed state, a game's summary,
+  the events as a viewer sees them)
 """
 
 from __future__ import annotations
@@ -11,16 +13,8 @@ from __future__ import annotations
 import dataclasses
 import uuid
 
-import msgspec
-
-from domain.viewers import Seat, Viewer
-from projections import table as tables
-from projections.envelopes import EventOut, envelopes
-from projections.numbering import private_seat, same_for_everyone, sees
-from projections.spectator import released_by, shown_at
 from projections.table import Table
 from service.app.auth import Principal
-from service.app.errors import ServiceError, not_found
 from service.app.legacy_tokens import bound
 from service.app.lobby import Lobbied, LobbyActions
 from service.app.loop import Executed
@@ -29,12 +23,8 @@ from service.app.seat_commands import CommandResult, SeatCommands, SeatViewOut, 
 __all__ = ["CommandResult", "Executed", "GameService", "Lobbied", "SeatViewOut", "seat_view"]
 
 
-def _holds(table: Table, seat: int, occupancy: str | None) -> bool:
-    return 0 <= seat < len(table.occupancies) and table.occupancies[seat] == occupancy
-
-
 class GameService(LobbyActions, SeatCommands):
-    """Every use case of a game (the lobby's, the seats'), and what the game shows to whom."""
+    """Every use case of a game (the lobby's, the seats')."""
 
     async def bind_legacy(self, principal: Principal) -> Principal:
         """An older release's seat token bound to the holder it was issued to, if that holder
@@ -57,70 +47,3 @@ class GameService(LobbyActions, SeatCommands):
     async def ping(self) -> None:
         """Raise unless the database answers (readiness)."""
         await self.store.db.fetchval("SELECT 1")
-
-    async def as_spectators_see(self, game_id: uuid.UUID, instant: float, *, needs: int) -> Table:
-        """The game as spectators may see it at ``instant`` (projections/spectator), from a log
-        that reaches at least seq ``needs`` (the version the caller knows: never older)."""
-        rows = await self.reads.events(game_id, needs=needs)
-        if not rows:
-            raise not_found(f"Game {game_id}")
-        return shown_at(
-            ((s.recorded_at.timestamp(), s.type, s.schema_version, s.data) for s in rows), instant
-        )
-
-    async def shown_to(self, game_id: uuid.UUID, principal: Principal | None) -> Table:
-        """The game as ``principal`` may see its summary: live to its host, the holders of its
-        seats and moderators; to anyone else only if public, and only as the delay allows."""
-        table = await self.load(game_id, cached_ok=True)
-        if principal is not None and principal.game_id == game_id and principal.role in ("host", "seat"):
-            seat = principal.seat
-            if principal.role == "host" or (seat is not None and _holds(table, seat, principal.occupancy)):
-                return table
-        if principal is not None and principal.role == "moderator":
-            return table
-        if not table.public:
-            raise ServiceError(403, "private_game", "This game is private: only its host and seats see it.")
-        if table.spectator_delay <= 0:
-            return table
-        instant = released_by(self.clock(), table.spectator_delay)
-        shown = await self.as_spectators_see(game_id, instant, needs=table.version)
-        # Seat names are lobby information: they show at once (as in the listing).
-        return msgspec.structs.replace(shown, seats=table.seats)
-
-    async def events_for(
-        self, game_id: uuid.UUID, viewer: Viewer, after: int = 0, limit: int | None = None
-    ) -> tuple[list[EventOut], str | None]:
-        """The events ``viewer`` may see after its number ``after`` (projections/numbering), at
-        most ``limit`` of them, and, for a seat, the signed receipt of them (docs/receipts.md)."""
-        table = await self.load(game_id)
-        if same_for_everyone(table) and after <= table.version:
-            # Nothing up to ``after`` is hidden from anyone: numbers and seqs agree so far.
-            stored = await self.store.read(game_id, after_seq=after)
-            before = after
-        else:
-            stored = await self.store.read(game_id)
-            before = 0
-        items = [
-            (s.seq, s.recorded_at.timestamp(), tables.decode(table.kind, s.type, s.data, s.schema_version))
-            for s in stored
-        ]
-        shown = [e for e in envelopes(table, items, viewer, before) if e.seq > after]
-        cut = limit is not None and len(shown) > limit
-        shown = shown[:limit]
-        if self.receipts is None or not isinstance(viewer, Seat):
-            return shown, None
-        # The receipt commits to the head at the last event the seat may know of, never a later
-        # one: two reads at one version of the seat get one receipt, whatever was hidden since.
-        decider = table.decider
-        seen = [
-            s for s, item in zip(stored, items, strict=True) if sees(private_seat(decider, item[2]), viewer)
-        ]
-        if cut:  # a page: the receipt vouches for what it holds, up to its last event
-            seen = seen[: shown[-1].seq - before]
-        last = before + len(seen)
-        if not seen and before == after > 0:
-            seen = await self.store.read(game_id, after - 1, after)  # the event at its number
-        if last < after or not seen:
-            return shown, None  # asked from beyond the seat's version: nothing to vouch for
-        events = [(e.seq, e.type, e.data) for e in shown]
-        return shown, self.receipts.sign(game_id, viewer.index, (after, last), events, seen[-1].hash)

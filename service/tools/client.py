@@ -38,12 +38,12 @@ from service.app.players import PlayerOut as Player
 # are each game's own unions, so they stay plain JSON here.
 from service.http.api.erasure import ErasureOut as Erased
 from service.http.api.lobby import GameCreatedOut as CreatedGame
-from service.http.api.lobby import GameSummary
 from service.http.api.lobby import SeatOut as JoinedSeat
 from service.http.api.players import PlayerCreatedOut as CreatedPlayer
 from service.http.api.players import PlayerGames
 from service.store.events import ChainReport
 from service.tools.transport import Retrying, RoundRobin
+from service.views.summary import GameSummary
 
 __all__ = [
     "ApiError",

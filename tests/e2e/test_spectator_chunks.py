@@ -1,4 +1,4 @@
-"""The delayed public view as chunks and a head (service/streams/chunks.py): full released chunks only,
+"""The delayed public view as chunks and a head (service/views/chunks.py): full released chunks only,
 immutable, chained from the game's genesis in the spectators' own numbering, the same events as
 the spectators' stream; nothing of a private game or before release."""
 

@@ -22,7 +22,7 @@ from litestar.response import Stream
 
 from domain.viewers import Seat
 from projections.numbering import seat_numbers
-from projections.replay import Change, ShuffleProof, snapshot, transcript
+from projections.replay import Change, ShuffleProof, snapshot, transcript_of
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
 from service.app import audit as audits
@@ -114,14 +114,10 @@ READ: tuple[Codes, ...] = (PARAMS, {400: ["invalid_dispute"]}, AUDITOR, FACE_UP,
 PAGED: Codes = {400: ["invalid_after", "invalid_limit"]}
 
 
-def _page(count: int, after: int, limit: int | None) -> slice:
-    """Events ``after`` + 1 .. (log seqs run from 1 without a gap), ``limit`` at most."""
-    return slice(after, count if limit is None else min(count, after + limit))
-
-
-def _last(page: slice, count: int) -> int | None:
+def _after(read: audits.Page) -> int | None:
     """The seq the next page starts after, when the page stops before the log's end."""
-    return page.stop if page.stop < count else None
+    last = read.steps[-1].seq
+    return last if last < read.latest.version else None
 
 
 FACE_UP_DEPENDENCIES = {
@@ -186,14 +182,12 @@ class AuditController(Controller):
         after: AfterSeq = 0,
         limit: PageLimit = None,
     ) -> Response[list[AuditEvent]]:
-        stored, steps = await audits.log(games, game_id, principal)
-        page = _page(len(steps), after, limit)
-        stored, steps_shown = stored[page], steps[page]
-        if not steps_shown:
+        read = await audits.page(games, game_id, principal, after, limit)
+        if not read.steps:
             return paging.events(request, [], None)  # nothing shown face up: nothing to record
-        shown = (steps_shown[0].seq, steps_shown[-1].seq)
-        await access_of(state).face_up(game_id, principal, "auditLog", ask, shown, steps[-1].table)
-        before = [steps[page.start - 1].table if page.start else None, *(step.table for step in steps_shown)]
+        shown = (read.steps[0].seq, read.steps[-1].seq)
+        await access_of(state).face_up(game_id, principal, "auditLog", ask, shown, read.latest)
+        before = [read.before, *(step.table for step in read.steps)]
         events = [
             AuditEvent(
                 seq=s.seq,
@@ -205,9 +199,9 @@ class AuditController(Controller):
                 data=step.event,
                 seat_numbers=seat_numbers(previous, step.table),
             )
-            for s, step, previous in zip(stored, steps_shown, before[:-1], strict=True)
+            for s, step, previous in zip(read.stored, read.steps, before[:-1], strict=True)
         ]
-        return paging.events(request, events, _last(page, len(steps)))
+        return paging.events(request, events, _after(read))
 
     @get(
         "/state",
@@ -246,21 +240,19 @@ class AuditController(Controller):
         after: AfterSeq = 0,
         limit: PageLimit = None,
     ) -> Response[list[EventDiff]]:
-        steps = await audits.audited(games, game_id, principal)
-        page = _page(len(steps), after, limit)
-        if not steps[page]:
+        read = await audits.page(games, game_id, principal, after, limit)
+        if not read.steps:
             return paging.events(request, [], None)  # nothing shown face up: nothing to record
         # A change shows parts of the states around it: like a state, everything before it.
-        shown = (1, steps[page][-1].seq)
-        await access_of(state).face_up(game_id, principal, "auditDiffs", ask, shown, steps[-1].table)
-        # A change is a difference from the step before: the page's first needs its predecessor.
-        window = steps[max(page.start - 1, 0) : page.stop]
-        changes = replay_diffs(window, raisers=audits.moderates(principal))[len(window) - len(steps[page]) :]
+        shown = (1, read.steps[-1].seq)
+        await access_of(state).face_up(game_id, principal, "auditDiffs", ask, shown, read.latest)
+        # A change is a difference from the table before: the page's first's is ``read.before``.
+        changes = replay_diffs(read.steps, raisers=audits.moderates(principal), before=read.before)
         diffs = [
             EventDiff(seq=step.seq, type=step.type, changes=change)
-            for step, change in zip(steps[page], changes, strict=True)
+            for step, change in zip(read.steps, changes, strict=True)
         ]
-        return paging.events(request, diffs, _last(page, len(steps)))
+        return paging.events(request, diffs, _after(read))
 
     @get(
         "/transcript",
@@ -272,10 +264,10 @@ class AuditController(Controller):
     async def transcript(
         self, game_id: uuid.UUID, games: GameService, principal: Principal | None, ask: Ask, state: State
     ) -> str:
-        steps = await audits.audited(games, game_id, principal)
-        shown = (1, len(steps))
-        await access_of(state).face_up(game_id, principal, "auditTranscript", ask, shown, steps[-1].table)
-        return transcript(steps)
+        table, events = await audits.events(games, game_id, principal)
+        shown = (1, len(events))
+        await access_of(state).face_up(game_id, principal, "auditTranscript", ask, shown, table)
+        return transcript_of(table, events)
 
 
 class ExportController(Controller):
@@ -328,10 +320,10 @@ class SeatTranscriptController(Controller):
     async def transcript(
         self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
     ) -> str:
-        steps = await audits.replayed(games, game_id)
-        if steps[-1].table.status != "finished":
+        table, events = await audits.decoded(games, game_id)
+        if table.status != "finished":
             raise ServiceError(409, "game_not_finished", "Transcripts are given once the game is over.")
-        return transcript(steps, Seat(seat))
+        return transcript_of(table, events, Seat(seat))
 
 
 class AccessController(Controller):

@@ -1,4 +1,4 @@
-"""The delayed public view as immutable chunks and a head, for HTTP caches (service/streams/chunks.py)."""
+"""The delayed public view as immutable chunks and a head, for HTTP caches (service/views/chunks.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, Parameter
 
 from service.http.api.problems import PARAMS, UNAVAILABLE, UNKNOWN_GAME, Codes, problems
-from service.streams.chunks import (
+from service.views.chunks import (
     HEAD_CACHE,
     IMMUTABLE,
     SpectatorChunk,

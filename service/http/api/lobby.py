@@ -21,10 +21,6 @@ from domain.table.commands import (
     PUBLIC_LOBBY_TIMEOUT,
 )
 from domain.text import NAME_PATTERN
-from domain.viewers import SPECTATOR
-from projections.disputes import RuledOutcome, ruled_outcome
-from projections.numbering import version_for
-from projections.table import Table
 from service.app import auth, computer_players, idempotency
 from service.app.auth import Principal
 from service.app.errors import ServiceError
@@ -57,6 +53,8 @@ from service.http.api.problems import (
 )
 from service.http.fast.routes import delete, get, post
 from service.http.paging import CURSOR_CODES, DEFAULT_LIMIT, LINK, Cursor, Limit, Offset
+from service.views.spectators import Spectators
+from service.views.summary import GameSummary, summary
 
 KIND_PATTERN = r"^[a-z0-9_]+$"
 
@@ -163,32 +161,6 @@ class SeatOut(msgspec.Struct, frozen=True):
     ] = None
 
 
-class GameSummary(msgspec.Struct, frozen=True):
-    game_id: uuid.UUID
-    kind: str
-    status: str
-    version: int  # the public numbering's version: events hidden from spectators are not counted
-    public: bool
-    spectator_delay: float
-    seats: list[str | None]
-    winners: list[int] | None = None
-    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
-
-
-def summary(game_id: uuid.UUID, table: Table) -> GameSummary:
-    return GameSummary(
-        game_id=game_id,
-        kind=table.kind,
-        status=table.status,
-        version=version_for(table, SPECTATOR),
-        public=table.public,
-        spectator_delay=table.spectator_delay,
-        seats=list(table.seats),
-        winners=list(table.outcome.winners) if table.outcome else None,
-        ruled_outcome=ruled_outcome(table),
-    )
-
-
 def _token(state: State, principal: Principal, answer: Lobbied, game_id: uuid.UUID, lifetime: float) -> str:
     """The token a lobby answer carries, named and dated by the event that made the answer: a
     replay re-issues the very same token from the log (no token is stored), expiring as the first."""
@@ -278,10 +250,9 @@ class LobbyController(Controller):
         dependencies={"principal": Provide(provide_principal_if_sent, sync_to_thread=False)},
         responses=problems(PARAMS, BEARER, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def get_game(
-        self, game_id: uuid.UUID, games: GameService, principal: Principal | None
-    ) -> GameSummary:
-        return summary(game_id, await games.shown_to(game_id, principal))
+    async def get_game(self, game_id: uuid.UUID, state: State, principal: Principal | None) -> GameSummary:
+        spectators: Spectators = state.spectators
+        return summary(game_id, await spectators.shown_to(game_id, principal))
 
     @post(
         "/{game_id:uuid}/seats",

@@ -40,6 +40,7 @@ from service.http.api.problems import (
 from service.http.fast.lanes import lane, take_command, take_min_version
 from service.http.fast.routes import get, post
 from service.runtime.headers import header
+from service.views.events import events_for
 
 RECEIPT_HEADER = "Playlog-Receipt"
 
@@ -171,7 +172,7 @@ class PlayController(Controller):
         limit: PageLimit = None,
         min_version: MinVersion = 0,  # the guard reads it: the table it checks is at least that new
     ) -> Response[list[EventOut]]:
-        events, receipt = await games_of(request).events_for(game_id, Seat(seat), after, limit)
+        events, receipt = await events_for(games_of(request), game_id, Seat(seat), after, limit)
         headers = {RECEIPT_HEADER: base64.b64encode(receipt.encode()).decode()} if receipt else {}
         if limit is not None and events and len(events) == limit:  # a full page: the next may hold more
             headers.update(paging.link(paging.next_url(request, after=events[-1].seq)))

@@ -6,7 +6,6 @@ import time
 import uuid
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller, get
 from litestar.datastructures import State
 from litestar.di import Provide
@@ -15,9 +14,6 @@ from litestar.response import ServerSentEvent
 
 from domain.viewers import SPECTATOR, Seat
 from projections import table as tables
-from projections.disputes import RuledOutcome, ruled_outcome
-from projections.numbering import version_for
-from projections.spectator import released_by
 from service.app.errors import ServiceError
 from service.app.games import GameService
 from service.http.api import guards
@@ -35,7 +31,8 @@ from service.http.api.problems import (
     problems,
 )
 from service.http.fast.sse import EventStream
-from service.streams.event_streams import event_stream
+from service.views.event_streams import event_stream
+from service.views.spectators import Spectators, SpectatorSnapshot
 
 LastEventId = Annotated[
     str,
@@ -52,19 +49,6 @@ def _resume_from(last_event_id: str, after: int) -> int:
     if last_event_id:  # digits only (the header's pattern); past the end of any log: nothing to send
         return min(int(last_event_id), INT32_MAX)
     return after
-
-
-class SpectatorSnapshot(msgspec.Struct, frozen=True):
-    game_id: uuid.UUID
-    kind: str
-    status: str
-    version: int  # how many events a spectator may see up to the instant shown
-    as_of: float  # the instant shown: now - spectator_delay
-    spectator_delay: float
-    seats: list[str | None]
-    view: Any  # the game's spectator view (None before it starts)
-    winners: list[int] | None = None
-    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
 
 
 async def spectated(games: GameService, game_id: uuid.UUID) -> tables.Table:
@@ -151,20 +135,6 @@ class SpectatorController(Controller):
         summary="The public state as of spectator_delay ago",
         responses=problems(PARAMS, PRIVATE, UNKNOWN_GAME, UNAVAILABLE),
     )
-    async def snapshot(self, game_id: uuid.UUID, games: GameService) -> SpectatorSnapshot:
-        table = await spectated(games, game_id)
-        as_of = released_by(time.time(), table.spectator_delay)
-        shown = await games.as_spectators_see(game_id, as_of, needs=table.version)
-        started = shown.status != "open"
-        return SpectatorSnapshot(
-            game_id=game_id,
-            kind=shown.kind,
-            status=shown.status,
-            version=version_for(shown, SPECTATOR),
-            as_of=as_of,
-            spectator_delay=shown.spectator_delay,
-            seats=list(shown.seats),
-            view=shown.decider.view(shown.state, SPECTATOR) if started else None,
-            winners=list(shown.outcome.winners) if shown.outcome else None,
-            ruled_outcome=ruled_outcome(shown),
-        )
+    async def snapshot(self, game_id: uuid.UUID, games: GameService, state: State) -> SpectatorSnapshot:
+        spectators: Spectators = state.spectators
+        return await spectators.snapshot(game_id, await spectated(games, game_id), time.time())

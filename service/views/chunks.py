@@ -1,8 +1,9 @@
 """A public game's delayed view published as immutable chunks and a short-lived head, for HTTP
 caches (projections/chunks.py has the chain and the cut; docs/chunks.md the construction).
 
-The chain is computed from the game's feed (service/streams/feeds.py), once per feed and instance, and
-extended as the log grows; a head or chunk request joins the feed for its duration, so a game
+The chain is computed from the game's feed (service/streams/feeds.py), once per feed and instance,
+and extended as the log grows; the head's summary is the spectators' kept state
+(service/views/spectators.py); a head or chunk request joins the feed for its duration, so a game
 that caches keep asking for stays followed. Whatever is not released answers exactly as a game
 that does not exist, a private game too: a 404 reveals neither that events exist within the
 delay nor that a private game exists.
@@ -18,14 +19,11 @@ from weakref import WeakKeyDictionary
 
 import msgspec
 
-from domain.viewers import SPECTATOR
 from projections.chunks import CHUNK_EVENTS, Chain, Link, chunk_index, chunk_range
-from projections.disputes import RuledOutcome, ruled_outcome
-from projections.numbering import version_for
 from projections.spectator import released_by
 from service.app.errors import ServiceError
-from service.app.games import GameService
 from service.streams.feeds import FeedHub
+from service.views.spectators import Spectators, SpectatorSummary, summary_of
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 HEAD_CACHE = "public, max-age=1"
@@ -74,18 +72,6 @@ class SpectatorTail(msgspec.Struct, frozen=True):
     hashes: list[str]
 
 
-class SpectatorSummary(msgspec.Struct, frozen=True):
-    """The game as spectators may see it: the same fold as ``GET /games/{id}/spectate``."""
-
-    kind: str
-    status: str
-    version: int
-    seats: list[str | None]
-    view: Any
-    winners: list[int] | None = None
-    ruled_outcome: RuledOutcome | None = None
-
-
 class SpectatorHead(msgspec.Struct, frozen=True):
     """What is released: ``chunks`` full chunks (chunk k covers numbers k * chunk_events + 1 ..
     (k + 1) * chunk_events, at ``chunk_path``) and ``tail``, the events from the last full
@@ -113,9 +99,10 @@ def _texts(links: list[Link]) -> tuple[list[str], list[str]]:
 
 
 class Chunks:
-    def __init__(self, feeds: FeedHub, games: GameService) -> None:
+    def __init__(self, feeds: FeedHub, spectators: Spectators) -> None:
         self.feeds = feeds
-        self.games = games
+        self.spectators = spectators
+        self.games = spectators.games
         self._chains: WeakKeyDictionary[Any, Chain] = WeakKeyDictionary()  # by feed
 
     async def _chain(self, game_id: uuid.UUID) -> tuple[Chain, float]:
@@ -166,17 +153,7 @@ class Chunks:
         tail_start = chunk_range(max(full - 1, 0))[0]
         prev, links = chain.between(tail_start, released, upto)
         events, hashes = _texts(links)
-        shown = await self.games.as_spectators_see(game_id, released_by(now, delay), needs=0)
-        started = shown.status != "open"
-        summary = SpectatorSummary(
-            kind=shown.kind,
-            status=shown.status,
-            version=version_for(shown, SPECTATOR),
-            seats=list(shown.seats),
-            view=shown.decider.view(shown.state, SPECTATOR) if started else None,
-            winners=list(shown.outcome.winners) if shown.outcome else None,
-            ruled_outcome=ruled_outcome(shown),
-        )
+        shown = await self.spectators.at(game_id, released_by(now, delay), needs=0)
         document = SpectatorHead(
             game_id=game_id,
             chunk_events=CHUNK_EVENTS,
@@ -186,7 +163,7 @@ class Chunks:
             chunks=full,
             head=chain.head(upto).hex(),
             tail=SpectatorTail(tail_start, prev.hex(), events, hashes),
-            summary=summary,
+            summary=summary_of(shown),
         )
         body = _encoder.encode(document)
         return Published(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
