@@ -153,7 +153,7 @@ class Projector:
                 await asyncio.sleep(self.retry_interval)  # another instance projects
             self.leading = True
             log.info("projector_leading", name=self.name)
-            models = ReadModels(self.store, name=self.name, tables=self.tables)
+            models = ReadModels(self.store, name=self.name, tables=self.tables, webhooks=True)
             generation = await models.generation(conn)
             self._sweep_due, last_sweep = True, 0.0
             last_round = 0.0
