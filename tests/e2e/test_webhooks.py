@@ -24,7 +24,9 @@ from tests.webhook_receiver import Receiver
 
 @pytest.fixture
 def settings(settings: Settings) -> Settings:
-    return dataclasses.replace(settings, webhook_allow_private=True, webhook_interval=0.05)
+    return dataclasses.replace(
+        settings, webhook_allow_private=True, webhook_interval=0.05, webhook_pause_after=0.5
+    )
 
 
 def _bearer(token: str) -> dict[str, str]:
@@ -103,10 +105,20 @@ async def test_a_message_says_nothing_its_seat_s_view_did_not(
         game = await _play(api, kind, options, players, seed=54)
         seen = game["seen"]
         finals = {n: max(versions) for n, versions in seen.items()}
+        # Seat 0 disputes the game: it is told when its dispute changes, at a version it sees.
+        raised = await api.http.post(
+            f"/games/{game['game_id']}/disputes",
+            json={"seqs": [1], "category": "rules", "reason": "a dispute for the webhook test"},
+            headers=_bearer(game["seats"][0].token),
+        )
+        assert raised.status_code == 201, raised.text
+        for n, seat_out in enumerate(game["seats"]):
+            view = await api.view(game["game_id"], n, seat_out.token)
+            seen[n][view.version] = view
         # Until every seat's game_over has come (the projector folds about once a second).
         for _ in range(400):
-            over = {m.json()["seat"] for m in receiver.received if m.json()["event"] == "game_over"}
-            if over == set(seen):
+            events = {(m.json()["event"], m.json()["seat"]) for m in receiver.received}
+            if events >= {("game_over", n) for n in seen} | {("dispute_changed", 0)}:
                 break
             await asyncio.sleep(0.05)
         messages = list(receiver.received)
@@ -126,9 +138,34 @@ async def test_a_message_says_nothing_its_seat_s_view_did_not(
         view = seen[seat][version]
         if body["event"] == "your_turn":
             assert view.moves and view.status == "running"
+        elif body["event"] == "game_over":
+            assert view.status == "finished" and version >= finals[seat]  # the end, or the dispute after
         else:
-            assert body["event"] == "game_over"
-            assert view.status == "finished" and version == finals[seat]
+            assert body["event"] == "dispute_changed" and seat == 0
         told.add((body["event"], seat, version))
     assert len(told) == len(messages)  # one message per seat and version
     assert {(e, s) for e, s, _ in told if e == "game_over"} == {("game_over", n) for n in seen}
+
+
+async def test_a_receiver_failing_for_long_is_paused_with_its_reason(api: PlaylogClient) -> None:
+    with Receiver(status=500) as receiver:
+        pat = await api.create_player("pat")
+        made = await api.http.post(
+            "/players/me/webhooks", json={"url": receiver.url("/pat")}, headers=_bearer(pat.token)
+        )
+        created = await api.create_game("exploding_kittens", {"players": 2, "reaction_window": 0})
+        await api.join(created.game_id, player_token=pat.token)
+        guest = await api.join(created.game_id, "guest")
+        await api.start(created.game_id, created.host_token)
+        await api.leave(created.game_id, 1, guest.token)  # the game is over: pat is told
+        async with asyncio.timeout(60):
+            while True:
+                listed = (await api.http.get("/players/me/webhooks", headers=_bearer(pat.token))).json()
+                if listed["webhooks"][0]["state"] == "paused":
+                    break
+                await asyncio.sleep(0.1)
+    hook = listed["webhooks"][0]
+    assert hook["webhook_id"] == made.json()["webhook_id"]
+    assert hook["paused_reason"].startswith("failing since ")
+    assert hook["paused_reason"].endswith("the receiver answered 500")
+    assert hook["failing_since"] is not None and hook["last_error"] == "the receiver answered 500"
