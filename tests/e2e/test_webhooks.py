@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from service.config import Settings
+from service.store.events import EventStore
 from service.tools.client import ApiError, PlaylogClient
 from tests.webhook_receiver import Receiver
 
@@ -33,7 +34,7 @@ def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-async def test_a_player_registers_lists_and_deletes_webhooks(api: PlaylogClient) -> None:
+async def test_a_player_registers_lists_and_deletes_webhooks(api: PlaylogClient, store: EventStore) -> None:
     pat = await api.create_player("pat")
     made = await api.http.post(
         "/players/me/webhooks", json={"url": "http://127.0.0.1:9/hook"}, headers=_bearer(pat.token)
@@ -58,6 +59,12 @@ async def test_a_player_registers_lists_and_deletes_webhooks(api: PlaylogClient)
         "/players/me/webhooks", json={"url": "ftp://example.com/"}, headers=_bearer(pat.token)
     )
     assert (refused.status_code, refused.json()["code"]) == (422, "webhook_scheme_refused")
+    # A revoked player's webhooks go with their token: nobody could list or delete them.
+    await api.http.post(
+        "/players/me/webhooks", json={"url": "http://127.0.0.1:9/"}, headers=_bearer(pat.token)
+    )
+    await api.revoke_player_token(pat.token)
+    assert await store.db.fetchval("SELECT count(*) FROM webhook_subscriptions") == 0
 
 
 async def _play(
