@@ -7,7 +7,9 @@ What is told
     when the seat's view had no moves and now has some, ``game_over`` when the game ended,
     ``dispute_changed`` when a dispute the seat raised changed. A message holds the game, the
     seat, the seat's version in its own numbering (RULES 3: never the log's seq) and that word:
-    what the seat's own view shows at that version, nothing more (no card, no count).
+    what the seat's own view shows at that version, nothing more (no card, no count). When the
+    projector folds a game from its start again (read models emptied by a migration), a game
+    finished long ago tells nothing, and a running one tells each seat that may act again.
 
 Queued once, never lost
     The projector writes the messages (``enqueue``) in the transaction that folds their events, one
@@ -19,8 +21,9 @@ Delivered at least once
     their next attempt a lease ahead in the same statement, so no other instance sends them
     meanwhile and an instance that dies leaves them to the others once the lease ends. A 2xx
     answer delivers; anything else retries after a doubling pause (capped) until the message is
-    ``retry_for`` seconds old. A subscription failing for ``pause_after`` seconds is paused, its
-    reason shown to its owner; registering the URL again starts afresh.
+    ``retry_for`` seconds old (and is deleted that long after it is done with). A subscription
+    failing for ``pause_after`` seconds is paused, its reason shown to its owner; registering the
+    URL again starts afresh.
 
 Signed
     ``Playlog-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 over "<t>.<body>">`` with the
@@ -58,6 +61,8 @@ log = get_logger("playlog.webhooks")
 MAX_SUBSCRIPTIONS = 10  # per player
 FIRST_RETRY, MAX_RETRY = 1.0, 300.0  # seconds between two attempts of one message
 CLAIM_BATCH = 20
+REFOLDED_AFTER = 3600.0  # a game this old folded from its start and finished: old news
+PRUNE_EVERY = 60.0  # seconds between two deletions of the messages done with
 
 NoticeKind = Literal["your_turn", "game_over", "dispute_changed"]
 
@@ -92,6 +97,8 @@ def notices(game_id: uuid.UUID, before: Table | None, after: Table | None) -> li
     (player id, message) pairs."""
     if after is None or (before is not None and before.version >= after.version):
         return []
+    if before is None and after.status == "finished" and time.time() - after.created_at > REFOLDED_AFTER:
+        return []  # an old finished game folded from its start: the read models were emptied
     told: list[tuple[str, Notice]] = []
 
     def tell(seat: int, event: NoticeKind) -> None:
@@ -220,6 +227,12 @@ WHERE s.webhook_id = $2
 """
 
 
+PRUNE = """
+DELETE FROM webhook_deliveries
+WHERE coalesce(delivered_at, gave_up_at) < now() - make_interval(secs => $1)
+"""
+
+
 class Deliverer:
     """Every instance's delivery loop (see the module)."""
 
@@ -283,8 +296,13 @@ class Deliverer:
 
     async def _run(self) -> None:
         backoff = Backoff()
+        pruned = 0.0
         while True:
             try:
+                if time.monotonic() - pruned >= PRUNE_EVERY:
+                    # Done with for as long as a message is retried: its id is no use to anyone.
+                    await self._pool.execute(PRUNE, self.retry_for)
+                    pruned = time.monotonic()
                 claimed = await self.tick()
                 backoff.reset()
             except Exception as exc:  # any: a dead loop would deliver nothing again
