@@ -25,7 +25,7 @@ GAME = uuid.uuid4()
 
 def held(path: list[Table]) -> list[Table]:
     """The same tables with every seat but the last held by a player (the last a guest's)."""
-    players = tuple(str(uuid.uuid5(GAME, str(n))) for n in range(len(path[-1].players) - 1)) + (None,)
+    players = (*tuple(str(uuid.uuid5(GAME, str(n))) for n in range(len(path[-1].players) - 1)), None)
     return [msgspec.structs.replace(t, players=players[: len(t.players)]) for t in path]
 
 
