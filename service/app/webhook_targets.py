@@ -5,7 +5,7 @@ loopback, private, link-local, unique-local, multicast and reserved ranges are r
 operator allows them (``PLAYLOG_WEBHOOK_ALLOW_PRIVATE``). The check runs at registration and again
 at each delivery, and the delivery connects to the very address it checked (a name that resolves
 elsewhere the second time cannot reach inside). A delivery waits ``timeout`` seconds at most and
-reads at most ``MAX_RESPONSE_BYTES`` of the answer: only its status counts.
+reads the answer's status line only, of ``MAX_RESPONSE_BYTES`` at most.
 """
 
 from __future__ import annotations
@@ -80,7 +80,11 @@ async def post(target: Address, body: bytes, headers: dict[str, str], timeout: f
     context = ssl.create_default_context() if target.scheme == "https" else None
     async with asyncio.timeout(timeout):
         reader, writer = await asyncio.open_connection(
-            target.ip, target.port, ssl=context, server_hostname=target.host if context else None
+            target.ip,
+            target.port,
+            ssl=context,
+            server_hostname=target.host if context else None,
+            limit=MAX_RESPONSE_BYTES,  # a longer status line is refused (ValueError)
         )
         try:
             host = target.host if ":" not in target.host else f"[{target.host}]"
@@ -95,8 +99,7 @@ async def post(target: Address, body: bytes, headers: dict[str, str], timeout: f
             ]
             writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
             await writer.drain()
-            status_line = await reader.readline()
-            await reader.read(MAX_RESPONSE_BYTES)  # the answer's start: never more, and unused
+            status_line = await reader.readline()  # only the status counts: nothing more is read
         finally:
             writer.close()
     fields = status_line.decode("latin-1").split()
