@@ -29,6 +29,7 @@ from service.app.players import Players
 from service.app.ratings import Ratings
 from service.app.scheduler import Scheduler
 from service.app.tables import Tables
+from service.app.webhooks import Deliverer, Webhooks
 from service.config import Settings
 from service.readmodels.projector import Projector
 from service.runtime.shutdown import on_shutdown_signal
@@ -69,6 +70,7 @@ class Services:
     transparency: TransparencyLog
     sequencer: Sequencer
     erasure: Erasure
+    webhooks: Webhooks
 
     def by_name(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -150,6 +152,15 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         transparency=TransparencyLog(pool, identity, settings.witnesses()),
         sequencer=sequencer,
         erasure=Erasure(games, pool, forget=forget_erased),
+        webhooks=Webhooks(pool, allow_private=settings.webhook_allow_private),
+    )
+    deliverer = Deliverer(
+        pool,
+        allow_private=settings.webhook_allow_private,
+        interval=settings.webhook_interval,
+        timeout=settings.webhook_timeout,
+        retry_for=settings.webhook_retry_for,
+        pause_after=settings.webhook_pause_after,
     )
     notifier.start()
     listener.start()
@@ -158,6 +169,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     if settings.read_models:
         projector.start()
     sequencer.start()
+    deliverer.start()
     # On SIGTERM/SIGINT, streams end with a last comment before uvicorn waits for responses.
     unhook = on_shutdown_signal(feeds.drain)
     try:
@@ -165,6 +177,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     finally:
         unhook()
         feeds.drain()
+        await deliverer.stop()
         await sequencer.stop()
         await projector.stop()
         await computer_players.stop()

@@ -94,6 +94,14 @@ class Settings:
     witness_urls: str = ""
     witness_keys: str = ""
     log_interval: float = 2.0
+    # Webhooks (docs/api.md, "Webhooks"): targets inside (loopback, private, link-local) refused
+    # unless allowed; an attempt's timeout; how long a message is retried; how long a receiver may
+    # fail before its subscription is paused; how often each instance looks for messages due.
+    webhook_allow_private: bool = False
+    webhook_timeout: float = 5.0
+    webhook_retry_for: float = 86400.0
+    webhook_pause_after: float = 86400.0
+    webhook_interval: float = 0.5
     # Parts a deployment may switch off (docs/configuration.md); bench/commands.py's
     # ``--without`` switches them off to show what each costs a command.
     read_models: bool = True  # this instance may project the read models (one projects at a time)
@@ -138,6 +146,11 @@ class Settings:
             read_models=_switch(env, "PLAYLOG_READ_MODELS"),
             command_log=_switch(env, "PLAYLOG_COMMAND_LOG"),
             notify_appends=_switch(env, "PLAYLOG_NOTIFY_APPENDS"),
+            webhook_allow_private=_switch(env, "PLAYLOG_WEBHOOK_ALLOW_PRIVATE", "off"),
+            webhook_timeout=float(env.get("PLAYLOG_WEBHOOK_TIMEOUT", cls.webhook_timeout)),
+            webhook_retry_for=_hours(env, "PLAYLOG_WEBHOOK_RETRY_HOURS", 24),
+            webhook_pause_after=_hours(env, "PLAYLOG_WEBHOOK_PAUSE_HOURS", 24),
+            webhook_interval=float(env.get("PLAYLOG_WEBHOOK_INTERVAL", cls.webhook_interval)),
         )
 
     def keyring(self) -> Keyring:
@@ -171,9 +184,9 @@ class Settings:
         return key
 
 
-def _switch(env: dict[str, str], name: str) -> bool:
-    """A part that is on unless ``name`` says ``off`` (or ``0``, ``false``, ``no``)."""
-    value = env.get(name, "on").strip().lower()
+def _switch(env: dict[str, str], name: str, default: str = "on") -> bool:
+    """A switch: ``on`` (or ``1``, ``true``, ``yes``) or ``off`` (or ``0``, ``false``, ``no``)."""
+    value = env.get(name, default).strip().lower()
     if value in ("on", "1", "true", "yes", ""):
         return True
     if value in ("off", "0", "false", "no"):

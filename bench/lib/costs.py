@@ -216,12 +216,13 @@ async def measure(url: str, data_dir: Path, *, drivers: int = 10, commands: int 
     # Costs per second, not per command, are left out: the slower the machine, the more of them a
     # command would carry. The scheduler's polls (20 a second; no bot lets a deadline pass), the
     # NOTIFYs to other instances (one per 50 ms at most, a hint: their streams also poll) and the
-    # transparency log's sequencer (a batch of leaves every 2 s).
+    # transparency log's sequencer (a batch of leaves every 2 s), the webhooks' delivery loop.
     quiet = {
         "scheduler_interval": 3600.0,
         "computer_players_interval": 3600.0,
         "notify_appends": False,
         "log_interval": 3600.0,
+        "webhook_interval": 3600.0,
     }
     async with running_app(url, "costs", data_dir, **quiet) as client:
         with logged_queries() as log:

@@ -123,11 +123,13 @@ class Players:
         return name
 
     async def revoke(self, player_id: uuid.UUID) -> None:
-        """Refuse this player's tokens from now on (the record and its statistics stay)."""
+        """Refuse this player's tokens from now on (the record and its statistics stay), and stop
+        their webhooks: nobody could see or delete them any more."""
         await self._pool.execute(
             "UPDATE players SET revoked_at = now() WHERE player_id = $1 AND revoked_at IS NULL",
             player_id,
         )
+        await self._pool.execute("DELETE FROM webhook_subscriptions WHERE player_id = $1", player_id)
 
     async def get(self, player_id: uuid.UUID) -> PlayerOut:
         row = await self._pool.fetchrow(

@@ -59,6 +59,11 @@ def _moves(table: Table, seat: int) -> list[Any]:
     return [c for c in table.decider.legal_commands(table.state, seat) if type(c) is not Concede]
 
 
+def may_act(table: Table, seat: int) -> bool:
+    """Whether ``seat``'s view lists moves (what a "your turn" webhook tells, service/app/webhooks.py)."""
+    return bool(_moves(table, seat))
+
+
 def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
     """What ``seat`` sees of ``table``, with its legal commands and, apart, its own moves."""
     return SeatViewOut(

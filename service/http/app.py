@@ -35,6 +35,7 @@ from service.http.api.ratings import RatingsController
 from service.http.api.streams import PlayerStreamController, SpectatorController
 from service.http.api.traces import SeatTraceController
 from service.http.api.transparency import GameLogProofController, TransparencyController
+from service.http.api.webhooks import WebhooksController
 from service.http.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.http.fast.edge import edge
 from service.http.fast.requests import JsonRequest
@@ -74,6 +75,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             SeatErasureController,
             PlayersController,
             RatingsController,
+            WebhooksController,
             PlayerStreamController,
             SpectatorController,
             SpectatorChunksController,

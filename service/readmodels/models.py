@@ -20,6 +20,7 @@ from projections import read_models
 from projections import table as tables
 from projections.read_models import BatchChanges
 from projections.table import Table
+from service.app import webhooks
 from service.app.tables import Tables
 from service.readmodels import sql
 from service.store.events import EventStore, StoredEvent, stored_event
@@ -69,9 +70,12 @@ _NO_TRANSITION = datetime.fromtimestamp(0, UTC)
 class ReadModels:
     """Folds games' events into the read-model tables; the state behind both loops."""
 
-    def __init__(self, store: EventStore, *, name: str = NAME, tables: Tables | None = None) -> None:
+    def __init__(
+        self, store: EventStore, *, name: str = NAME, tables: Tables | None = None, webhooks: bool = False
+    ) -> None:
         self.store = store
         self.name = name
+        self.webhooks = webhooks  # queue the webhooks' messages of what it folds (the live projector's)
         self.tables = tables or Tables(store)
         self.tables.forget_behind()  # another projector may have gone on meanwhile
 
@@ -138,6 +142,7 @@ class ReadModels:
     ) -> int:
         batch = BatchChanges()
         staged: dict[uuid.UUID, Table | None] = {}
+        told: list[tuple[str, webhooks.Notice]] = []
         folded = 0
         to_read: list[Behind] = []
         slices = _Slices(rest)
@@ -148,6 +153,8 @@ class ReadModels:
                 to_read.append(game)
             else:
                 staged[game.game_id] = table
+                if self.webhooks:
+                    told += webhooks.notices(game.game_id, self.tables.behind(game.game_id), table)
                 folded += table.version - game.projected
         rows = (
             await conn.fetch(
@@ -175,8 +182,10 @@ class ReadModels:
                 following.append(stored)
                 version += 1
             staged[game.game_id] = self._apply(batch, table, following)
+            if self.webhooks:
+                told += webhooks.notices(game.game_id, table, staged[game.game_id])
             folded += len(following)
-        await self._commit(conn, generation, batch)
+        await self._commit(conn, generation, batch, webhooks.enqueue_args(told))
         self._remember(staged)
         return folded
 
@@ -242,7 +251,13 @@ class ReadModels:
         )
         return int(stored or 0)
 
-    async def _commit(self, conn: asyncpg.Connection, generation: int, batch: BatchChanges) -> None:
+    async def _commit(
+        self,
+        conn: asyncpg.Connection,
+        generation: int,
+        batch: BatchChanges,
+        told: tuple[list[uuid.UUID], list[str]] | None = None,
+    ) -> None:
         if not batch:
             return
         async with conn.transaction():
@@ -338,6 +353,8 @@ class ReadModels:
                         for game in batch.rated.values()
                     ],
                 )
+            if told is not None:
+                await conn.execute(webhooks.ENQUEUE, *told)
 
 
 async def connect(dsn: str, purpose: str) -> asyncpg.Connection:

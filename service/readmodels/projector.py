@@ -48,6 +48,11 @@ Rebuilding
     with the same batch loop. Interrupted, it leaves consistent rows that the live projector
     simply continues; run again, it starts over from an empty read model.
 
+Webhooks
+    The live projector (not a rebuild) also queues the webhooks' messages of what each batch
+    folds, in the batch's transaction (service/app/webhooks.py): once per event, off the command
+    path, whichever instance projects.
+
 The games' tables come from the one cache (service/app/tables.py, shared with the commands and the
 feeds), at the version each lobby row says was projected; what one event changes is decided by
 the pure ``projections.read_models``.
@@ -153,7 +158,7 @@ class Projector:
                 await asyncio.sleep(self.retry_interval)  # another instance projects
             self.leading = True
             log.info("projector_leading", name=self.name)
-            models = ReadModels(self.store, name=self.name, tables=self.tables)
+            models = ReadModels(self.store, name=self.name, tables=self.tables, webhooks=True)
             generation = await models.generation(conn)
             self._sweep_due, last_sweep = True, 0.0
             last_round = 0.0

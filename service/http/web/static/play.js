@@ -143,7 +143,8 @@
     $("leave-controls").replaceChildren(ask, confirm);
   }
 
-  // Whose turn, in the page and in the tab's title; a sound on the player's turn if asked for.
+  // Whose turn, in the page and in the tab's title; a sound on the player's turn if asked for, and
+  // a system notification while the tab is hidden.
   const sound = $("sound");
   sound.checked = localStorage.getItem("playlog:sound") === "on";
   sound.addEventListener("change", () => localStorage.setItem("playlog:sound", sound.checked ? "on" : "off"));
@@ -161,6 +162,26 @@
       tone.stop(audio.currentTime + 0.4);
     } catch { /* no audio here: the banner and title still say it */ }
   }
+  // A system notification when it becomes the seat's turn while the tab is hidden (the
+  // Notifications API, no push service); the permission is asked at the player's first click or key.
+  const notifying = "Notification" in window;
+  if (notifying && Notification.permission === "default") {
+    const ask = () => {
+      document.removeEventListener("pointerdown", ask);
+      document.removeEventListener("keydown", ask);
+      Notification.requestPermission().catch(() => { /* refused or unavailable: the title still says it */ });
+    };
+    document.addEventListener("pointerdown", ask);
+    document.addEventListener("keydown", ask);
+  }
+  function notifyTurn(view) {
+    if (!notifying || !document.hidden || Notification.permission !== "granted") return;
+    const note = new Notification("Your turn — playlog", {
+      body: `${PL.gameTitle(view.kind)}: the game waits for your move.`,
+      tag: `playlog-turn-${view.game_id}-${seat}`,
+    });
+    note.onclick = () => { window.focus(); note.close(); };
+  }
   function turn(view) {
     const page = PL.game(view.kind);
     const legal = (view.view && view.view.legal_commands) || [];
@@ -174,7 +195,10 @@
     else if (view.status === "running" && active != null) banner.textContent = `Waiting for ${view.seats[active] ?? `seat ${active}`}`;
     else banner.textContent = "";
     document.title = `${mine ? "● Your turn — " : ""}playlog`;
-    if (mine && !wasMyTurn && sound.checked) chime();
+    if (mine && !wasMyTurn) {
+      if (sound.checked) chime();
+      notifyTurn(view);
+    }
     wasMyTurn = mine;
   }
 
