@@ -72,6 +72,9 @@ class WebhooksController(Controller):
         "/",
         operation_id="listWebhooks",
         summary="The caller's webhooks with their state (paused ones say why)",
+        description="Each webhook with its state: `active`, or `paused` with the reason (a receiver "
+        "that failed for too long), when it began to fail and its last error. The secrets are never "
+        "shown again.",
         responses=problems(PARAMS, BEARER, UNAVAILABLE),
     )
     async def list_webhooks(self, state: State, principal: Principal) -> WebhookList:
@@ -81,6 +84,8 @@ class WebhooksController(Controller):
         "/{webhook_id:uuid}",
         operation_id="deleteWebhook",
         summary="Delete one of the caller's webhooks (its queued messages go with it)",
+        description="Nothing more is sent to it, not even the messages already queued; another "
+        "player's webhook, or one already deleted, is `404 not_found`.",
         responses={
             204: ResponseSpec(data_container=None, description="Deleted"),
             **problems(PARAMS, BEARER, {404: ["not_found"]}, UNAVAILABLE),
