@@ -25,9 +25,10 @@ import msgspec
 
 import bots
 from service.app.games import GameService, Lobbied
+from service.app.polling import Polling
 from service.app.seat_commands import seat_view
 from service.runtime.log import get_logger
-from service.store.tasks import log_failure, stop
+from service.store.tasks import log_failure
 
 log = get_logger("playlog.computer")
 
@@ -36,7 +37,6 @@ PLAYERS: Mapping[bots.Level, uuid.UUID] = {
     for level in bots.LEVELS
 }
 LEVEL_OF: Mapping[uuid.UUID, bots.Level] = {player: level for level, player in PLAYERS.items()}
-FIRST_PAUSE, MAX_PAUSE = 0.1, 2.0
 IDLE_PAUSE = 0.5  # the longest wait between two looks while no computer seat may move
 
 
@@ -62,9 +62,12 @@ async def seat(
     return await games.join(game_id, name(level), player=str(player), key=key, body=body)
 
 
-class ComputerPlayers:
+class ComputerPlayers(Polling):
     """Plays every computer seat that may move, a move a seat every ``interval`` seconds (see the
     module): a table of computer players alone plays about twenty moves a second."""
+
+    name = "playlog-computer-players"
+    failed = "computer_players_failed"
 
     def __init__(
         self,
@@ -72,16 +75,15 @@ class ComputerPlayers:
         interval: float = 0.05,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
+        super().__init__(interval, log, sleep)
         self.games = games
-        self.interval = interval
-        self.sleep = sleep
-        self._task: asyncio.Task[None] | None = None
+        self._idle = interval
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="playlog-computer-players")
-
-    async def stop(self) -> None:
-        await stop(self._task)
+    def wait(self, done: int) -> float:
+        # No computer seat moved: look again less and less often (up to IDLE_PAUSE), so that a
+        # service without computer players pays next to nothing for them.
+        self._idle = self.interval if done else min(self._idle * 2, max(IDLE_PAUSE, self.interval))
+        return self._idle
 
     async def tick(self) -> int:
         """One round over the running games that seat a computer player; the moves made."""
@@ -119,18 +121,3 @@ class ComputerPlayers:
             holder=table.occupancies[seat_number],
         )
         return True
-
-    async def _run(self) -> None:
-        idle = self.interval
-        pause = FIRST_PAUSE
-        while True:
-            try:
-                # No computer seat to play: look again less and less often (up to IDLE_PAUSE), so
-                # a service without computer players pays next to nothing for them.
-                idle = self.interval if await self.tick() else min(idle * 2, max(IDLE_PAUSE, self.interval))
-                pause = FIRST_PAUSE
-            except Exception as exc:  # any: a dead loop would stall every computer seat
-                log_failure(log, "computer_players_failed", exc)
-                await self.sleep(pause)
-                pause = min(pause * 2, MAX_PAUSE)
-            await self.sleep(idle)
