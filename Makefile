@@ -46,7 +46,7 @@ openapi: install
 # between them call every operation (tests/e2e/examples.py), then the document again.
 EXAMPLE_TESTS := access api_play disputes transparency_log export incidents players player_games \
 	spectator_chunks audit listing openapi_and_operations a_risk_cat_over_http signing_keys \
-	reexecution erasure
+	reexecution erasure computer_players_seated match_traces
 # The document is stale while its examples are being recorded: the two tests that say so wait.
 STALE_WHILE_RECORDING := test_committed_openapi_document_is_up_to_date test_served_openapi_equals_the_committed_one
 examples: install

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import pstats
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
-from bench.lib import common
+from bench.lib import common, costs
 from bench.lib.inprocess import cpu_of_play, play_for, run, running_app
 
 
@@ -46,8 +45,8 @@ async def measure(url: str, games: int, seconds: float, save: str | None = None)
         for _ in range(200):
             await client.request("GET", "/healthz")
         healthz.disable()
-    per_command = pstats.Stats(profile).total_calls / max(1, counts["commands"])  # type: ignore[attr-defined]
-    per_healthz = pstats.Stats(healthz).total_calls / 200  # type: ignore[attr-defined]
+    per_command = costs.calls(profile) / max(1, counts["commands"])
+    per_healthz = costs.calls(healthz) / 200
     requests = (counts["commands"] + counts["other"]) / max(1, counts["commands"])
     print(f"playlog bench/calls.py  ({common.machine()})")
     common.print_table(

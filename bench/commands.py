@@ -28,6 +28,7 @@ import asyncio
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -38,11 +39,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.lib
 
 from bench.lib import common
+from bench.lib.bots import AVOIDED, actors
 from bench.lib.common import Connection
 
 TARGET_RATIO = 0.30  # issue 33: commands/s over pgbench TPS at K=50, 0 errors
 TARGET_FLOOR = 2.5  # issue 33: the service's CPU per command over its HTTP floor's
-AVOIDED = frozenset({"Concede"})
 
 
 @dataclass
@@ -67,19 +68,6 @@ WITHOUT: dict[str, dict[str, str]] = {
     "log": {"PLAYLOG_COMMAND_LOG": "off"},
     "notify": {"PLAYLOG_NOTIFY_APPENDS": "off"},
 }
-
-
-def actors(public: dict[str, Any], players: int) -> list[int]:
-    """Who may act now, from what every seat may see (the public part of a view)."""
-    window = public.get("window")
-    if window:
-        return list(window.get("eligible") or range(players))
-    pending = public.get("pending")
-    if pending:
-        return [pending["seat"]]
-    if public.get("active_seat") is not None:
-        return [public["active_seat"]]
-    return list(range(players))
 
 
 async def play_games(port: int, stats: Stats, rng: random.Random) -> None:
@@ -270,6 +258,50 @@ def print_cpu(
     common.print_table("CPU per command in the measured window (ms)", ["figure", "CPU ms", ""], rows)
 
 
+@dataclass
+class Tree:
+    """A tree to measure: its code, its interpreter and its own PostgreSQL (admin URL)."""
+
+    label: str
+    root: Path
+    python: str
+    admin: str
+    cli: str = "service.tools.cli"  # its command-line module
+
+    @classmethod
+    def this(cls) -> Tree:
+        return cls("this tree", common.CODE_ROOT, sys.executable, common.start_postgres())
+
+    @classmethod
+    def baseline(cls, directory: str) -> Tree:
+        """A clone at another commit with its own venv (``DIR/.venv``), served on an embedded
+        PostgreSQL of its own (its migrations are its own), from the same binaries."""
+        root = Path(directory).resolve()
+        python = root / ".venv" / "bin" / "python"
+        if not python.exists():
+            raise SystemExit(f"{python} is missing: make a venv in the baseline ({root}) first")
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        admin = common.start_postgres(common.DEFAULT_DATA_DIR / "baseline")
+        cli = "service.tools.cli" if (root / "service" / "tools" / "cli").is_dir() else "service.cli"
+        return cls(f"baseline {commit or root.name}", root, str(python), admin, cli)
+
+    def fresh_database(self) -> tuple[str, str]:
+        """A new database migrated by this tree's own code; (url, name)."""
+        if self.root == common.CODE_ROOT:
+            return common.fresh_database(self.admin, "commands")
+        url, name = common.fresh_database(self.admin, "commands", migrate=False)
+        subprocess.run(
+            [self.python, "-m", self.cli, "db", "upgrade"],
+            cwd=self.root,
+            env={**os.environ, "PYTHONPATH": str(self.root), "PLAYLOG_DATABASE_URL": url},
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        return url, name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -295,6 +327,14 @@ def main() -> None:
         help=f"parts switched off in the service, comma-separated, of {', '.join(WITHOUT)}: "
         "interleaved with runs without it, shows what each costs a command",
     )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="DIR",
+        help="a clone of the repository at another commit, with its own .venv: measured in the "
+        "same run, interleaved with this tree (--rounds pairs), the figures side by side",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="pairs of runs with --baseline (default 2)")
     args = parser.parse_args()
     switched_off: dict[str, str] = {}
     for part in filter(None, args.without.split(",")):
@@ -302,9 +342,23 @@ def main() -> None:
             parser.error(f"no part called {part}: {', '.join(WITHOUT)}")
         switched_off.update(WITHOUT[part])
     common.install_uvloop()
+    if args.baseline is None:
+        measure(args, Tree.this(), switched_off)
+        sys.exit(0)
+    trees = [Tree.this(), Tree.baseline(args.baseline)]
+    runs: dict[str, list[dict[str, float]]] = {tree.label: [] for tree in trees}
+    for n in range(args.rounds):
+        for tree in trees if n % 2 == 0 else trees[::-1]:  # each goes first in every other pair
+            print(f"\n=== {tree.label}, run {len(runs[tree.label]) + 1} ===")
+            runs[tree.label].append(measure(args, tree, switched_off))
+    print_side_by_side(runs)
+    sys.exit(0)
 
-    admin = common.start_postgres()
-    url, name = common.fresh_database(admin, "commands")
+
+def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) -> dict[str, float]:
+    """One run of ``tree``: pgbench, the play, the HTTP floor, pgbench again; prints its tables
+    and returns the headline figures."""
+    url, name = tree.fresh_database()
     settings = common.pg_settings(url)
     pg_seconds = args.pgbench_seconds if args.pgbench_seconds is not None else args.seconds
     try:
@@ -323,7 +377,13 @@ def main() -> None:
             floor, floor_cpu = asyncio.run(http_floor(port, args.games, args.floor_seconds, cpu))
         else:
             with common.Service(
-                url, data_dir=common.DEFAULT_DATA_DIR / "service", workers=args.workers, env=switched_off
+                url,
+                data_dir=common.DEFAULT_DATA_DIR / "service",
+                workers=args.workers,
+                env=switched_off,
+                root=tree.root,
+                python=tree.python,
+                cli=tree.cli,
             ) as service:
                 spy = (
                     common.profile(service.pid, args.profile, args.warmup, args.seconds)
@@ -352,14 +412,14 @@ def main() -> None:
                 floor, floor_cpu = asyncio.run(http_floor(service.port, args.games, args.floor_seconds, cpu))
         after = common.pgbench(url, clients=args.clients, seconds=pg_seconds / 2)
     finally:
-        common.drop_database(admin, name)
+        common.drop_database(tree.admin, name)
 
     tps = statistics.mean([before["tps"], after["tps"]])
     rate = stats.commands / elapsed if elapsed else 0.0
     ms = [x * 1000 for x in stats.latencies]
     ratio = rate / tps if tps else float("nan")
     errors = len(stats.errors)
-    print(f"playlog bench/commands.py  ({common.machine()})")
+    print(f"playlog bench/commands.py, {tree.label}  ({common.machine()})")
     served = f"service at {args.url}" if args.url else f"playlog serve --workers {args.workers}"
     print(f"PostgreSQL {settings.get('server_version')} embedded, fsync={settings.get('fsync')}, "
           f"synchronous_commit={settings.get('synchronous_commit')}; {served}; K={args.games} games, "
@@ -405,7 +465,42 @@ def main() -> None:
         )
     for error in stats.errors[:10]:
         print("error:", error)
-    sys.exit(0)
+    per = max(1, stats.commands)
+    pg_row = statistics.mean([before["pg_cpu_ms"], after["pg_cpu_ms"]])
+    return {
+        "commands/s": rate,
+        "pgbench TPS": tps,
+        "ratio commands/s / pgbench TPS": ratio,
+        "command p50 ms": common.percentile(ms, 50),
+        "command p99 ms": common.percentile(ms, 99),
+        "errors": errors,
+        "service CPU ms per command": 1000 * stats.cpu.get("service", float("nan")) / per,
+        "postgres CPU ms per command": 1000 * stats.cpu["postgres"] / per,
+        "postgres per command / per pgbench row": 1000 * stats.cpu["postgres"] / per / pg_row,
+    }
+
+
+def print_side_by_side(runs: dict[str, list[dict[str, float]]]) -> None:
+    """Each headline figure: every run of each tree, and the ratio of their medians."""
+    (ours, our_runs), (theirs, their_runs) = runs.items()
+    rows = []
+    for figure in our_runs[0]:
+        mine = [run[figure] for run in our_runs]
+        base = [run[figure] for run in their_runs]
+        over = statistics.median(base)
+        rows.append(
+            [
+                figure,
+                ", ".join(_short(x) for x in mine),
+                ", ".join(_short(x) for x in base),
+                f"{statistics.median(mine) / over:.2f}x" if over else "-",
+            ]
+        )
+    common.print_table("Side by side, interleaved runs", ["figure", ours, theirs, "medians' ratio"], rows)
+
+
+def _short(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3f}"
 
 
 if __name__ == "__main__":

@@ -16,8 +16,10 @@ and the rest in a few small values::
 
     seats    Seats(min, max, conceded)         # conceded(event) -> int | None: who has left
     types    Types(options, command, event, view)
-    clock    Clock(deadline, on_deadline)      # deadline(state) -> float | None; on_deadline(state)
-                                               # -> Command, sent by the server (ctx.seat = None)
+    clock    Clock(deadline, on_deadline,      # deadline(state) -> float | None; on_deadline(state)
+                   waiting_for, public_defaults) # -> Command, sent by the server (ctx.seat = None);
+                                               # the seat a deadline waits for; a public game's
+                                               # clock options unless its host gives them
     hidden   Hidden(order, private_to)         # order(state): what shuffle commitments commit to;
                                                # private_to(event): the one seat that may know it
     versions Versions(rules, schemas, upcasters, renamed_commands)
@@ -173,10 +175,17 @@ class Types:
 
 @dataclass(frozen=True)
 class Clock(Generic[S, C]):
-    """When the server must act on its own (None: nothing is due), and what it sends then."""
+    """When the server must act on its own (None: nothing is due), and what it sends then; whose
+    time ran out then, and the clock a public game gets unless its host says otherwise."""
 
     deadline: Callable[[S], float | None]
     on_deadline: Callable[[S], C]  # decided with ``ctx.seat`` None
+    # The one seat whose answer the deadline waits for (None: nobody's in particular, as a
+    # reaction window every seat may answer): the table counts that seat's timeouts in a row.
+    waiting_for: Callable[[S], int | None] = lambda state: None
+    # Options a public game is created with when its host does not name them (the per-move
+    # limit): recorded in ``lobby.created``, so they never change an existing game.
+    public_defaults: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -126,9 +126,14 @@ def root(size: int, nodes: Mapping[Node, bytes]) -> bytes:
     return range_hash(0, size, nodes)
 
 
+def _hashes(*hashes: bytes) -> bool:
+    """Whether each is a SHA-256 hash in length: an empty leaf hash would match an empty root."""
+    return all(len(h) == 32 for h in hashes)
+
+
 def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes], expected: bytes) -> bool:
     """RFC 9162 2.1.3.2: does ``proof`` put ``leaf`` (a leaf hash) at ``index`` under ``expected``?"""
-    if not 0 <= index < size:
+    if not 0 <= index < size or not _hashes(leaf, *proof):
         return False
     fn, sn, r = index, size - 1, leaf
     for p in proof:
@@ -148,7 +153,7 @@ def verify_inclusion(leaf: bytes, index: int, size: int, proof: Sequence[bytes],
 def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, proof: Sequence[bytes]) -> bool:
     """RFC 9162 2.1.4.2: is the tree of ``new`` leaves under ``new_root`` an extension of the tree
     of ``old`` leaves under ``old_root``?"""
-    if not 0 < old <= new:
+    if not 0 < old <= new or not _hashes(*proof):
         return False
     if old == new:
         return not proof and old_root == new_root
@@ -175,10 +180,20 @@ def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, pro
     return sn == 0 and fr == old_root and sr == new_root
 
 
-# playlog's leaves (docs/transparency-log.md): a game's head at a seq. Only the leaf's hash is
-# public; its data names the game.
+# playlog's leaves (docs/transparency-log.md): a game's head at a seq. Version 1 names the game
+# (its data is never served); version 2, the leaf of today, names it by a random tag drawn once
+# per game, so its data is public as the log's entry (tile/entries).
 LEAF_PREFIX = b"playlog/head/v1"
+LEAF_PREFIX_V2 = b"playlog/head/v2"
+TAG_SIZE = 32
 
 
-def leaf_data(game_id: uuid.UUID, seq: int, head: bytes) -> bytes:
+def leaf_data_v2(tag: bytes, seq: int, head: bytes) -> bytes:
+    return LEAF_PREFIX_V2 + tag + struct.pack(">Q", seq) + head
+
+
+def leaf_data(game_id: uuid.UUID, seq: int, head: bytes, tag: bytes | None = None) -> bytes:
+    """The leaf's data: version 2 (``tag``: the game's tag in the log) or, without a tag, 1."""
+    if tag is not None:
+        return leaf_data_v2(tag, seq, head)
     return LEAF_PREFIX + game_id.bytes + struct.pack(">Q", seq) + head

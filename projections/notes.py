@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidSignature
@@ -173,18 +174,35 @@ class Note:
         lines = "".join(f"{DASH} {n} {base64.b64encode(raw).decode()}\n" for n, raw in self.signatures)
         return f"{self.body}\n{lines}"
 
-    def signed_by(self, verifier: Verifier) -> bool:
-        """Whether one of the note's lines is a valid signature (or cosignature) by ``verifier``."""
-        for name, raw in self.signatures:
-            if name != verifier.name or raw[:4] != verifier.id:
-                continue
-            if verifier.kind == ED25519 and verifier.check(self.body.encode(), raw[4:]):
-                return True
-            if verifier.kind == COSIGNATURE_V1 and len(raw) == 76:
-                (timestamp,) = struct.unpack(">Q", raw[4:12])
-                if verifier.check(cosigned_message(self.body, timestamp), raw[12:]):
-                    return True
+    def _valid(self, verifier: Verifier, raw: bytes) -> bool:
+        if verifier.kind == ED25519:
+            return verifier.check(self.body.encode(), raw[4:])
+        if verifier.kind == COSIGNATURE_V1 and len(raw) == 76:
+            (timestamp,) = struct.unpack(">Q", raw[4:12])
+            return verifier.check(cosigned_message(self.body, timestamp), raw[12:])
         return False
+
+    def signers(self, verifiers: Iterable[Verifier]) -> list[Verifier]:
+        """Those of ``verifiers`` whose signatures (or cosignatures) the note bears, as Go's
+        ``note.Open`` reads it: a line by one of them (its name and key id) that does not verify
+        rejects the whole note (``NoteError``), even when another line of that key verifies
+        (C2SP signed-note: a forged line makes the note suspect). Lines of unknown keys are ignored."""
+        found: list[Verifier] = []
+        for verifier in verifiers:
+            lines = [raw for name, raw in self.signatures if name == verifier.name and raw[:4] == verifier.id]
+            if not all(self._valid(verifier, raw) for raw in lines):
+                raise NoteError(f"a signature line of {verifier.name} does not verify: the note is rejected")
+            if lines:
+                found.append(verifier)
+        return found
+
+    def signed_by(self, verifier: Verifier) -> bool:
+        """Whether the note bears ``verifier``'s signature (or cosignature) and no line of that key
+        that does not verify."""
+        try:
+            return bool(self.signers([verifier]))
+        except NoteError:
+            return False
 
 
 def sign(body: str, signer: Signer) -> str:

@@ -53,3 +53,14 @@ def version_for(table: Table, viewer: Viewer) -> int:
 def same_for_everyone(table: Table) -> bool:
     """True while no event of the table is hidden from anyone: every numbering is the log's seqs."""
     return not any(table.private)
+
+
+def seat_numbers(before: Table | None, after: Table) -> list[int | None]:
+    """Each seat's number for the event that made ``before`` into ``after`` (None: that seat may
+    not see it): what a moderator reads beside the log's seq, to match a seat's own words."""
+    numbers: list[int | None] = []
+    for index in range(len(after.seats)):
+        seat = Seat(index)
+        now = version_for(after, seat)
+        numbers.append(now if before is None or now > version_for(before, seat) else None)
+    return numbers

@@ -133,7 +133,8 @@ def _just_finished(before: Table | None, after: Table) -> bool:
 
 
 def lobby_change(game_id: uuid.UUID, before: Table | None, after: Table, at: datetime) -> LobbyChange:
-    started = after.status != "open" and (before is None or before.status == "open")
+    # A lobby closed unstarted (domain/table/clock.py) is finished, never started.
+    started = after.status != "open" and not after.closed and (before is None or before.status == "open")
     finished = _just_finished(before, after)
     return LobbyChange(
         game_id=game_id,
@@ -190,7 +191,7 @@ def player_games(table: Table) -> tuple[PlayerGame, ...]:
     for seat, player in enumerate(table.players):
         if player is not None:
             seats.setdefault(player, []).append(seat)
-    if table.status != "finished":
+    if table.status != "finished" or table.closed:  # a lobby closed unstarted: nobody won or lost
         return tuple(PlayerGame(player, tuple(held), None) for player, held in seats.items())
     ruled = rulings(table)
     return tuple(

@@ -158,10 +158,13 @@ def verify(text: str, verifiers: Sequence[Verifier]) -> Signed:
     except NoteError as exc:
         raise ReceiptError(str(exc)) from None
     receipt = Receipt.parse_body(note.body)
-    for verifier in verifiers:
-        if verifier.kind == ED25519 and note.signed_by(verifier):
-            return Signed(receipt, verifier.id, text)
-    raise ReceiptError("no signature by a key this verifier trusts")
+    try:
+        signers = note.signers(v for v in verifiers if v.kind == ED25519)
+    except NoteError as exc:
+        raise ReceiptError(str(exc)) from None
+    if not signers:
+        raise ReceiptError("no signature by a key this verifier trusts")
+    return Signed(receipt, signers[0].id, text)
 
 
 class ReceiptSigner:

@@ -15,8 +15,10 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from projections.receipts import ReceiptSigner
+from service import deployment
 from service.app.access import Access
 from service.app.auth import Keyring
+from service.app.computer_players import ComputerPlayers
 from service.app.disputes import Disputes
 from service.app.erasure import Erasure
 from service.app.games import GameService
@@ -38,6 +40,7 @@ from service.store.replica import Reads
 from service.streams.chunks import Chunks
 from service.streams.feeds import FeedHub
 from service.transparency.log import Sequencer, TransparencyLog
+from service.transparency.push import Pusher
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,13 @@ class Services:
 async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[Services]:
     """Every part of the service against the database at ``url``, started; stopped on exit."""
     pool = await create_pool(url, max_size=20)
+    identity = settings.log_identity()  # made at the first start, not by `playlog openapi`
     async with pool.acquire() as conn:
+        try:  # one deployment, one identity: refused before anything starts (docs/scaling.md)
+            await deployment.check(conn, settings, identity, keys)
+        except deployment.Disagreement:
+            await pool.close()
+            raise
         store = EventStore(pool, batcher=None if await is_citus(conn) else AppendBatcher(pool))
     # A replica that is down at start only sends its reads to the primary: no connection first.
     replica = None
@@ -84,7 +93,6 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     listener = Listener(url)
     notifier = Notifier(pool, local=listener.deliver)
     tables = Tables(store, settings.cache_games)  # the one cache: commands, feeds, projector
-    identity = settings.log_identity()  # made at the first start, not by `playlog openapi`
     games = GameService(
         store,
         notifier=notifier if settings.notify_appends else None,
@@ -99,6 +107,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     listener.on_append(games.invalidate)
     listener.on_resync(games.forget_all)
     scheduler = Scheduler(games, settings.scheduler_interval)
+    computer_players = ComputerPlayers(games, settings.computer_players_interval)
     feeds = FeedHub(reads, listener, tables)
 
     def forget_erased(game_id: uuid.UUID) -> None:  # docs/erasure.md
@@ -110,7 +119,8 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     moderators = Moderators(pool, settings.moderator_cache_seconds)
     listener.on_auth(moderators.on_auth)
     listener.on_resync(moderators.invalidate)
-    sequencer = Sequencer(url, identity, settings.log_interval)
+    pusher = Pusher(settings.witness_submission_urls(), settings.witnesses())
+    sequencer = Sequencer(url, identity, settings.log_interval, pusher)
     projector = Projector(store, url, listener, tables=tables)
     services = Services(
         settings=settings,
@@ -135,6 +145,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
     notifier.start()
     listener.start()
     scheduler.start()
+    computer_players.start()
     if settings.read_models:
         projector.start()
     sequencer.start()
@@ -147,6 +158,7 @@ async def running(settings: Settings, url: str, keys: Keyring) -> AsyncIterator[
         feeds.drain()
         await sequencer.stop()
         await projector.stop()
+        await computer_players.stop()
         await scheduler.stop()
         await feeds.close()
         await listener.stop()

@@ -24,6 +24,31 @@ def default_instance_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+class SettingsError(ValueError):
+    """A configuration that cannot be read (said in one line, not a traceback)."""
+
+
+def read_deployment_file(path: Path) -> dict[str, str]:
+    """The shared settings of ``PLAYLOG_DEPLOYMENT_FILE``: ``NAME=value`` lines, ``#`` comments
+    (``playlog deployment init`` writes it; docs/scaling.md)."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as exc:
+        raise SettingsError(
+            f"PLAYLOG_DEPLOYMENT_FILE {path} cannot be read ({exc.strerror}):"
+            f" `playlog deployment init --file {path}` writes it once for every instance"
+        ) from None
+    found: dict[str, str] = {}
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep or not name.strip().startswith("PLAYLOG_"):
+            raise SettingsError(f"{path}: not a NAME=value line: {line[:40]!r}")
+        found[name.strip()] = value.strip()
+    return found
+
+
 def _hours(env: dict[str, str], name: str, default: float) -> float:
     return float(env.get(name, default)) * 3600.0
 
@@ -42,6 +67,7 @@ class Settings:
     cache_games: int = 2000
     log_format: str = "auto"  # auto | json | console
     scheduler_interval: float = 0.05
+    computer_players_interval: float = 0.05  # between two moves of one computer seat, at most
     # Token lifetimes, in seconds (docs/security.md).
     seat_token_lifetime: float = 30 * 86400.0  # upper bound of a seat token, game or no game
     seat_token_after_game: float = 3 * 86400.0  # a seat token keeps reading this long after the end
@@ -59,10 +85,13 @@ class Settings:
     header_timeout: float = 10.0  # seconds a connection may take to send a request's headers
     keepalive_timeout: int = 5  # seconds an idle keep-alive connection stays open
     # The transparency log (docs/transparency-log.md): its name, its signing keys (never the JWT
-    # secret; "" keeps them in data_dir), the witnesses whose cosignatures it accepts (verifier
-    # keys, comma-separated) and how often its sequencer appends and signs.
+    # secret; "" keeps them in data_dir, for a lone instance: docs/scaling.md), the witnesses it
+    # asks to cosign (C2SP tlog-witness submission prefixes, comma-separated), those whose
+    # cosignatures it accepts (verifier keys, comma-separated) and how often its sequencer
+    # appends and signs.
     log_origin: str = "playlog.localhost/log"
     log_signing_key: str = ""
+    witness_urls: str = ""
     witness_keys: str = ""
     log_interval: float = 2.0
     # Parts a deployment may switch off (docs/configuration.md); bench/commands.py's
@@ -74,6 +103,9 @@ class Settings:
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
         env = dict(os.environ if env is None else env)
+        if env.get("PLAYLOG_DEPLOYMENT_FILE"):  # the shared settings; the environment's own win
+            shared = read_deployment_file(Path(env["PLAYLOG_DEPLOYMENT_FILE"]))
+            env = {**env, **{k: v for k, v in shared.items() if not env.get(k)}}
         data_dir = Path(env["PLAYLOG_DATA_DIR"]) if env.get("PLAYLOG_DATA_DIR") else default_data_dir()
         return cls(
             database_url=env.get("PLAYLOG_DATABASE_URL") or None,
@@ -100,6 +132,7 @@ class Settings:
             keepalive_timeout=int(env.get("PLAYLOG_KEEPALIVE_TIMEOUT", cls.keepalive_timeout)),
             log_origin=env.get("PLAYLOG_LOG_ORIGIN", cls.log_origin),
             log_signing_key=env.get("PLAYLOG_LOG_SIGNING_KEY", ""),
+            witness_urls=env.get("PLAYLOG_WITNESS_URLS", ""),
             witness_keys=env.get("PLAYLOG_WITNESS_KEYS", ""),
             log_interval=float(env.get("PLAYLOG_LOG_INTERVAL", cls.log_interval)),
             read_models=_switch(env, "PLAYLOG_READ_MODELS"),
@@ -119,8 +152,13 @@ class Settings:
         """The witnesses whose cosignatures the log accepts (``PLAYLOG_WITNESS_KEYS``)."""
         return [Verifier.parse(part) for part in self.witness_keys.split(",") if part.strip()]
 
+    def witness_submission_urls(self) -> list[str]:
+        """The witnesses the log pushes its checkpoints to (``PLAYLOG_WITNESS_URLS``)."""
+        return [part.strip() for part in self.witness_urls.split(",") if part.strip()]
+
     def secret(self) -> str:
-        """The JWT signing key: the configured one, else one kept in the data directory."""
+        """The JWT signing key: the configured one, else one kept in the data directory (a lone
+        instance's: another instance of the deployment needs it configured, docs/scaling.md)."""
         if self.jwt_secret:
             return self.jwt_secret
         path = self.data_dir / "jwt-secret"

@@ -30,8 +30,9 @@ class MemorySeeds:
     def __init__(self) -> None:
         self.seeds: dict[uuid.UUID, bytes] = {}
 
-    async def new(self, game_id: uuid.UUID) -> bytes:
-        return self.seeds.setdefault(game_id, secrets.token_bytes(32))
+    @staticmethod
+    def draw() -> bytes:
+        return secrets.token_bytes(32)
 
     async def of(self, game_id: uuid.UUID) -> bytes | None:
         return self.seeds.get(game_id)
@@ -62,6 +63,7 @@ class MemoryEventStore:
         due_at: float | None = None,
         command: dict[str, Any] | None = None,
         kept: Sequence[Kept] = (),
+        seed: bytes | None = None,
     ) -> AppendResult:
         self.appends += 1
         self.texts.update((k.seal, k.text) for k in kept)
@@ -77,6 +79,8 @@ class MemoryEventStore:
             raise InvalidExpectedSeq(f"Expected seq {expected_seq} is ahead of the game.", len(log))
         if expected_seq != len(log):
             raise ConcurrencyConflict(game_id, expected_seq, len(log))
+        if seed is not None:  # stored with the create, as the real store does
+            self.seeds.seeds.setdefault(game_id, seed)
         stored = [self._stored(game_id, len(log) + i + 1, event) for i, event in enumerate(events)]
         log.extend(stored)
         if command_id is not None:

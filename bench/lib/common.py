@@ -32,6 +32,8 @@ if str(CODE_ROOT) not in sys.path:
 import asyncpg  # noqa: E402
 import msgspec  # noqa: E402
 
+from projections.notes import Signer  # noqa: E402
+
 DEFAULT_DATA_DIR = Path(os.environ.get("PLAYLOG_BENCH_DIR", "/tmp/playlog-bench"))
 PLOTS = ROOT / "bench" / "plots"  # the PNGs the scripts write (committed)
 
@@ -300,12 +302,26 @@ def free_port() -> int:
         return port
 
 
+# The log's signing key of every instance a bench starts (each on a fresh database).
+LOG_KEY = Signer.generate("playlog.localhost/log").text
+
+
 class Service:
     """``playlog serve`` (uvicorn, ``workers`` processes) against ``url`` on a free local port."""
 
     def __init__(
-        self, url: str, *, data_dir: Path, env: dict[str, str] | None = None, workers: int = 1
+        self,
+        url: str,
+        *,
+        data_dir: Path,
+        env: dict[str, str] | None = None,
+        workers: int = 1,
+        root: Path = CODE_ROOT,
+        python: str = sys.executable,
+        cli: str = "service.tools.cli",
     ) -> None:
+        """``root``, ``python``, ``cli``: the tree served, its interpreter and its command-line
+        module (a baseline's clone, its venv, its layout)."""
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         full_env = {
@@ -313,6 +329,7 @@ class Service:
             "PLAYLOG_DATABASE_URL": url,
             "PLAYLOG_DATA_DIR": str(data_dir),
             "PLAYLOG_JWT_SECRET": "bench-secret-bench-secret-bench-secret",
+            "PLAYLOG_LOG_SIGNING_KEY": LOG_KEY,  # shared: instances of one deployment agree
             "PLAYLOG_LOG_FORMAT": "json",
             # The abuse limits are for the outside world: a bench drives thousands of games
             # and streams from one address.
@@ -322,16 +339,15 @@ class Service:
             "PLAYLOG_MAX_CONNECTIONS": "100000",
             **(env or {}),
         }
-        root = CODE_ROOT
         full_env["PYTHONPATH"] = str(root)
         data_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = data_dir / "service.log"  # the service's own log lines (one per command)
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [
-                sys.executable,
+                python,
                 "-m",
-                "service.tools.cli",
+                cli,
                 "serve",
                 "--port",
                 str(self.port),

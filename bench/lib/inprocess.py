@@ -10,12 +10,18 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
-import commands as closed_loop
 import msgspec
 
-from bench.lib import common
+from bench.lib import bots, common
+
+# Which request the code running now serves, for what it makes the database do
+# (bench/lib/costs.py): "command" (a seat's POST .../commands), "other", or None (the app's own
+# tasks: the projector, the scheduler). Tasks a request starts inherit it.
+REQUEST: ContextVar[str | None] = ContextVar("request", default=None)
 
 
 class Asgi:
@@ -61,7 +67,11 @@ class Asgi:
             else:
                 chunks.append(message.get("body", b""))
 
-        await self.app(scope, receive, send)
+        serving = REQUEST.set("command" if method == "POST" and path.endswith("/commands") else "other")
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            REQUEST.reset(serving)
         return status, b"".join(chunks)
 
     async def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
@@ -72,20 +82,25 @@ class Asgi:
 
 
 @asynccontextmanager
-async def running_app(url: str, name: str) -> AsyncIterator[Asgi]:
-    """The app on ``url``, started and stopped through its ASGI lifespan, with the benches' settings."""
+async def running_app(
+    url: str, name: str, data_dir: Path | None = None, **settings: Any
+) -> AsyncIterator[Asgi]:
+    """The app on ``url``, started and stopped through its ASGI lifespan, with the benches' settings
+    and ``settings`` (its files in ``data_dir``, by default the benches' directory's ``name``)."""
     from service.config import Settings
     from service.http.app import create_app
 
-    settings = Settings(
-        database_url=url,
-        data_dir=common.DEFAULT_DATA_DIR / name,
-        jwt_secret="bench-secret-bench-secret-bench-secret",
-        log_format="json",
-        rate_limit_writes="off",
-        rate_limit_commands="100000/second",  # on, as in bench/commands.py, never met
+    app = create_app(
+        Settings(
+            database_url=url,
+            data_dir=data_dir or common.DEFAULT_DATA_DIR / name,
+            jwt_secret="bench-secret-bench-secret-bench-secret",
+            log_format="json",
+            rate_limit_writes="off",
+            rate_limit_commands="100000/second",  # on, as in bench/commands.py, never met
+            **settings,
+        )
     )
-    app = create_app(settings)
     lifespan_in: asyncio.Queue[dict[str, str]] = asyncio.Queue()
     lifespan_out: asyncio.Queue[dict[str, str]] = asyncio.Queue()
     lifespan = asyncio.create_task(
@@ -126,11 +141,11 @@ async def play(client: Asgi, rng: random.Random, counts: dict[str, int], more: C
         counts["other"] += players + 3
         while more(sent) and view["status"] != "finished":
             choice = None
-            for seat in closed_loop.actors(view["view"]["public"], players):
+            for seat in bots.actors(view["view"]["public"], players):
                 if view["seat"] != seat:
                     view = await client.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
                     counts["other"] += 1
-                legal = [c for c in view["view"]["legal_commands"] if c["type"] not in closed_loop.AVOIDED]
+                legal = [c for c in view["view"]["legal_commands"] if c["type"] not in bots.AVOIDED]
                 if legal:
                     choice = (seat, rng.choice(legal))
                     break

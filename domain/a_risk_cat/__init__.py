@@ -37,8 +37,17 @@ from domain.a_risk_cat.about import ABOUT
 from domain.a_risk_cat.commands import RENAMED_COMMANDS, ARiskCatCommand
 from domain.a_risk_cat.events import ARiskCatEvent, ARiskCatEventUnion, SeatConceded
 from domain.a_risk_cat.legal import legal_commands
-from domain.a_risk_cat.rules import deadline, decide, evolve, initial_state, on_deadline, outcome, start
-from domain.a_risk_cat.state import ARiskCatOptions, ARiskCatState
+from domain.a_risk_cat.rules import (
+    deadline,
+    decide,
+    evolve,
+    initial_state,
+    on_deadline,
+    outcome,
+    start,
+    waiting_for,
+)
+from domain.a_risk_cat.state import PUBLIC_CLOCK, ARiskCatOptions, ARiskCatState
 from domain.a_risk_cat.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
 from domain.a_risk_cat.views import ARiskCatView, ARiskCatViewBase, redact, view
 from domain.decider import Clock, Command, Decider, Hidden, Seats, Types, Versions
@@ -68,7 +77,9 @@ DECIDER: Decider[ARiskCatState, Command, ARiskCatEvent, ARiskCatViewBase] = Deci
     view=view,
     redact=redact,
     legal_commands=legal_commands,
-    clock=Clock(deadline=deadline, on_deadline=on_deadline),
+    clock=Clock(
+        deadline=deadline, on_deadline=on_deadline, waiting_for=waiting_for, public_defaults=PUBLIC_CLOCK
+    ),
     hidden=Hidden(order=hidden_order),
     versions=Versions(
         rules=RULES_VERSION, schemas=SCHEMA_VERSIONS, upcasters=UPCASTERS, renamed_commands=RENAMED_COMMANDS

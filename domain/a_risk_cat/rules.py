@@ -76,7 +76,7 @@ from domain.decider import ActOnTimeout, Command, Concede, Context, Outcome
 from domain.errors import RuleViolation
 from domain.rereading import checked
 
-__all__ = ["deadline", "decide", "evolve", "initial_state", "on_deadline", "outcome", "start"]
+__all__ = ["deadline", "decide", "evolve", "initial_state", "on_deadline", "outcome", "start", "waiting_for"]
 
 
 def _refuse_top(state: ARiskCatState, active: int, seat: int, code: str, message: str) -> NoReturn:
@@ -304,6 +304,11 @@ def deadline(state: ARiskCatState) -> float | None:
     if state.phase != "playing" or state.pending is None:
         return None
     return state.deadline
+
+
+def waiting_for(state: ARiskCatState) -> int | None:
+    """The seat whose answer ``deadline(state)`` waits for: the pending decision's."""
+    return state.pending.seat if state.phase == "playing" and state.pending is not None else None
 
 
 def on_deadline(state: ARiskCatState) -> ActOnTimeout:

@@ -12,6 +12,10 @@ from domain.decider import Pending, Phase
 # The base game, or the full game with the paintings' special powers (RULES 2).
 Mode = Literal["base", "full"]
 
+# A public game's per-move limit unless its host gives one (``decision_timeout``: null turns it
+# off): a minute, Board Game Arena's realtime pace (RULES 3; rules.md, "The clock").
+PUBLIC_CLOCK = {"decision_timeout": 60.0}
+
 
 class ARiskCatOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Game options, fixed at creation.

@@ -46,8 +46,9 @@ from domain.exploding_kittens.rules import (
     on_deadline,
     outcome,
     start,
+    waiting_for,
 )
-from domain.exploding_kittens.state import ExplodingKittensOptions, ExplodingKittensState
+from domain.exploding_kittens.state import PUBLIC_CLOCK, ExplodingKittensOptions, ExplodingKittensState
 from domain.exploding_kittens.upcasters import RULES_VERSION, SCHEMA_VERSIONS, UPCASTERS
 from domain.exploding_kittens.views import ExplodingKittensView, private_to, redact, view
 
@@ -81,7 +82,9 @@ DECIDER: Decider[
     view=view,
     redact=redact,
     legal_commands=legal_commands,
-    clock=Clock(deadline=deadline, on_deadline=on_deadline),
+    clock=Clock(
+        deadline=deadline, on_deadline=on_deadline, waiting_for=waiting_for, public_defaults=PUBLIC_CLOCK
+    ),
     hidden=Hidden(order=hidden_order, private_to=private_to),
     versions=Versions(
         rules=RULES_VERSION, schemas=SCHEMA_VERSIONS, upcasters=UPCASTERS, renamed_commands=RENAMED_COMMANDS

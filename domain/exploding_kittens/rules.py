@@ -173,6 +173,14 @@ def deadline(state: State) -> float | None:
     return state.turn_deadline
 
 
+def waiting_for(state: State) -> int | None:
+    """The seat whose answer ``deadline(state)`` waits for: the pending decision's or the turn's
+    (None while a reaction window is open: every living seat may answer it, none has to)."""
+    if state.phase != "playing" or state.window is not None:
+        return None
+    return state.pending.seat if state.pending is not None else state.active_seat
+
+
 def on_deadline(state: State) -> ExplodingKittensCommand:
     """The command the server sends (with ``ctx.seat = None``) once ``deadline(state)`` has passed."""
     if state.window is not None:

@@ -11,6 +11,10 @@ from domain.exploding_kittens.cards import Card
 
 Edition = Literal["2022", "classic"]
 
+# A public game's per-move limit unless its host gives one (``decision_timeout``: null turns it
+# off): a minute, Board Game Arena's realtime pace (RULES 3; rules.md, "The clock").
+PUBLIC_CLOCK = {"decision_timeout": 60.0}
+
 
 class ExplodingKittensOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Game options, validated at creation (bad values raise ``invalid_options``)."""

@@ -18,6 +18,12 @@ from domain.personal import Fields
 MAX_SPECTATOR_DELAY = 3600.0
 DEFAULT_SPECTATOR_DELAY = 30.0
 NAME_LENGTH = (1, 40)
+# The table's clock (domain/table/clock.py): timeouts in a row that remove a seat, and how long a
+# lobby waits for its start; their bounds. 0 in a create turns either off.
+DEFAULT_TIMEOUTS_TO_REMOVE = 3
+MAX_TIMEOUTS_TO_REMOVE = 20
+PUBLIC_LOBBY_TIMEOUT = 3600.0  # private lobbies wait until their host starts or leaves them
+MAX_LOBBY_TIMEOUT = 7 * 86400.0
 
 
 class TableCommand(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
@@ -29,6 +35,10 @@ class CreateGame(TableCommand, frozen=True, tag="table.create"):
     options: dict[str, Any]
     public: bool = True
     spectator_delay: float | None = None  # None: DEFAULT_SPECTATOR_DELAY
+    # The table's clock (domain/table/clock.py), None or 0: never. A host's create takes the
+    # defaults through ``clock.with_defaults`` before it is decided.
+    timeouts_to_remove: int | None = None
+    lobby_timeout: float | None = None
 
 
 class JoinSeat(TableCommand, frozen=True, tag="table.join"):

@@ -17,7 +17,7 @@ from typing import Any
 
 from domain.batch import states_after
 from domain.decider import Context, Decider
-from domain.table import rules
+from domain.table import clock, rules
 from domain.table.commands import TableCommand
 from domain.table.state import Table, evolve
 
@@ -75,8 +75,9 @@ class SeatedDecider:
         return table
 
     def deadline(self, table: Table) -> float | None:
-        """When the server must act on its own (None: not while the game does not run)."""
-        return self.game.clock.deadline(table.state) if table.status == "running" else None
+        """When the server must act on its own (None: nothing is due): the game's deadline while it
+        runs, the lobby's while it is open (domain/table/clock.py)."""
+        return clock.deadline(table)
 
 
 def seated(game: Decider, *alongside: Alongside) -> SeatedDecider:

@@ -30,6 +30,11 @@ class GameCreated(LobbyEvent, frozen=True, tag="lobby.created"):
     # hex(sha256("playlog/server-seed/v1" 0x00 S)) of the server's seed (domain/randomness.py);
     # None in a seeded game and in games created before seeds were committed.
     seed_commitment: str | None = None
+    # The table's clock (domain/table/clock.py), None in games created before it: a seat whose
+    # time runs out this many times in a row is removed; the lobby closes this many seconds after
+    # its creation unless started.
+    timeouts_to_remove: int | None = None
+    lobby_timeout: float | None = None
 
 
 class SeatJoined(LobbyEvent, frozen=True, tag="lobby.joined"):
@@ -65,6 +70,25 @@ class SeedDisclosed(LobbyEvent, frozen=True, tag="lobby.seed_disclosed"):
     seed: str
 
 
+class SeatTimedOut(LobbyEvent, frozen=True, tag="lobby.timed_out"):
+    """The clock ran out on ``seat``'s answer for the ``in_a_row``-th time in a row. The game's
+    own events follow: its forced move, or, once ``removed``, the seat's concession."""
+
+    seat: int
+    in_a_row: int
+    removed: bool = False
+
+
+class SeatBack(LobbyEvent, frozen=True, tag="lobby.back"):
+    """A seat the clock had answered for acted itself again: its timeouts in a row start over."""
+
+    seat: int
+
+
+class LobbyClosed(LobbyEvent, frozen=True, tag="lobby.closed"):
+    """The lobby was not started within its ``lobby_timeout``: the game ends unplayed."""
+
+
 class SeatsErased(LobbyEvent, frozen=True, tag="lobby.erased"):
     """A person's texts in this game were erased (docs/erasure.md): the seats they hold are
     shown by ``pseudonym`` from here on, as every seal of theirs now opens to it."""
@@ -80,7 +104,18 @@ PERSONAL_FIELDS: Fields = {"lobby.joined": {"name": "name"}}
 SCHEMA_VERSIONS: dict[str, int] = {}
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
-LobbyEvents = GameCreated | SeatJoined | SeatLeft | GameStarted | SeedRevealed | SeedDisclosed | SeatsErased
+LobbyEvents = (
+    GameCreated
+    | SeatJoined
+    | SeatLeft
+    | GameStarted
+    | SeedRevealed
+    | SeedDisclosed
+    | SeatsErased
+    | SeatTimedOut
+    | SeatBack
+    | LobbyClosed
+)
 
 
 def is_lobby_type(event_type: str) -> bool:

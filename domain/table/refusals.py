@@ -21,3 +21,7 @@ class TableRefusal(RuleViolation):
 
 def already_started(message: str = "This game has already started.") -> TableRefusal:
     return TableRefusal("conflict", "game_already_started", message)
+
+
+def lobby_closed() -> TableRefusal:
+    return TableRefusal("conflict", "lobby_closed", "This lobby closed: it was not started in time.")

@@ -1,4 +1,5 @@
-"""The table's rules (RULES.md's lobby): create, join, leave or concede, start, the deadline.
+"""The table's rules (RULES.md's lobby): create, join, leave or concede, start, the deadline
+(domain/table/clock.py: the clock's own rules).
 
 ``decide(game, table, command, ctx)`` is the composed decide: lobby commands are decided here,
 a seat's ``Play`` and the server's ``ActOnDeadline`` are routed to ``game`` once it has started.
@@ -17,6 +18,7 @@ import msgspec
 from domain import randomness
 from domain.batch import Folded, states_after
 from domain.decider import Concede, Context, Decider
+from domain.table import clock
 from domain.table.commands import (
     DEFAULT_SPECTATOR_DELAY,
     MAX_SPECTATOR_DELAY,
@@ -40,7 +42,7 @@ from domain.table.events import (
     SeedDisclosed,
     SeedRevealed,
 )
-from domain.table.refusals import TableRefusal, already_started
+from domain.table.refusals import TableRefusal, already_started, lobby_closed
 from domain.table.state import Table
 from domain.text import is_name
 
@@ -62,6 +64,7 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
             "invalid", "invalid_spectator_delay", f"spectator_delay must be 0..{MAX_SPECTATOR_DELAY:g} s."
         )
     options = game.parse_options(command.options)
+    timeouts_to_remove, lobby_timeout = clock.recorded(command)
     return [
         GameCreated(
             kind=game.kind,
@@ -71,6 +74,8 @@ def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
             created_at=ctx.now,
             rules_version=game.versions.rules,
             seed_commitment=ctx.seed_commitment,
+            timeouts_to_remove=timeouts_to_remove,
+            lobby_timeout=lobby_timeout,
         )
     ]
 
@@ -83,7 +88,7 @@ def join(table: Table, command: JoinSeat) -> list[Any]:
             "invalid", "invalid_name", f"A display name has {low} to {high} characters, no control character."
         )
     if table.status != "open":
-        raise already_started()
+        raise lobby_closed() if table.closed else already_started()
     free = table.free_seats()
     if not free:
         raise TableRefusal("conflict", "game_full", "Every seat of this game is taken.")
@@ -124,7 +129,7 @@ def reveal(table: Table, command: RevealSeed) -> list[Any]:
 
 def start(game: Decider, table: Table, ctx: Context) -> list[Any]:
     if table.status != "open":
-        raise already_started()
+        raise lobby_closed() if table.closed else already_started()
     if free := table.free_seats():
         raise TableRefusal("conflict", "seats_not_filled", f"{len(free)} seat(s) are still free.")
     return [GameStarted(started_at=ctx.now), *game.start(table.state, ctx)]
@@ -147,17 +152,8 @@ def play(game: Decider, table: Table, command: Play, ctx: Context) -> Sequence[A
         check_holder(table, command.seat, command.holder)
     if table.status == "open":
         raise TableRefusal("conflict", "game_not_started", "The game has not started yet.")
-    return game.decide(table.state, command.command, dataclasses.replace(ctx, seat=command.seat))
-
-
-def on_deadline(game: Decider, table: Table, ctx: Context) -> Sequence[Any]:
-    """The game's deadline command when its deadline has passed; no events otherwise."""
-    if table.status != "running":
-        return []
-    due = game.clock.deadline(table.state)
-    if due is None or due > ctx.now:
-        return []
-    return game.decide(table.state, game.clock.on_deadline(table.state), dataclasses.replace(ctx, seat=None))
+    moves = game.decide(table.state, command.command, dataclasses.replace(ctx, seat=command.seat))
+    return clock.back(table, command.seat, moves)
 
 
 def disclosed(game: Decider, table: Table, events: Sequence[Any], ctx: Context) -> Sequence[Any]:
@@ -205,7 +201,7 @@ def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Conte
         case LeaveSeat():
             return disclosed(game, table, leave(game, table, command, ctx), ctx)
         case ActOnDeadline():
-            return disclosed(game, table, on_deadline(game, table, ctx), ctx)
+            return disclosed(game, table, clock.on_deadline(game, table, ctx), ctx)
         case EraseSeats():
             return erase(table, command)
         case CreateGame():

@@ -17,9 +17,12 @@ from domain.decider import Decider, Outcome
 from domain.table.events import (
     GameCreated,
     GameStarted,
+    LobbyClosed,
+    SeatBack,
     SeatJoined,
     SeatLeft,
     SeatsErased,
+    SeatTimedOut,
     SeedDisclosed,
     SeedRevealed,
 )
@@ -61,6 +64,13 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
     seat_commitments: tuple[str | None, ...] = ()
     seat_seeds: tuple[str | None, ...] = ()
     server_seed: str | None = None
+    # The table's clock (domain/table/clock.py; None: never, as in games created before it), each
+    # seat's timeouts in a row (empty until the first), and whether the lobby closed unstarted
+    # (the game is then finished, with no outcome).
+    timeouts_to_remove: int | None = None
+    lobby_timeout: float | None = None
+    timeouts: tuple[int, ...] = ()
+    closed: bool = False
     # The game's decider (never encoded: a table is a fold, not a record).
     game: Any = None
 
@@ -92,6 +102,8 @@ def created(decider: Decider, event: GameCreated) -> Table:
         occupancies=(None,) * options.players,
         players=(None,) * options.players,
         seed_commitment=event.seed_commitment,
+        timeouts_to_remove=event.timeouts_to_remove,
+        lobby_timeout=event.lobby_timeout,
         seat_commitments=(None,) * options.players,
         seat_seeds=(None,) * options.players,
         state=decider.initial_state(options),
@@ -126,6 +138,14 @@ def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKN
                 pseudonym if i in erased and name is not None else name for i, name in enumerate(table.seats)
             )
             return msgspec.structs.replace(table, seats=names, version=version)
+        case SeatTimedOut(seat=seat, in_a_row=in_a_row):
+            return msgspec.structs.replace(table, timeouts=_timeouts(table, seat, in_a_row), version=version)
+        case SeatBack(seat=seat):
+            return msgspec.structs.replace(table, timeouts=_timeouts(table, seat, 0), version=version)
+        case LobbyClosed():
+            return msgspec.structs.replace(
+                table, status="finished", closed=True, finished_version=version, version=version
+            )
         case GameStarted(started_at=started_at):
             return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
         case GameCreated():
@@ -170,6 +190,12 @@ def _seated(
         players=tuple(players),
         version=version,
     )
+
+
+def _timeouts(table: Table, seat: int, in_a_row: int) -> tuple[int, ...]:
+    counts = list(table.timeouts or (0,) * len(table.seats))
+    counts[seat] = in_a_row
+    return tuple(counts)
 
 
 def _seat_seed(table: Table, seat: int, commitment: str | None, seed: str | None) -> Table:

@@ -22,11 +22,6 @@ def _number(value: Decimal) -> str:
     return format(value, "f")
 
 
-def _key_order(key: str) -> tuple[int, str]:
-    # By UTF-8 length, then bytewise (for valid strings the same as by code point).
-    return (len(key.encode()), key)
-
-
 def canonical(value: Any) -> str:
     """``value`` (parsed with ``parse_float=Decimal``, or plain Python values with floats) as
     jsonb's text output prints it. The common types are tested first, by exact type: receipts
@@ -35,13 +30,10 @@ def canonical(value: Any) -> str:
     if kind is str:
         return encode_basestring(value)  # json.dumps(value, ensure_ascii=False), without the wrapper
     if kind is dict:
-        return (
-            "{"
-            + ", ".join(
-                f"{encode_basestring(k)}: {canonical(value[k])}" for k in sorted(value, key=_key_order)
-            )
-            + "}"
-        )
+        # Keys by UTF-8 length, then bytewise (for valid strings the same as by code point); the
+        # comprehensions rather than a key function and a generator: a call fewer per key.
+        keys = sorted([(len(k.encode()), k) for k in value])
+        return "{" + ", ".join([f"{encode_basestring(k)}: {canonical(value[k])}" for _, k in keys]) + "}"
     if kind is int:
         return str(value)
     if kind is list or kind is tuple:

@@ -2,7 +2,7 @@
 (``playlog verify --trust KEYS --extend URL``, docs/transparency-log.md).
 
 The file's checkpoint holds the game's heads. A later checkpoint of the same log, signed by a
-trusted log key and cosigned by every trusted witness, with an RFC 9162 consistency proof from
+trusted log key and cosigned as the trust's quorum asks, with an RFC 9162 consistency proof from
 the file's to it, shows that the log still holds them, as witnessed now: a log rebuilt without
 them (a rewrite, a fork) has no such proof. Pure: the service's answers are given.
 """
@@ -59,11 +59,10 @@ def check_extension(export: ExportFile, trust: Trust, later: Later) -> Extended:
     except NoteError as exc:
         return Extended("not extended", f"the log's checkpoint now is not a signed checkpoint: {exc}")
     shown = f"the file's checkpoint ({_named(old)}) and the log's now ({_named(new)})"
+    cosigned, untrusted = trust.cosigners(note)
     reason = None
-    if not any(note.signed_by(key) for key in trust.log_keys):
-        reason = "the log's checkpoint now bears no signature of a trusted log key"
-    elif missing := [w.name for w in trust.witness_keys if not note.signed_by(w)]:
-        reason = f"the log's checkpoint now is not cosigned by {', '.join(missing)}"
+    if untrusted is not None:
+        reason = f"the log's checkpoint now {untrusted}"
     elif new.origin != old.origin:
         reason = f"the log's checkpoint now names another log ({new.origin})"
     elif new.size < old.size or not merkle.verify_consistency(
@@ -72,7 +71,7 @@ def check_extension(export: ExportFile, trust: Trust, later: Later) -> Extended:
         reason = "the log now does not extend the file's checkpoint (rewritten or forked since)"
     if reason is not None:
         return Extended("not extended", f"{reason}: {shown}")
-    witnessed = f", cosigned by {', '.join(w.name for w in trust.witness_keys)}" if trust.witness_keys else ""
+    witnessed = f", cosigned by {', '.join(w.name for w in cosigned)}" if cosigned else ""
     return Extended(
         f"the file's checkpoint of size {old.size} is in the log's of size {new.size} now{witnessed}"
     )

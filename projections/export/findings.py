@@ -11,9 +11,11 @@ from projections.table import Table
 
 
 class Finding(msgspec.Struct, frozen=True):
-    check: str  # chain | personal | shuffles | replay | seeds | format | access | log | receipts | extend
+    # chain | personal | shuffles | replay | seeds | format | access | log | receipts | extend | tlog-proof
+    check: str
     # an access finding: the record's n; a format finding: the line number; a receipt's: its
-    # place among the seat's receipts; a log finding: 0 for the checkpoint itself
+    # place among the seat's receipts (0: the receipts as a whole); a log finding: 0 for the
+    # checkpoint itself
     seq: int
     reason: str
 
@@ -21,7 +23,9 @@ class Finding(msgspec.Struct, frozen=True):
         if self.check == "access":
             return f"access record {self.seq}"
         if self.check == "receipts":
-            return f"receipt {self.seq}"
+            return f"receipt {self.seq}" if self.seq else "the receipts"
+        if self.check == "tlog-proof":
+            return "the tlog-proof"
         if self.check == "log" and self.seq == 0:
             return "checkpoint"
         if self.check == "extend":

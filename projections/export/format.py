@@ -155,6 +155,7 @@ class ProofRecord:
     seq: int
     head: bytes
     proof: list[bytes]
+    tag: bytes | None = None  # the game's tag of a version-2 leaf (docs/transparency-log.md)
 
 
 @dataclass(frozen=True)
@@ -315,6 +316,7 @@ def _proof(record: dict[str, Any]) -> ProofRecord:
         seq=_integer(record["seq"], "seq"),
         head=_hex(record["head"], "head"),
         proof=proof,
+        tag=_hex(record["tag"], "tag") if "tag" in record else None,
     )
 
 

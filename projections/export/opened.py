@@ -23,17 +23,18 @@ def _shown(export: ExportFile) -> dict[str, str]:
     }
 
 
-def _opened_event(event: EventRecord, shown: dict[str, str]) -> EventRecord:
+def _opened_event(event: EventRecord, shown: dict[str, str], seals: bool) -> EventRecord:
     if not seals_of(event.type, event.data, event.metadata):
         return event
-    data, metadata = open_event(event.type, event.data, event.metadata, shown, seals=False)
+    data, metadata = open_event(event.type, event.data, event.metadata, shown, seals=seals)
     return dataclasses.replace(event, data=data, metadata=metadata)
 
 
-def opened(export: ExportFile) -> ExportFile:
-    """``export`` with its events' and recorded commands' seals opened."""
+def opened(export: ExportFile, *, seals: bool = False) -> ExportFile:
+    """``export`` with its events' and recorded commands' seals opened; with ``seals``, each
+    opened event also names its seals in ``sealed``, as the service's event lists show it."""
     shown = _shown(export)
-    return dataclasses.replace(export, events=[_opened_event(e, shown) for e in export.events])
+    return dataclasses.replace(export, events=[_opened_event(e, shown, seals) for e in export.events])
 
 
 def check_personal(export: ExportFile) -> Finding | None:

@@ -12,15 +12,21 @@
   reason, a dispute it names raised before it;
 - given the keys a verifier trusts, the file's proofs: its heads under a cosigned checkpoint
   (projections/export/proofs.py);
-- given a seat's receipts, that the file holds every receipted append as receipted
-  (projections/export/receipted.py);
+- given a seat's receipts and the keys a verifier trusts, that the file holds every receipted
+  append as receipted (projections/export/receipted.py); without pinned keys they are unverified;
 - given the log's checkpoint now and a consistency proof to it, that the log still extends the
-  file's checkpoint (projections/export/extend.py).
+  file's checkpoint, when that checkpoint is trusted (projections/export/extend.py);
+- given a C2SP tlog-proof and the trust, that it proves one of the file's heads
+  (projections/export/tlogproof.py).
+
+The verdict is OK, FAILED (a finding: something contradicts the file) or UNVERIFIED (nothing
+contradicts it, but something asked or needed was not checked: receipts without pinned keys, a
+log only replayed that the caller did not accept at that level). Only OK is ``ok``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from decimal import Decimal
 
 import msgspec
@@ -43,12 +49,12 @@ from projections.export.opened import check_personal, opened
 from projections.export.proofs import Trust, check_proofs
 from projections.export.receipted import check_receipts
 from projections.export.reexecute import reexecute, replay
-from projections.notes import Verifier
+from projections.export.tlogproof import check_tlog_proof
 
 __all__ = ["Finding", "Replayed", "VerifyReport", "replay", "verify", "verify_lines"]
 
 # Findings that name something else than a seq of the log.
-_NOT_SEQS = ("access", "format", "receipts", "extend")
+_NOT_SEQS = ("access", "format", "receipts", "extend", "tlog-proof")
 
 
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -74,10 +80,14 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     receipts: str | None = None  # with a seat's receipts: how many were checked
     extended: str | None = None  # with the log's checkpoint now: what extended to what
     personal: str | None = None  # with personal texts (docs/erasure.md): how many, how many erased
+    tlog_proof: str | None = None  # with a C2SP tlog-proof of the game's head: what it proved
+    # What was asked or needed but could not be checked, by check (receipts without pinned keys,
+    # a log only replayed without the caller accepting that level): no contradiction, yet no OK.
+    unverified: dict[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        return not self.findings and not self.unverified
 
     @property
     def first_bad_seq(self) -> int | None:
@@ -96,7 +106,8 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     def level_text(self) -> str:
         if self.level != "re-executed":
-            return "replayed (no recorded commands)"
+            refused = "level" in self.unverified
+            return "replayed (no recorded commands)" + (": NOT ACCEPTED" if refused else "")
         waiting = f", {self.awaiting} replayed awaiting the server seed" if self.awaiting else ""
         return f"re-executed ({self.executed} commands{waiting})"
 
@@ -106,7 +117,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def first_contradicting_receipt(self) -> int | None:
-        return min((f.seq for f in self.findings if f.check == "receipts"), default=None)
+        return min((f.seq for f in self.findings if f.check == "receipts" and f.seq), default=None)
 
     def lines(self) -> list[str]:
         out = [
@@ -125,9 +136,11 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
         if self.log is not None:
             out.append(f"log:         {'FAILED' if 'log' in failing else 'ok'} ({self.log})")
         if self.receipts is not None:
-            out.append(f"receipts:    {'FAILED' if 'receipts' in failing else 'ok'} ({self.receipts})")
+            out.append(f"receipts:    {self._state('receipts')} ({self.receipts})")
         if self.extended is not None:
-            out.append(f"extended:    {'FAILED' if 'extend' in failing else 'ok'} ({self.extended})")
+            out.append(f"extended:    {self._state('extend')} ({self.extended})")
+        if self.tlog_proof is not None:
+            out.append(f"tlog-proof:  {self._state('tlog-proof')} ({self.tlog_proof})")
         for finding in sorted(self.findings, key=lambda f: (f.check in _NOT_SEQS, f.seq))[:5]:
             out.append(f"  {finding.where()} ({finding.check}): {finding.reason}")
         failed = [
@@ -144,8 +157,20 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
             failed.append("the checkpoint")
         if "extend" in failing:
             failed.append("the log now")
-        out.append("OK" if self.ok else "FAILED: " + ", ".join(failed))
+        if "tlog-proof" in failing:
+            failed.append("the tlog-proof")
+        if any(f.check == "receipts" and f.seq == 0 for f in self.findings):
+            failed.append("no receipt of this game")
+        if failed:
+            out.append("FAILED: " + ", ".join(failed))
+        else:
+            out.append("UNVERIFIED: " + "; ".join(self.unverified.values()) if self.unverified else "OK")
         return out
+
+    def _state(self, check: str) -> str:
+        if any(f.check == check for f in self.findings):
+            return "FAILED"
+        return "UNVERIFIED" if check in self.unverified else "ok"
 
 
 def check_chain(export: ExportFile) -> Finding | None:
@@ -283,11 +308,16 @@ def verify(
     trust: Trust | None = None,
     receipts: Sequence[str] | None = None,
     later: Later | None = None,
+    accept: Collection[str] = (),
+    tlog_proof: str | None = None,
 ) -> VerifyReport:
     """Every check of a parsed export; see the module docstring. ``server_seed``: the game's
     seed as the server holds it, to re-execute a running game whole (the audit, ``--all``).
-    With ``trust``, the proofs too; with ``receipts``, a seat's receipts (signed by a trusted
-    log key, else by one of the keys the file names: say so)."""
+    With ``trust``, the proofs too; with ``receipts``, a seat's receipts (checked against the
+    trusted log keys only: without them, unverified). ``accept``: the levels below
+    re-execution the caller accepts ("replayed": a log without recorded commands, whose events
+    are taken as facts); a file checked at a level not accepted is unverified. ``tlog_proof``: a
+    C2SP tlog-proof of one of the file's heads, checked against ``trust``."""
     chain = check_chain(export)
     texts = check_personal(export)
     judged = opened(export)  # the rules see the texts; the hashes cover the seals
@@ -297,27 +327,53 @@ def verify(
     shuffles = check_shuffles(judged, replayed)
     access = check_access(judged, replayed) if rules is None else None
     table = replayed.table
+    level = "re-executed" if replayed.recorded else "replayed"
     extra: list[Finding] = []
+    unverified: dict[str, str] = {}
+    if level not in ("re-executed", *accept):
+        unverified["level"] = (
+            f"the level {level} (no recorded commands) is not accepted (--accept-level {level})"
+        )
     log_summary = receipts_summary = extended = None
+    proven = None
     if trust is not None:
         proven = check_proofs(export, trust)
         cosigned = f", cosigned by {', '.join(proven.witnesses)}" if proven.witnesses else ""
         log_summary = f"heads at seqs {proven.seqs} under the checkpoint of size {proven.size}{cosigned}"
         if proven.failure:
             extra.append(Finding("log", *proven.failure))
-    if receipts is not None:
-        keys, whose = _receipt_keys(export, trust)
-        receipted = check_receipts(export, receipts, keys)
-        receipts_summary = f"{receipted.checked} of this game checked against {whose}" + (
+    if receipts is not None and trust is None:
+        # Keys taken from the file itself would let whoever wrote it sign the receipts.
+        receipts_summary = f"{len(receipts)} given, none checked: no pinned log keys"
+        unverified["receipts"] = "the receipts need pinned log keys (--trust)"
+    elif receipts is not None and trust is not None:
+        receipted = check_receipts(export, receipts, trust.log_keys)
+        receipts_summary = f"{receipted.checked} of this game checked against the trusted keys" + (
             f", {receipted.other_games} of other games" if receipted.other_games else ""
         )
         if receipted.failure:
             extra.append(Finding("receipts", *receipted.failure))
-    if trust is not None and later is not None:
-        extension = check_extension(export, trust, later)
-        extended = extension.summary
-        if extension.failure:
-            extra.append(Finding("extend", 0, extension.failure))
+        elif not receipted.checked:
+            extra.append(Finding("receipts", 0, "no receipt of this game among those given"))
+    if proven is not None and later is not None:
+        assert trust is not None
+        if not proven.trusted:
+            extended = "not checked: the file's checkpoint is not one the verifier trusts"
+            unverified["extend"] = "the extension of an untrusted checkpoint"
+        else:
+            extension = check_extension(export, trust, later)
+            extended = extension.summary
+            if extension.failure:
+                extra.append(Finding("extend", 0, extension.failure))
+    proof_summary = None
+    if tlog_proof is not None and trust is None:
+        proof_summary = "not checked: no trust policy"
+        unverified["tlog-proof"] = "the tlog-proof needs a trust policy (--trust)"
+    elif tlog_proof is not None and trust is not None:
+        proved = check_tlog_proof(tlog_proof, export, trust)
+        proof_summary = proved.summary
+        if proved.failure:
+            extra.append(Finding("tlog-proof", 0, proved.failure))
     return VerifyReport(
         game_id=export.header.game_id,
         kind=export.header.kind,
@@ -330,7 +386,7 @@ def verify(
         findings=[f for f in (chain, texts, shuffles, rules, seeds, access) if f is not None] + extra,
         access=len(export.access),
         access_ok=access is None,
-        level="re-executed" if replayed.recorded else "replayed",
+        level=level,
         executed=replayed.executed,
         awaiting=replayed.awaiting,
         seeds_ok=seeds is None,
@@ -340,6 +396,8 @@ def verify(
         receipts=receipts_summary,
         extended=extended,
         personal=_personal_summary(export),
+        tlog_proof=proof_summary,
+        unverified=unverified,
     )
 
 
@@ -350,16 +408,12 @@ def _personal_summary(export: ExportFile) -> str | None:
     return f"{len(export.personal) - erased} open their seals, {erased} erased"
 
 
-def _receipt_keys(export: ExportFile, trust: Trust | None) -> tuple[list[Verifier], str]:
-    """The keys a receipt must be signed with, and whose they are, in words."""
-    if trust is not None:
-        return trust.log_keys, "the trusted keys"
-    named = export.checkpoint.log_keys if export.checkpoint else []
-    return [Verifier.parse(k) for k in named], "the file's own keys (give --trust to pin them)"
-
-
 def verify_lines(
-    lines: Iterable[str | bytes], *, trust: Trust | None = None, receipts: Sequence[str] | None = None
+    lines: Iterable[str | bytes],
+    *,
+    trust: Trust | None = None,
+    receipts: Sequence[str] | None = None,
+    accept: Collection[str] = (),
 ) -> VerifyReport:
     """Parse and verify; a file that cannot be parsed yields a report naming where."""
     try:
@@ -376,4 +430,4 @@ def verify_lines(
             winners=None,
             findings=[Finding("format", exc.line or 1, str(exc))],
         )
-    return verify(export, trust=trust, receipts=receipts)
+    return verify(export, trust=trust, receipts=receipts, accept=accept)

@@ -124,8 +124,10 @@ def issue(keys: Keyring, principal: Principal, lifetime: float, *, now: float | 
         claims["sub"] = str(principal.player_id)
     kid, secret = keys.signing
     token = jwt.encode(claims, secret, algorithm=ALGORITHM, headers={"kid": kid})
-    if now is None and principal.role in ROLES:  # what verifying it would find (a token dated
-        keys.remember(token, _principal(claims), float(claims["exp"]))  # ahead is left to PyJWT)
+    # What verifying it would find, so that its first request need not (a lobby's tokens are
+    # dated by their event); a token dated ahead is left to PyJWT, which refuses it until then.
+    if issued <= time.time() and principal.role in ROLES:
+        keys.remember(token, _principal(claims), float(claims["exp"]))
     return token
 
 

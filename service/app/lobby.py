@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 
+from domain import registry
+from domain.table import clock
 from domain.table.commands import (
     ActOnDeadline,
     CreateGame,
@@ -49,12 +51,23 @@ class LobbyActions(GameLoop):
         *,
         public: bool,
         spectator_delay: float | None,
+        timeouts_to_remove: int | None = None,
+        lobby_timeout: float | None = None,
         key: str | None = None,
         body: bytes = b"",
     ) -> tuple[uuid.UUID, Lobbied]:
-        """A new game (with ``key``: the one the first create with that key and ``body`` made)."""
+        """A new game (with ``key``: the one the first create with that key and ``body`` made);
+        the clock's settings None: the defaults (domain/table/clock.py)."""
         game_id = created_game_id(key) if key is not None else uuid.uuid4()
-        command = CreateGame(kind=kind, options=options, public=public, spectator_delay=spectator_delay)
+        asked = CreateGame(
+            kind=kind,
+            options=options,
+            public=public,
+            spectator_delay=spectator_delay,
+            timeouts_to_remove=timeouts_to_remove,
+            lobby_timeout=lobby_timeout,
+        )
+        command = clock.with_defaults(registry.of(kind).game, asked)
         keys = keyed(key, "host", "createGame", (), body)
         done = await self.execute(game_id, command, "lobby", **key_arguments(keys))
         return game_id, (await self._answered(game_id, done))[0]

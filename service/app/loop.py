@@ -148,12 +148,12 @@ class GameLoop:
         rng = (seeds.draws(table, game_id, seed) if known else None) or random.SystemRandom()
         return seeds.context(table, rng, self.clock(), seed)
 
-    async def _created(self, game_id: uuid.UUID, command: CreateGame) -> Context:
-        """A create's context: the server's new seed committed (none for a seeded game)."""
-        committed = None
-        if command.options.get("seed") is None:
-            committed = randomness.server_commitment(await self.store.seeds.new(game_id))
-        return Context(randomness.Draws(None, 0), self.clock(), None, seed_commitment=committed)
+    def _created(self, command: CreateGame) -> tuple[Context, bytes | None]:
+        """A create's context, the server's new seed committed in it (none for a seeded game),
+        and that seed, which its append stores."""
+        seed = None if command.options.get("seed") is not None else self.store.seeds.draw()
+        committed = None if seed is None else randomness.server_commitment(seed)
+        return Context(randomness.Draws(None, 0), self.clock(), None, seed_commitment=committed), seed
 
     # -- the one loop ------------------------------------------------------------------------
 
@@ -190,11 +190,11 @@ class GameLoop:
         """
         if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
             kind = registry.of(command.kind)
-            ctx = await self._created(game_id, command)
+            ctx, seed = self._created(command)
             events: Sequence[Any] = kind.table.decide(None, command, ctx)
             recorded = commands.record(command, ctx.now, len(events))
             return await self._append(
-                game_id, kind, None, command, events, command_id, fingerprint, actor, recorded
+                game_id, kind, None, command, events, command_id, fingerprint, actor, recorded, seed
             )
         async with self._lock(game_id):
             if current is not None:  # unless a command of this instance went past it meanwhile
@@ -288,9 +288,11 @@ class GameLoop:
         fingerprint: str | None,
         actor: str,
         recorded: dict[str, Any],
+        seed: bytes | None = None,
     ) -> Executed:
         """Append with the expected seq, remember, notify; a used ``command_id`` appends nothing.
-        ``recorded``: the command as the log keeps it (projections/commands.py)."""
+        ``recorded``: the command as the log keeps it (projections/commands.py); ``seed``: a new
+        game's, stored with its create."""
         new_table = kind.table.fold(table, events)
         assert new_table is not None
 
@@ -312,6 +314,7 @@ class GameLoop:
             due_at=kind.table.deadline(new_table),
             command=sealed.recorded,
             kept=sealed.kept,
+            seed=seed,
         )
         if result.duplicate:
             if result.fingerprint != fingerprint:

@@ -1,6 +1,7 @@
-"""Acting on deadlines with no client request: reaction windows, decision timeouts.
+"""Acting on deadlines with no client request: reaction windows, decision timeouts, lobbies
+not started in time (domain/table/clock.py).
 
-Each instance polls the ``streams.due_at`` column (set by every append from the game's own
+Each instance polls the ``streams.due_at`` column (set by every append from the table's
 ``deadline``) every ``interval`` seconds. Several instances may pick the same game: each decides
 against the state it loaded and appends with the expected seq and the command id
 ``deadline:<version>``, so exactly one append lands and nobody appends twice.

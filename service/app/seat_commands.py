@@ -16,6 +16,7 @@ from domain import registry
 from domain.decider import Concede
 from domain.errors import RuleViolation
 from domain.registry import Kind
+from domain.table.clock import ClockSettings, settings_of
 from domain.table.commands import Play
 from domain.viewers import Seat
 from projections import table as tables
@@ -47,6 +48,9 @@ class SeatViewOut(msgspec.Struct, frozen=True):
     moves: list[Any]
     winners: list[int] | None = None
     ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
+    # The table's clock (domain/table/clock.py); absent when it has none, so the views of games
+    # without one keep their shape (the golden corpus holds them).
+    clock: ClockSettings | msgspec.UnsetType = msgspec.UNSET
 
 
 def _moves(table: Table, seat: int) -> list[Any]:
@@ -68,6 +72,7 @@ def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
         winners=list(table.outcome.winners) if table.outcome else None,
         ruled_outcome=ruled_outcome(table),
         moves=_moves(table, seat),
+        clock=clock if (clock := settings_of(table)) is not None else msgspec.UNSET,
     )
 
 

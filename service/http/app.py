@@ -20,6 +20,7 @@ from service.http.api.audit import (
     SeatTranscriptController,
 )
 from service.http.api.chunks import SpectatorChunksController
+from service.http.api.computer import ComputerPlayersController
 from service.http.api.deps import provide_games
 from service.http.api.disputes import GameDisputesController
 from service.http.api.erasure import SeatErasureController
@@ -31,6 +32,7 @@ from service.http.api.moderation import ModerationController
 from service.http.api.play import PlayController
 from service.http.api.players import PlayersController
 from service.http.api.streams import PlayerStreamController, SpectatorController
+from service.http.api.traces import SeatTraceController
 from service.http.api.transparency import GameLogProofController, TransparencyController
 from service.http.errors import EXCEPTION_HANDLERS, problem_details_plugin
 from service.http.fast.edge import edge
@@ -65,6 +67,8 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         route_handlers=[
             HealthController,
             LobbyController,
+            SeatTraceController,
+            ComputerPlayersController,
             PlayController,
             SeatErasureController,
             PlayersController,

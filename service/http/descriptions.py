@@ -76,8 +76,9 @@ DESCRIPTIONS: dict[str, str] = {
     "replyToDispute": "The seat a moderator asked a question answers it, once per question." + _KEY,
     "gameLogProof": (
         "The heads of this game in the transparency log, each with its inclusion proof against"
-        " the checkpoint of tree `size` (the newest without it): a seat or a spectator checks that"
-        " the game it saw is the one the log keeps."
+        " the checkpoint of tree `size` (the newest without it): a seat (once the game is over,"
+        " if nothing in it is hidden from anyone) or a spectator checks that the game it saw is the"
+        " one the log keeps."
     ),
     "joinGame": (
         "Takes the first free seat and answers its seat token. With a player token the seat is"
@@ -157,12 +158,11 @@ DESCRIPTIONS: dict[str, str] = {
         " newest one the witnesses have cosigned, their cosignatures appended."
     ),
     "logConsistency": "The proof that the log of size `from` is a prefix of the log of size `to`.",
-    "logCosign": (
-        "A witness hands in its cosignature of a checkpoint it has checked; it is served with the"
-        " checkpoint from then on (`Location`)."
-    ),
     "logKeys": "The log's public keys (retired ones stay, to check old checkpoints) and the witnesses' keys.",
-    "logTile": "One tile of the log's Merkle tree hashes (C2SP tlog-tiles); keep it as `Cache-Control` says.",
+    "logTile": (
+        "One tile of the log's Merkle tree hashes, or (`entries/<N>`) one bundle of its entries"
+        " (C2SP tlog-tiles); keep it as `Cache-Control` says."
+    ),
     "metrics": "The process's metrics in Prometheus' text format (commands by outcome among them).",
     "disputeQueue": (
         "The disputes moderators have to take, oldest first, filtered by status, kind and category." + _PAGES

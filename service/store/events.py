@@ -125,6 +125,7 @@ class EventStore:
         due_at: float | None = None,
         command: dict[str, Any] | None = None,
         kept: Sequence[Kept] = (),
+        seed: bytes | None = None,
     ) -> AppendResult:
         """Append ``events`` after ``expected_seq``, atomically; see the module docstring.
 
@@ -132,19 +133,29 @@ class EventStore:
         ``command``: the command that produced the events, recorded in the metadata every event
         of the append carries (projections/commands.py). ``kept``: the personal texts whose
         seals the events and the command carry, kept first (service/store/personal.py).
+        ``seed``: a new game's secret seed, stored with its create (service/store/seeds.py).
         """
-        if not kept:
-            return await self._append(
-                game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at, command
-            )
-        await self.personal.keep(game_id, kept)
+        if self._batcher is None:  # stored first, each in a round trip of its own
+            if seed is not None:
+                await self.seeds.keep(game_id, seed)
+            if kept:
+                await self.personal.keep(game_id, kept)
         try:
             result = await self._append(
-                game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at, command
-            )
+                game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at,
+                command, kept, seed,
+            )  # fmt: skip
         except StoreError:  # refused, so never appended (any other failure may have appended: kept)
-            await self.personal.drop(game_id, kept)
+            if kept:
+                await self.personal.drop(game_id, kept)
             raise
+        if not result.duplicate:  # a duplicate's game has the first create's seed
+            if seed is not None:
+                self.seeds.remember(game_id, seed)
+            if kept:
+                self.personal.remember(kept)
+        if not kept:
+            return result
         if result.duplicate:
             await self.personal.drop(game_id, kept)
         return AppendResult(
@@ -164,7 +175,10 @@ class EventStore:
         fingerprint: str | None,
         due_at: float | None,
         command: dict[str, Any] | None,
+        kept: Sequence[Kept] = (),
+        seed: bytes | None = None,
     ) -> AppendResult:
+        """``kept``, ``seed``: what the batcher writes with the append (without one, written already)."""
         if expected_seq < 0:
             raise InvalidExpectedSeq(f"Expected seq must be 0 or more, not {expected_seq}.")
         if not events:
@@ -179,6 +193,7 @@ class EventStore:
                 Append(
                     game_id, expected_seq, command_id, fingerprint,
                     [e.type for e in events], [e.schema_version for e in events], bodies, metadata, due_at,
+                    kept, seed,
                 )
             )  # fmt: skip
             conflict = rows[0][CONFLICT] if rows else None

@@ -1,7 +1,9 @@
 """The personal texts kept beside the log (migration 0018, domain/personal.py, docs/erasure.md).
 
 An append that carries a person's words keeps them here first (``keep``), then appends the
-events with their seals; when the append does not happen, the texts are dropped again (a crash
+events with their seals (a batched append keeps them in its own statement,
+service/store/batching.py: one round trip, one transaction); when the append does not happen,
+the texts are dropped again (a crash
 in between leaves a text no event seals: the person's erasure finds it by its subject all the
 same). Every read of the log opens its seals here (``open``): the texts are few (a name per
 seat, a dispute's texts), so the process keeps what it opened, and an erasure (``erase``, here
@@ -50,6 +52,10 @@ class PersonalTexts:
             [k.salt for k in kept],
             [k.text for k in kept],
         )
+        self.remember(kept)
+
+    def remember(self, kept: Sequence[Kept]) -> None:
+        """Texts kept (here, or with their append: service/store/batching.py), for their seals' reads."""
         for k in kept:
             self._remember(k.seal, k.text)
 

@@ -1,7 +1,10 @@
 """The servers' secret seeds of games (migration 0017; domain/randomness.py says what they key).
 
-A seed is drawn once, when its game is created, and never changes (the table refuses updates):
-a keyed create that is retried finds the first one's seed, so it decides the same commitment.
+A seed is drawn once, when its game is created (``draw``), and stored with the create's append,
+in its statement (service/store/batching.py; a store without a batcher stores it first,
+``keep``), so it is committed whenever its commitment is. It never changes (the table refuses
+updates; a second create of the game stores nothing): a keyed create that is retried is answered
+with the first one's events, and the first one's seed is the game's.
 Seeds are read on every command of a game that draws (its deadlines too), so the process keeps
 the newest ones; a seed never changes, so a kept one is never stale.
 """
@@ -30,19 +33,22 @@ class SeedStore:
             self._kept.popitem(last=False)
         return seed
 
-    async def new(self, game_id: uuid.UUID) -> bytes:
-        """The game's seed: drawn now, or the one a first create with this game id drew."""
-        if (kept := self._kept.get(game_id)) is not None:
-            return kept
-        seed = await self.db.fetchval(
-            "INSERT INTO game_seeds (game_id, seed) VALUES ($1, $2) ON CONFLICT (game_id) DO NOTHING"
-            " RETURNING seed",
+    @staticmethod
+    def draw() -> bytes:
+        """A new game's seed."""
+        return secrets.token_bytes(SEED_BYTES)
+
+    async def keep(self, game_id: uuid.UUID, seed: bytes) -> None:
+        """Store ``seed`` as the game's unless it has one (before its create's append)."""
+        await self.db.execute(
+            "INSERT INTO game_seeds (game_id, seed) VALUES ($1, $2) ON CONFLICT (game_id) DO NOTHING",
             game_id,
-            secrets.token_bytes(SEED_BYTES),
+            seed,
         )
-        if seed is None:
-            seed = await self.db.fetchval("SELECT seed FROM game_seeds WHERE game_id = $1", game_id)
-        return self._keep(game_id, bytes(seed))
+
+    def remember(self, game_id: uuid.UUID, seed: bytes) -> None:
+        """The seed of a game whose create was appended with it."""
+        self._keep(game_id, seed)
 
     async def of(self, game_id: uuid.UUID) -> bytes | None:
         """The game's seed (None: a game created before seeds, or a seeded game)."""

@@ -40,6 +40,7 @@ class GameReport:
     acknowledged: list[tuple[int, str, int]] = field(default_factory=list)
     # Each computer player's decision that the server acknowledged.
     decisions: list[Decision] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)  # each seat's token, by seat
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ async def play_game(
     seats: list[JoinedSeat] = [
         await api.join(created.game_id, f"bot-{n}", player_token=token) for n, token in enumerate(tokens)
     ]
+    report.tokens = [s.token for s in seats]
     await api.start(created.game_id, created.host_token)
     deadline = time.monotonic() + timeout
     while report.commands < max_commands and time.monotonic() < deadline:

@@ -117,6 +117,10 @@ class PlaylogClient:
     ):
         self.log_keys = None if log_keys is None else [Verifier.parse(k) for k in log_keys]
         self.receipts: list[str] = []  # every receipt checked, in the order received
+        # Each seat's highest version this client was given, sent back as ``min_version`` on the
+        # seat's reads: whichever instance answers, it includes the seat's own commands (read
+        # your writes, docs/api.md).
+        self.seen: dict[tuple[uuid.UUID, int], int] = {}
         self._own = http is None
         self.http = http or httpx.AsyncClient(base_url=base_url, timeout=timeout)
         self.retrying = Retrying(max_retries, first_pause, max_pause)
@@ -186,10 +190,17 @@ class PlaylogClient:
         public: bool = True,
         spectator_delay: float | None = None,
         idempotency_key: str | None = None,
+        timeouts_to_remove: int | None = None,
+        lobby_timeout: float | None = None,
     ) -> CreatedGame:
+        """A new game; the clock's settings None: the defaults (docs/api.md, "Clocks")."""
         body: dict[str, Any] = {"kind": kind, "options": options, "public": public}
         if spectator_delay is not None:
             body["spectator_delay"] = spectator_delay
+        if timeouts_to_remove is not None:
+            body["timeouts_to_remove"] = timeouts_to_remove
+        if lobby_timeout is not None:
+            body["lobby_timeout"] = lobby_timeout
         result: CreatedGame = await self._call(
             "POST", "/games", CreatedGame, json=body, **_keyed(idempotency_key)
         )
@@ -315,6 +326,7 @@ class PlaylogClient:
             params=params,
             **_keyed(idempotency_key),
         )
+        self._saw(game_id, seat, result.version)
         if result.receipt is not None:  # None only when the command appended nothing
             await self.check_receipt(
                 result.receipt,
@@ -361,10 +373,23 @@ class PlaylogClient:
         self.receipts.append(text)
         return receipt
 
+    def _saw(self, game_id: uuid.UUID, seat: int, version: int) -> None:
+        if version > self.seen.get((game_id, seat), 0):
+            self.seen[(game_id, seat)] = version
+
+    def _at_least(self, game_id: uuid.UUID, seat: int) -> dict[str, int]:
+        seen = self.seen.get((game_id, seat), 0)
+        return {"min_version": seen} if seen else {}
+
     async def view(self, game_id: uuid.UUID, seat: int, token: str) -> SeatView:
         result: SeatView = await self._call(
-            "GET", f"/games/{game_id}/seats/{seat}/view", SeatView, token=token
+            "GET",
+            f"/games/{game_id}/seats/{seat}/view",
+            SeatView,
+            token=token,
+            params=self._at_least(game_id, seat),
         )
+        self._saw(game_id, seat, result.version)
         return result
 
     async def events(self, game_id: uuid.UUID, seat: int, token: str, after: int = 0) -> list[EventOut]:
@@ -375,7 +400,7 @@ class PlaylogClient:
             f"/games/{game_id}/seats/{seat}/events",
             list[EventOut],
             token=token,
-            params={"after": after},
+            params={"after": after, **self._at_least(game_id, seat)},
             answered=headers,
         )
         if receipt := headers.get("playlog-receipt"):

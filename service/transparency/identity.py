@@ -1,10 +1,11 @@
 """The log's signing identity: Ed25519 keys, newest first; the first signs, all are published.
 
 Never the JWT secret. From ``PLAYLOG_LOG_SIGNING_KEY`` (signing keys in signed-note text form,
-comma-separated, newest first: every instance of a deployment needs the same), else from the file
-``log-signing-keys`` in the data directory, created with one key on first use. Rotation puts a new
-key first (``playlog log-keys --rotate``); the older keys keep verifying the checkpoints they
-signed, so they stay in the list and at ``GET /log/keys``.
+comma-separated, newest first: every instance of a deployment needs the same, checked at start by
+service/deployment.py), else from the file ``log-signing-keys`` in the data directory, created
+with one key on first use (a lone instance's). Rotation puts a new key first (``playlog
+deployment rotate-log-key``); the older keys keep verifying the checkpoints they signed, so they
+stay in the list and at ``GET /log/keys``.
 """
 
 from __future__ import annotations

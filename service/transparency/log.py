@@ -8,29 +8,37 @@ so a leaf's place says nothing of which game it is), stores the perfect subtrees
 complete, and signs a checkpoint of the new size; all in one transaction. A quiet log appends
 and signs nothing.
 
-A leaf's data is ``"playlog/head/v1" || game id (16 bytes) || seq (8 bytes big-endian) || head``;
-only its hash is served (in the tiles), so a leaf names no game to whoever lacks the head.
+A leaf's data is ``"playlog/head/v2" || tag (32 bytes) || seq (8 bytes big-endian) || head``,
+where the tag is drawn at random for the game's first leaf and reused by its later ones: the
+data is served as the log's entries (C2SP tlog-tiles' entry bundles), and names no game to
+whoever lacks the game's head or tag. Leaves written before migration 0019 have no tag: their
+data (version 1) names the game and is given only with the game's proof.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import struct
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
 from projections import merkle
-from projections.merkle import leaf_data
-from projections.notes import Checkpoint, Note, NoteError, Verifier, sign
+from projections.notes import Checkpoint, Verifier, sign
 from service.app.errors import ServiceError
 from service.runtime.log import get_logger
+from service.store import deployment
 from service.store.tasks import Backoff, log_failure, stop
 from service.transparency.identity import Identity
+
+if TYPE_CHECKING:
+    from service.transparency.push import Pusher
 
 log = get_logger("playlog.transparency")
 
@@ -46,6 +54,7 @@ class Inclusion:
     index: int
     seq: int
     head: bytes
+    tag: bytes | None  # None: a version-1 leaf
     proof: list[bytes]
 
 
@@ -65,30 +74,42 @@ async def _nodes(conn: Any, wanted: set[merkle.Node]) -> dict[merkle.Node, bytes
     return found
 
 
+async def consistency_proof(conn: Any, old: int, new: int) -> list[bytes]:
+    """The RFC 9162 consistency proof from size ``old`` to ``new`` (both at most the log's size)."""
+    ranges = merkle.consistency_ranges(old, new)
+    nodes = await _nodes(conn, merkle.needed(ranges))
+    return [merkle.range_hash(lo, hi, nodes) for lo, hi in ranges]
+
+
 async def append_round(conn: Any, identity: Identity) -> int | None:
     """One sequencer round in its own transaction: the new checkpoint's size, or None if no head
     changed. The caller holds the sequencer lock."""
     async with conn.transaction():
         size = int(await conn.fetchval("SELECT coalesce(max(idx) + 1, 0) FROM log_leaves"))
         heads = await conn.fetch(
-            "SELECT s.game_id, s.seq, s.last_hash FROM streams s WHERE s.seq > 0 AND NOT EXISTS ("
+            "SELECT s.game_id, s.seq, s.last_hash, ("
+            "  SELECT t.tag FROM log_leaves t WHERE t.game_id = s.game_id AND t.tag IS NOT NULL LIMIT 1"
+            " ) AS tag FROM streams s WHERE s.seq > 0 AND NOT EXISTS ("
             " SELECT 1 FROM log_leaves l"
             " WHERE l.game_id = s.game_id AND l.seq = s.seq AND l.head = s.last_hash)"
         )
         if not heads:
             return None
+        tags = {h["game_id"]: bytes(h["tag"]) if h["tag"] else os.urandom(merkle.TAG_SIZE) for h in heads}
         leaves = sorted(
-            (merkle.leaf_hash(leaf_data(h["game_id"], h["seq"], bytes(h["last_hash"]))), h) for h in heads
+            (merkle.leaf_hash(merkle.leaf_data_v2(tags[h["game_id"]], h["seq"], bytes(h["last_hash"]))), h)
+            for h in heads
         )
         frontier = await _nodes(conn, set(merkle.pieces(0, size)))
         made = merkle.appended(frontier, size, [leaf for leaf, _ in leaves])
         await conn.execute(
-            "INSERT INTO log_leaves (idx, game_id, seq, head)"
-            " SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::integer[], $4::bytea[])",
+            "INSERT INTO log_leaves (idx, game_id, seq, head, tag)"
+            " SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::integer[], $4::bytea[], $5::bytea[])",
             list(range(size, size + len(leaves))),
             [h["game_id"] for _, h in leaves],
             [h["seq"] for _, h in leaves],
             [bytes(h["last_hash"]) for _, h in leaves],
+            [tags[h["game_id"]] for _, h in leaves],
         )
         await conn.execute(
             "INSERT INTO log_nodes (level, idx, hash)"
@@ -109,10 +130,18 @@ async def append_round(conn: Any, identity: Identity) -> int | None:
 class Sequencer:
     """The one writer of the log per database (see the module docstring)."""
 
-    def __init__(self, dsn: str, identity: Identity, interval: float, retry_interval: float = 5.0) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        identity: Identity,
+        interval: float,
+        pusher: Pusher | None = None,
+        retry_interval: float = 5.0,
+    ) -> None:
         self.dsn = dsn
         self.identity = identity
         self.interval = interval
+        self.pusher = pusher  # hands each new checkpoint to the witnesses (C2SP tlog-witness)
         self.retry_interval = retry_interval
         self.leading = False
         self._task: asyncio.Task[None] | None = None
@@ -122,6 +151,8 @@ class Sequencer:
 
     async def stop(self) -> None:
         await stop(self._task)
+        if self.pusher is not None:
+            await self.pusher.close()
 
     async def _run(self) -> None:
         backoff = Backoff(cap=2.0)
@@ -147,6 +178,8 @@ class Sequencer:
                 size = await append_round(conn, self.identity)
                 if size is not None:
                     log.info("log_checkpoint", size=size)
+                if self.pusher is not None:
+                    await self.pusher.push(conn)
                 await asyncio.sleep(self.interval)
         finally:
             self.leading = False
@@ -160,6 +193,7 @@ class TransparencyLog:
     """The log's reads and the cosignatures it collects, over the service's pool."""
 
     def __init__(self, pool: Any, identity: Identity, witnesses: Sequence[Verifier]) -> None:
+        # witnesses: the keys whose cosignatures the sequencer's pusher keeps, published at /log/keys
         self.pool = pool
         self.identity = identity
         self.witnesses = {w.id: w for w in witnesses}
@@ -167,6 +201,14 @@ class TransparencyLog:
 
     async def size(self) -> int:
         return int(await self.pool.fetchval("SELECT coalesce(max(size), 0) FROM log_checkpoints"))
+
+    async def published_keys(self) -> list[Verifier]:
+        """The log's verifier keys, newest first, as the deployment records them: a key rotated
+        in since this instance started is published at once, by every instance, before any signs
+        with it (docs/scaling.md); then any of this instance's own that the record lacks."""
+        recorded = await deployment.value(self.pool, "PLAYLOG_LOG_SIGNING_KEY")
+        keys = [Verifier.parse(text) for text in recorded.split(",")] if recorded else []
+        return keys + [own for own in self.identity.verifiers if own not in keys]
 
     async def checkpoint(self, *, cosigned: bool = False) -> str | None:
         """The newest checkpoint (``cosigned``: the newest one a witness cosigned) with the
@@ -217,15 +259,35 @@ class TransparencyLog:
             raise ServiceError(
                 422, "bad_tree_sizes", "Sizes must be 1 <= from <= to <= the newest checkpoint's size."
             )
-        ranges = merkle.consistency_ranges(old, new)
         async with self.pool.acquire() as conn:
-            nodes = await _nodes(conn, merkle.needed(ranges))
-        return [merkle.range_hash(lo, hi, nodes) for lo, hi in ranges]
+            return await consistency_proof(conn, old, new)
+
+    async def entries(self, index: int, width: int) -> bytes:
+        """An entry bundle (C2SP tlog-tiles): the data of leaves ``256 index`` to ``+ width``, each
+        prefixed with its length (uint16, big-endian). Only version-2 leaves have public data: a
+        bundle that holds a version-1 leaf (one logged before migration 0019) is not served."""
+        first = index * TILE_WIDTH
+        if first + width > await self.size():
+            raise ServiceError(404, "no_such_tile", "The log's checkpoints do not cover this bundle yet.")
+        rows = await self.pool.fetch(
+            "SELECT seq, head, tag FROM log_leaves WHERE idx >= $1 AND idx < $2 ORDER BY idx",
+            first,
+            first + width,
+        )
+        if any(r["tag"] is None for r in rows):
+            raise ServiceError(
+                404, "no_such_tile", "This bundle holds leaves of version 1, whose data names a game."
+            )
+        out = bytearray()
+        for r in rows:
+            data = merkle.leaf_data_v2(bytes(r["tag"]), r["seq"], bytes(r["head"]))
+            out += struct.pack(">H", len(data)) + data
+        return bytes(out)
 
     async def inclusions(self, game_id: uuid.UUID, size: int) -> list[Inclusion]:
         """Every head of the game that is a leaf of the tree of ``size``, with its audit path."""
         rows = await self.pool.fetch(
-            "SELECT idx, seq, head FROM log_leaves WHERE game_id = $1 AND idx < $2 ORDER BY idx",
+            "SELECT idx, seq, head, tag FROM log_leaves WHERE game_id = $1 AND idx < $2 ORDER BY idx",
             game_id,
             size,
         )
@@ -234,40 +296,14 @@ class TransparencyLog:
             nodes = await _nodes(conn, merkle.needed(r for path in paths for r in path))
         return [
             Inclusion(
-                r["idx"], r["seq"], bytes(r["head"]), [merkle.range_hash(lo, hi, nodes) for lo, hi in p]
+                r["idx"],
+                r["seq"],
+                bytes(r["head"]),
+                None if r["tag"] is None else bytes(r["tag"]),
+                [merkle.range_hash(lo, hi, nodes) for lo, hi in p],
             )
             for r, p in zip(rows, paths, strict=True)
         ]
-
-    async def add_cosignature(self, text: str) -> tuple[Verifier, int]:
-        """Keep a witness's cosignature: ``text`` is a checkpoint this log signed with the
-        witness's line among its signatures. Returns the witness and the checkpoint's size."""
-        try:
-            note = Note.parse(text)
-            checkpoint = Checkpoint.parse_body(note.body)
-        except NoteError as exc:
-            raise ServiceError(422, "bad_cosignature", str(exc)) from None
-        if checkpoint.origin != self.identity.origin:
-            raise ServiceError(422, "bad_cosignature", "This checkpoint is not this log's.")
-        signed = await self.cosigned(checkpoint.size)
-        if Note.parse(signed).body != note.body:
-            raise ServiceError(409, "checkpoint_mismatch", "This log signed another checkpoint of this size.")
-        for name, raw in note.signatures:
-            witness = self.witnesses.get(raw[:4])
-            if witness is None or witness.name != name:
-                continue
-            line = Note(note.body, ((name, raw),))
-            if not line.signed_by(witness):
-                raise ServiceError(422, "bad_cosignature", f"The cosignature of {name} does not verify.")
-            await self.pool.execute(
-                "INSERT INTO log_cosignatures (size, witness, line) VALUES ($1, $2, $3)"
-                " ON CONFLICT (size, witness) DO NOTHING",
-                checkpoint.size,
-                witness.text,
-                line.text.removeprefix(note.body + "\n"),  # the signature line alone
-            )
-            return witness, checkpoint.size
-        raise ServiceError(403, "unknown_witness", "No cosignature by a witness this log accepts.")
 
 
 def parse_tile_path(path: str) -> tuple[int, int, int] | None:

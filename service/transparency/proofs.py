@@ -47,9 +47,11 @@ async def proof_lines(
                         "seq": inclusion.seq,
                         "head": inclusion.head.hex(),
                         "proof": proof,
+                        # the game's tag of a version-2 leaf; none: a version-1 leaf
+                        **({} if inclusion.tag is None else {"tag": inclusion.tag.hex()}),
                     }
                 )
             )
-    keys = [v.text for v in tlog.identity.verifiers]
+    keys = [v.text for v in await tlog.published_keys()]
     lines.append(_line({"record": "checkpoint", "note": note, "log_keys": keys}))
     return lines

@@ -30,13 +30,15 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-DESKTOP = {"width": 1280, "height": 900}
+DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 375, "height": 812}
 # The pages (and table states) docs/pages.md and the README show.
 DOCUMENTED = {
     "home",
     "play",
     "play-nope",
+    "play-favor",
+    "play-defuse",
     "play-a-risk-cat",
     "play-a-risk-cat-stop",
     "watch",
@@ -117,16 +119,16 @@ async def assert_accessible(page: Any, state: str) -> None:
     assert not found, f"axe on {state} at {page.viewport_size['width']} px: {found}"
 
 
-async def screenshot(page: Any, name: str) -> None:
+async def screenshot(page: Any, name: str, *, full_page: bool = True) -> None:
     """The page at desktop width and at 375 px, as artifacts (and docs' copies when asked), each
-    checked by axe first."""
+    checked by axe first; ``full_page=False``: the first screen only (what fits without scrolling)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     for label, viewport in (("desktop", DESKTOP), ("375px", PHONE)):
         await page.set_viewport_size(viewport)
         await assert_accessible(page, name)
         target = ARTIFACTS / f"{name}-{label}.png"
-        await page.screenshot(path=str(target), full_page=True)
+        await page.screenshot(path=str(target), full_page=full_page)
         if os.environ.get("PLAYLOG_UPDATE_SCREENSHOTS") and name in DOCUMENTED:
             DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(target, DOCS_SCREENSHOTS / target.name)

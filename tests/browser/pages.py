@@ -27,7 +27,8 @@ async def two_seat_game(
 ) -> tuple[uuid.UUID, list[str]]:
     created = await api.create_game(
         "exploding_kittens",
-        {"players": 2, "reaction_window": 0, "seed": 1, "first_seat": 0},
+        # No clock (a public game's default, issue 52): the tests play at their own pace, outages included.
+        {"players": 2, "reaction_window": 0, "seed": 1, "first_seat": 0, "decision_timeout": None},
         public=public,
         spectator_delay=delay,
     )

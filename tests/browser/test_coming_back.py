@@ -129,7 +129,7 @@ async def test_every_page_agrees_on_a_ruled_outcome(
     await expect(page.locator("#table-view .result")).to_have_text(ruled)
     pages["replay"] = page = await new_page()
     await page.goto(f"{server_url}/replay/{game_id}")
-    await expect(page.locator("#at")).to_contain_text("ruled on a dispute")  # the final state
+    await expect(page.locator("#event")).to_contain_text("ruled on a dispute")  # the final state
     await expect(page.locator("#state .result")).to_have_text(ruled)
     pages["moderate"] = page = await new_page()
     await page.goto(f"{server_url}/moderate/{game_id}#token={moderator_token(settings)}")

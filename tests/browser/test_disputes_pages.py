@@ -104,7 +104,8 @@ async def test_a_dispute_goes_from_the_play_page_through_the_moderator_pages_to_
     )
     assert evidence_first & 4  # the ruling form follows the evidence
     at = mod.locator("#at")
-    await expect(at).to_contain_text(f"(seq {log_seq}): card drawn · disputed")
+    await expect(at).to_contain_text(f"(seq {log_seq}): card drawn")
+    await expect(at).to_contain_text(f"bob (seat 1) {seat_number} · disputed")  # the seat's own number beside
     await expect(mod.locator("#state")).to_contain_text("Hand (face up)")
     await expect(mod.locator("#event")).to_contain_text("By alice (seat 0) · at ")  # never "seat:0"
     await mod.locator("body").focus()
@@ -113,7 +114,8 @@ async def test_a_dispute_goes_from_the_play_page_through_the_moderator_pages_to_
     await expect(at).not_to_contain_text("disputed")
     await mod.keyboard.press("Home")
     await mod.get_by_role("button", name=f"Replay at seq {log_seq}").click()
-    await expect(at).to_contain_text(f"(seq {log_seq}): card drawn · disputed")
+    await expect(at).to_contain_text(f"(seq {log_seq}): card drawn")
+    await expect(at).to_contain_text(f"bob (seat 1) {seat_number} · disputed")  # the seat's own number beside
     disputed = mod.locator("#disputed")
     await expect(disputed).to_contain_text(f"Seq {log_seq}")
     await disputed.locator("summary").first.click()  # the complete state before and after it
@@ -242,7 +244,7 @@ async def test_a_seat_follows_its_dispute_and_raises_another_from_its_replay_pag
     await expect(bob.locator("#dispute-list")).to_contain_text("Your rules dispute · waiting for a moderator")
     await bob.locator("body").focus()
     await bob.keyboard.press("Home")
-    await expect(bob.locator("#at")).to_contain_text("(seq 1)")
+    await expect(bob.locator("#at")).to_have_text(re.compile(r"^Move 1 of \d+$"))  # the seat's own numbers
     await bob.get_by_text("Raise a dispute").click()
     await bob.get_by_role("button", name="Add the event shown").click()
     await expect(bob.get_by_label("Events concerned")).to_have_value("1")
@@ -352,3 +354,16 @@ async def test_the_queue_shows_a_game_under_incident_and_a_moderator_clears_it(
         )
     ).json()
     assert cleared["items"] == []
+
+
+async def test_the_queue_clears_its_unreachable_problem_when_the_server_is_back(
+    server_url: str, settings: Settings, new_page: Any
+) -> None:
+    mod = await new_page()
+    await open_with_token(mod, f"{server_url}/moderate/disputes", moderator_token(settings))
+    await expect(mod.locator("#count")).not_to_be_empty()
+    await mod.route("**/*", lambda route: route.abort())  # the network is cut
+    await expect(mod.locator("#problem")).to_contain_text("cannot be reached", timeout=QUEUE_WAIT)
+    await mod.unroute("**/*")
+    await expect(mod.locator("#connection")).to_be_empty(timeout=30_000)
+    await expect(mod.locator("#problem")).to_be_hidden()

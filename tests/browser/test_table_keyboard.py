@@ -100,7 +100,7 @@ async def test_a_turn_of_a_risk_cat_with_the_keyboard_alone_stacking_in_an_order
         await settled(ann)
     rows = ann.locator("#commands .stacking-list li")
     await expect(rows).to_have_count(2)
-    await screenshot(ann, "play-a-risk-cat-stop")  # checked by axe too
+    await screenshot(ann, "play-a-risk-cat-stop-keyboard")  # checked by axe too
     top_before = (await rows.first.locator(".token").text_content() or "").strip()
     bottom = (await rows.last.locator(".token").text_content() or "").strip()
     await tab_to(ann, "up")  # the bottom token's "up": the only one enabled

@@ -9,12 +9,14 @@ import sys
 from service.config import Settings
 
 
-async def playlog(settings: Settings, *args: str) -> tuple[int, str, str]:
-    """The ``playlog`` command line against the test's database: exit code, output, errors."""
+async def playlog(settings: Settings, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """The ``playlog`` command line against the test's database: exit code, output, errors
+    (``env``: more of its environment)."""
     env = {
         **os.environ,
         "PLAYLOG_DATABASE_URL": str(settings.database_url),
         "PLAYLOG_JWT_SECRET": settings.jwt_secret,
+        **(env or {}),
     }
     proc = await asyncio.create_subprocess_exec(
         sys.executable,

@@ -152,6 +152,29 @@ async def test_a_seats_events_read_in_pages_are_its_whole_read_cut(
     assert (refused.status_code, refused.json()["code"]) == (400, "invalid_limit")
 
 
+async def test_the_log_gives_each_seats_own_number_beside_its_seq(
+    api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
+) -> None:
+    # A Skip, a Nope on it and each seat's pass (private to that seat): the numberings part.
+    game = await started_game(api, reaction_window=600, seed=1, first_seat=0)
+    await game.send(0, {"type": "PlayCard", "card": "Skip"})
+    await game.send(1, {"type": "Nope", "chain_length": 0})
+    for seat in (0, 1):
+        view = await api.view(game.id, seat, game.seats[seat].token)
+        if any(c["type"] == "PassReaction" for c in view.legal_commands):
+            await game.send(seat, {"type": "PassReaction"})
+    await game.send(0, {"type": "DrawCard"})
+    log = (
+        await http.get(f"/games/{game.id}/audit/log", params={"reason": "incident"}, headers=moderator)
+    ).json()
+    for seat in (0, 1):
+        headers = {"Authorization": f"Bearer {game.seats[seat].token}"}
+        own = (await http.get(f"/games/{game.id}/seats/{seat}/events", headers=headers)).json()
+        numbered = [(e["seat_numbers"][seat], e["type"]) for e in log if e["seat_numbers"][seat] is not None]
+        assert numbered == [(e["seq"], e["type"]) for e in own]
+    assert any(None in e["seat_numbers"] for e in log)  # a pass only its seat numbers
+
+
 async def test_transcript_names_every_card(
     api: PlaylogClient, http: AsyncTestClient[Litestar], store: EventStore, moderator: dict[str, str]
 ) -> None:

@@ -33,9 +33,9 @@ from service.tools.bot import play_game
 from service.tools.cli import main
 from service.tools.client import PlaylogClient
 from service.transparency.log import append_round
-from service.transparency.witness import Refused, Witness
 from tests.conftest import live_server
 from tests.e2e.conftest import started_game
+from tests.e2e.witnesses import InProcessWitness, Refused
 
 WITNESS = Signer.generate("witness.test/w1", COSIGNATURE_V1)
 PROOFS = ("receipt_keys", "proof", "checkpoint")
@@ -215,8 +215,8 @@ async def test_a_rewritten_game_is_caught_by_the_checkpoint_the_witness_and_the_
     assert played.finished
     game_id = played.game_id
     assert await sequence(database_url, settings) is not None
-    witness = Witness(str(http.base_url), WITNESS, tmp_path / "witness")
-    assert await witness.round(http) == "cosigned"
+    witness = InProcessWitness(WITNESS, tmp_path / "witness", settings.log_identity().verifiers, database_url)
+    assert await witness.round() == "cosigned"
 
     # What the players keep: the export (its proofs against the cosigned checkpoint), seat 0's receipts.
     original = (await http.get(f"/games/{game_id}/export", headers=moderator)).text.splitlines(keepends=True)
@@ -246,8 +246,8 @@ async def test_a_rewritten_game_is_caught_by_the_checkpoint_the_witness_and_the_
 
     # 1. The witness refuses the retold log, with both checkpoints as evidence.
     with pytest.raises(Refused) as refused:
-        await witness.round(http)
-    assert "same size" in refused.value.reason
+        await witness.round()
+    assert "same size" in (refused.value.evidence / "refusal.json").read_text()
     cosigned = Note.parse((refused.value.evidence / "cosigned.checkpoint").read_text()).body
     assert cosigned == Note.parse(json.loads(lines_of(original, "checkpoint")[0])["note"]).body
 
@@ -263,8 +263,13 @@ async def test_a_rewritten_game_is_caught_by_the_checkpoint_the_witness_and_the_
     assert [(f.check, f.seq) for f in served.findings] == [("log", 0)]
     assert "not cosigned by witness.test/w1" in served.findings[0].reason
 
-    # 3. Seat 0's receipts name the first receipted append the file no longer holds as receipted.
-    code, output = cli_verify(str(tmp_path / "rewritten.jsonl"), "--receipts", str(kept))
+    # 3. Seat 0's receipts, against the log's keys it pinned, name the first receipted append the
+    # file no longer holds as receipted.
+    log_only = tmp_path / "log.keys"
+    log_only.write_text("".join(f"{key.text}\n" for key in trust.log_keys))
+    code, output = cli_verify(
+        str(tmp_path / "rewritten.jsonl"), "--trust", str(log_only), "--receipts", str(kept)
+    )
     assert code == 1
     assert "receipt 2 (receipts): (seat 0" in output and "no head of the file is the receipted one" in output
     assert output.rstrip().endswith("FAILED: first bad receipt 2")
@@ -278,8 +283,8 @@ async def test_two_clients_shown_two_histories_of_one_size_are_caught_by_the_wit
     size = await sequence(database_url, settings)
     assert size is not None
     keys = [Verifier.parse(k) for k in (await http.get("/log/keys")).json()["log_keys"]]
-    witness = Witness(str(http.base_url), WITNESS, tmp_path / "witness")
-    assert await witness.round(http) == "cosigned"
+    witness = InProcessWitness(WITNESS, tmp_path / "witness", settings.log_identity().verifiers, database_url)
+    assert await witness.round() == "cosigned"
     seen_by_a = (await http.get("/log/checkpoint")).text
 
     # The operator tells client B another history of the same size.
@@ -299,8 +304,8 @@ async def test_two_clients_shown_two_histories_of_one_size_are_caught_by_the_wit
 
     # The witness's next round refuses, keeping both as evidence.
     with pytest.raises(Refused) as refused:
-        await witness.round(http)
-    assert "same size" in refused.value.reason
+        await witness.round()
+    assert "same size" in (refused.value.evidence / "refusal.json").read_text()
     shown = Note.parse((refused.value.evidence / "shown.checkpoint").read_text()).body
     cosigned = Note.parse((refused.value.evidence / "cosigned.checkpoint").read_text()).body
     assert (cosigned, shown) == (a.body, b.body)
@@ -318,17 +323,21 @@ async def test_a_dropped_acknowledged_command_is_proven_by_its_receipt(
     last = receipting.verify(api.receipts[-1], keys).receipt
     assert await sequence(database_url, settings) is not None  # the export names the log's keys
     before = await cli_export(game.id, database_url, settings, tmp_path / "before.jsonl")
-    assert export_verify.verify_lines(before, receipts=api.receipts).ok
+    pinned = Trust(keys, [])  # the seat pinned the log's keys (receipts are checked against no others)
+    assert export_verify.verify_lines(before, trust=pinned, receipts=api.receipts).ok
 
     # The operator drops the last acknowledged command, as if it had never been sent.
     dropped = await first_seq_of(database_url, game.id, f"seat:{last.seat}:{last.key}")
     await drop_from(database_url, game.id, dropped)
     after = await cli_export(game.id, database_url, settings, tmp_path / "after.jsonl")
-    report = export_verify.verify_lines(after, receipts=api.receipts)
+    report = export_verify.verify_lines(after, trust=pinned, receipts=api.receipts)
     assert report.chain_ok and report.replay_ok  # the shortened log agrees with itself
-    assert [(f.check, f.seq) for f in report.findings] == [("receipts", len(api.receipts))]
-    assert "receipted events are missing" in report.findings[0].reason
-    assert f"key {last.key}" in report.findings[0].reason
+    # The receipt names the dropped command; the log, whose only head of the game was the
+    # dropped one, holds no head of the shortened file.
+    assert [(f.check, f.seq) for f in report.findings] == [("log", 0), ("receipts", len(api.receipts))]
+    assert "no head of this game is under the checkpoint" in report.findings[0].reason
+    assert "receipted events are missing" in report.findings[1].reason
+    assert f"key {last.key}" in report.findings[1].reason
 
 
 async def test_trust_is_extended_to_the_log_now_and_a_log_that_does_not_extend_is_named(
@@ -345,8 +354,9 @@ async def test_trust_is_extended_to_the_log_now_and_a_log_that_does_not_extend_i
         await api.leave(game.id, 0, game.seats[0].token)
         await started_game(api, seed=12)
         assert await sequence(database_url, settings) is not None
-        witness = Witness(url, WITNESS, tmp_path / "witness")
-        assert await witness.round(http) == "cosigned"
+        log_keys = settings.log_identity().verifiers
+        witness = InProcessWitness(WITNESS, tmp_path / "witness", log_keys, database_url)
+        assert await witness.round() == "cosigned"
         moderator = {
             "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='m'), 60)}"
         }
@@ -365,7 +375,7 @@ async def test_trust_is_extended_to_the_log_now_and_a_log_that_does_not_extend_i
             await started_game(api, seed=seed)
         now = await sequence(database_url, settings)
         assert now is not None and now > file_size
-        assert await witness.round(http) == "cosigned"
+        assert await witness.round() == "cosigned"
 
         async def extend(trust: Path) -> tuple[int, str, str]:
             done = await asyncio.to_thread(

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import copy
 import secrets
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from domain import randomness
 from projections.export import verify as export_verify
+from service.tools.cli import main
 from service.tools.client import PlaylogClient
 from tests.e2e.forgery import Forged
 from tests.e2e.test_export import _exported
@@ -292,3 +295,40 @@ async def test_stripping_the_recorded_commands_does_not_downgrade_the_check(kitt
     for event in forged.events:
         event["metadata"].pop("command")
     _refused(forged.lines(), 1, "records its commands")
+
+
+async def test_a_modern_log_stripped_to_the_replayed_level_with_a_forged_draw_is_not_ok(
+    kittens: list[str], tmp_path: Path
+) -> None:
+    """The downgrade: strip the recorded commands, unmake the seed commitment and its disclosure
+    (what an unseeded game needs to look older), forge a draw. Replayed, the forgery passes; so
+    the verdict says the level, and ``playlog verify`` refuses it unless the level is accepted."""
+    forged = Forged(kittens)
+    for event in forged.events:
+        event["metadata"].pop("command")
+    forged.event(1)["data"]["seed_commitment"] = None
+    disclosed = forged.first(lambda e: e["type"] == "lobby.seed_disclosed")["seq"]
+    assert disclosed == forged.events[-1]["seq"]
+    forged.truncate_after(disclosed - 1)
+    forged.records = [r for r in forged.records if r["record"] != "access"]  # they name the last seq
+    drawn = forged.first(lambda e: e["type"] == "CardDrawn" and e["seq"] > 20)
+    drawn["data"]["card"] = "Defuse" if drawn["data"]["card"] != "Defuse" else "Skip"
+    lines = forged.lines()
+
+    report = export_verify.verify_lines(lines)
+    assert not report.ok and not report.findings, report.lines()  # nothing contradicts it ...
+    assert "level:       replayed (no recorded commands): NOT ACCEPTED" in report.lines()
+    assert report.lines()[-1] == (
+        "UNVERIFIED: the level replayed (no recorded commands) is not accepted (--accept-level replayed)"
+    )
+    # ... which is why only the caller can accept that level: then it passes, forgery and all.
+    assert export_verify.verify_lines(lines, accept=("replayed",)).ok
+
+    path = tmp_path / "downgraded.jsonl"
+    path.write_text("".join(lines))
+    refused = CliRunner().invoke(main, ["verify", str(path)])
+    assert refused.exit_code == 3 and refused.output.splitlines()[-1].startswith("UNVERIFIED: "), (
+        refused.output
+    )
+    accepted = CliRunner().invoke(main, ["verify", "--accept-level", "replayed", str(path)])
+    assert accepted.exit_code == 0 and accepted.output.splitlines()[-1] == "OK", accepted.output

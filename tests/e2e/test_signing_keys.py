@@ -7,11 +7,13 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import asyncpg
 import jwt
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from service import deployment
 from service.app import auth
 from service.app.auth import Keyring, Principal, derived_kid
 from service.config import Settings
@@ -23,7 +25,17 @@ NEW = "new-secret-that-is-long-enough-for-hs256"
 
 @asynccontextmanager
 async def app_with(settings: Settings, secret: str) -> AsyncIterator[AsyncTestClient[Litestar]]:
-    async with AsyncTestClient(create_app(dataclasses.replace(settings, jwt_secret=secret))) as http:
+    """The app with the keys ``secret``, recorded first as the deployment's, as an operator who
+    changes them does (``playlog deployment adopt PLAYLOG_JWT_SECRET``; docs/scaling.md)."""
+    changed = dataclasses.replace(settings, jwt_secret=secret)
+    conn = await asyncpg.connect(settings.database_url)
+    try:
+        await deployment.adopt(
+            conn, changed, changed.log_identity(), changed.keyring(), ["PLAYLOG_JWT_SECRET"]
+        )
+    finally:
+        await conn.close()
+    async with AsyncTestClient(create_app(changed)) as http:
         yield http
 
 

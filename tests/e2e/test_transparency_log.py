@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -20,16 +19,14 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from projections import merkle
-from projections.merkle import LEAF_PREFIX
-from projections.notes import COSIGNATURE_V1, Checkpoint, Note, Signer, Verifier
+from projections.notes import COSIGNATURE_V1, Checkpoint, Note, Signer, Verifier, sign
 from service.app.auth import Principal, issue
 from service.config import Settings
 from service.http.app import create_app
 from service.tools.client import PlaylogClient
 from service.transparency.log import append_round, tile_path
-from service.transparency.witness import Refused, Witness
-from tests.conftest import live_server
 from tests.e2e.test_dishonest_operator import rewrite_from
+from tests.e2e.witnesses import InProcessWitness, Refused
 from tests.unit.test_merkle import rebuild_from_path
 
 WITNESS = Signer.generate("witness.test/w1", COSIGNATURE_V1)
@@ -99,8 +96,9 @@ def checked(note_text: str, keys: list[Verifier]) -> Checkpoint:
     return Checkpoint.parse_body(note.body)
 
 
-def leaf_of(game_id: uuid.UUID, seq: int, head_hash: bytes) -> bytes:
-    return merkle.leaf_hash(LEAF_PREFIX + game_id.bytes + seq.to_bytes(8, "big") + head_hash)
+def leaf_of(tag: str, seq: int, head_hash: bytes) -> bytes:
+    """A version-2 leaf's hash: ``"playlog/head/v2" || tag || seq || head``."""
+    return merkle.leaf_hash(b"playlog/head/v2" + bytes.fromhex(tag) + seq.to_bytes(8, "big") + head_hash)
 
 
 async def test_a_finished_game_s_head_is_a_leaf_under_a_signed_checkpoint(
@@ -113,9 +111,11 @@ async def test_a_finished_game_s_head_is_a_leaf_under_a_signed_checkpoint(
     assert checkpoint.origin == "playlog.test/log" and checkpoint.size == body["size"]
     leaf = next(leaf for leaf in body["leaves"] if leaf["seq"] == seq)
     assert leaf["head"] == final.hex()
-    assert base64.b64decode(leaf["leaf_data"]) == LEAF_PREFIX + game_id.bytes + seq.to_bytes(8, "big") + final
+    assert len(bytes.fromhex(leaf["tag"])) == 32  # the game's tag: random, named nowhere else
+    data = b"playlog/head/v2" + bytes.fromhex(leaf["tag"]) + seq.to_bytes(8, "big") + final
+    assert base64.b64decode(leaf["leaf_data"]) == data
     proof = [base64.b64decode(p) for p in leaf["proof"]]
-    leaf_hash = leaf_of(game_id, seq, final)
+    leaf_hash = leaf_of(leaf["tag"], seq, final)
     assert rebuild_from_path(leaf_hash, leaf["index"], checkpoint.size, proof) == checkpoint.root
     assert merkle.verify_inclusion(leaf_hash, leaf["index"], checkpoint.size, proof, checkpoint.root)
 
@@ -156,7 +156,18 @@ async def test_consistency_between_two_checkpoints_and_the_tiles_give_the_roots(
     nodes = merkle.appended({}, 0, hashes)
     assert merkle.root(new.size, nodes) == new.root
     assert (await http.get(f"/log/tile/{tile_path(0, 0)}")).status_code == 404  # not full yet
-    assert (await http.get("/log/tile/entries/000")).status_code == 404
+    assert (await http.get("/log/tile/entries/000")).status_code == 404  # not full yet
+    # The entries (C2SP tlog-tiles' bundle): each hashes to its leaf, and names no game.
+    bundle = await http.get(f"/log/tile/entries/{tile_path(0, 0, new.size).removeprefix('0/')}")
+    assert bundle.status_code == 200
+    entries, at = [], 0
+    while at < len(bundle.content):
+        length = int.from_bytes(bundle.content[at : at + 2], "big")
+        entries.append(bundle.content[at + 2 : at + 2 + length])
+        at += 2 + length
+    assert [merkle.leaf_hash(e) for e in entries] == hashes
+    assert all(e.startswith(b"playlog/head/v2") and len(e) == 15 + 32 + 8 + 32 for e in entries)
+    assert not any(g.bytes in bundle.content for g in (first, second))
     too_far = await http.get("/log/consistency", params={"from": 1, "to": new.size + 1000})
     assert too_far.status_code == 422 and too_far.json()["code"] == "bad_tree_sizes"
 
@@ -183,8 +194,8 @@ async def test_a_rewritten_game_fails_the_old_cosigned_checkpoint(
     game_id, _ = await finished_game(api)
     seq, original = await head(database_url, game_id)
     body = await proof_of_head(http, game_id, seq, moderator)
-    witness = Witness(str(http.base_url), WITNESS, tmp_path / "w1")
-    assert await witness.round(http) == "cosigned"
+    witness = InProcessWitness(WITNESS, tmp_path / "w1", keys, database_url)
+    assert await witness.round() == "cosigned"
     cosigned = (await http.get("/log/checkpoint")).text
     assert Note.parse(cosigned).signed_by(WITNESS.verifier)
     old = checked(cosigned, keys)
@@ -199,10 +210,10 @@ async def test_a_rewritten_game_fails_the_old_cosigned_checkpoint(
     rewritten = await rewrite(database_url, game_id)
     assert rewritten != original
     assert merkle.verify_inclusion(
-        leaf_of(game_id, seq, original), old_leaf["index"], old.size, proof, old.root
+        leaf_of(old_leaf["tag"], seq, original), old_leaf["index"], old.size, proof, old.root
     )
     assert not merkle.verify_inclusion(
-        leaf_of(game_id, seq, rewritten), old_leaf["index"], old.size, proof, old.root
+        leaf_of(old_leaf["tag"], seq, rewritten), old_leaf["index"], old.size, proof, old.root
     )
     at_old = (
         await http.get(f"/games/{game_id}/log-proof", params={"size": old.size}, headers=moderator)
@@ -221,7 +232,9 @@ async def test_a_rewritten_game_fails_the_old_cosigned_checkpoint(
         later = await proof_of_head(http, game_id, seq, moderator)
     heads_at_seq = {leaf["head"] for leaf in later["leaves"] if leaf["seq"] == seq}
     assert heads_at_seq == {original.hex(), rewritten.hex()}
-    assert await witness.round(http) == "cosigned"
+    # Under the game's one tag: a monitor reading the entries sees a seq logged twice.
+    assert {leaf["tag"] for leaf in later["leaves"]} == {old_leaf["tag"]}
+    assert await witness.round() == "cosigned"
 
 
 async def test_a_forked_log_is_refused_by_the_witness_with_evidence(
@@ -237,10 +250,11 @@ async def test_a_forked_log_is_refused_by_the_witness_with_evidence(
         try:
             size = await append_round(conn, identity)
             assert size is not None
-            witness = Witness(str(http.base_url), WITNESS, tmp_path / "w1")
-            assert await witness.round(http) == "cosigned"
-            assert await witness.round(http) == "unchanged"
-            seen = (tmp_path / "w1" / "checkpoint").read_text()
+            witness = InProcessWitness(WITNESS, tmp_path / "w1", identity.verifiers, database_url)
+            assert await witness.round() == "cosigned"
+            assert await witness.round() == "current"
+            kept = tmp_path / "w1" / "logs" / "playlog.test%2Flog" / "checkpoint"
+            seen = kept.read_text()
 
             # The operator forks: the log rebuilt from another history of the same size.
             async with conn.transaction():
@@ -252,129 +266,94 @@ async def test_a_forked_log_is_refused_by_the_witness_with_evidence(
                     "UPDATE streams SET last_hash = sha256(last_hash) WHERE game_id = $1", game_id
                 )
             assert await append_round(conn, identity) == size
+            witness.pusher.peers[0].refused = False  # as after a restart of the log: asked again
             with pytest.raises(Refused) as refused:
-                await witness.round(http)
-            assert "same size" in refused.value.reason
+                await witness.round()
             evidence = refused.value.evidence
+            assert "same size" in (evidence / "refusal.json").read_text()
             assert (evidence / "cosigned.checkpoint").read_text() == seen
             shown = (evidence / "shown.checkpoint").read_text()
             assert Note.parse(shown).body != Note.parse(seen).body
             assert Checkpoint.parse_body(Note.parse(shown).body).size == size
-            assert (tmp_path / "w1" / "checkpoint").read_text() == seen  # it cosigned nothing new
+            assert kept.read_text() == seen  # it cosigned nothing new
 
             # The fork grows: a larger tree that does not extend what the witness saw.
             await finished_game(api)
             assert await append_round(conn, identity) == size + 1
+            witness.pusher.peers[0].refused = False
             with pytest.raises(Refused) as refused:
-                await witness.round(http)
-            assert "does not extend" in refused.value.reason
-            assert (refused.value.evidence / "log-answer.txt").exists()
+                await witness.round()
+            assert "does not extend" in (refused.value.evidence / "refusal.json").read_text()
+            assert (refused.value.evidence / "request.txt").read_text().startswith(f"old {size}\n")
             served = (await http.get("/log/checkpoint")).text
             assert not Note.parse(served).signed_by(WITNESS.verifier)
+            # The log kept what it sent and what the witness answered, both times.
+            refusals = await conn.fetch("SELECT size, status FROM log_witness_refusals ORDER BY id")
+            assert [(r["size"], r["status"]) for r in refusals] == [(size, 409), (size + 1, 422)]
         finally:
             await conn.close()
 
 
-async def test_a_cosignature_from_an_unknown_witness_or_of_another_checkpoint_is_refused(
-    api: PlaylogClient, http: AsyncTestClient[Litestar], database_url: str, moderator: dict[str, str]
+async def test_a_cosignature_by_a_witness_the_log_does_not_accept_is_not_kept(
+    api: PlaylogClient,
+    http: AsyncTestClient[Litestar],
+    database_url: str,
+    moderator: dict[str, str],
+    tmp_path: Path,
 ) -> None:
     game_id, _ = await finished_game(api)
     await proof_of_head(http, game_id, (await head(database_url, game_id))[0], moderator)
-    from projections.notes import cosign
-
-    text = (await http.get("/log/checkpoint")).text
-    note = Note.parse(text)
-    stranger = Signer.generate("stranger", COSIGNATURE_V1)
-    response = await http.post(
-        "/log/cosignatures", json={"checkpoint": text + cosign(note.body, stranger, 1)}
-    )
-    assert response.status_code == 403 and response.json()["code"] == "unknown_witness"
-    forged = Checkpoint.parse_body(note.body)
-    other = Checkpoint(forged.origin, forged.size, bytes(32)).body
-    signed = other + "\n" + text.split("\n\n", 1)[1]
-    response = await http.post(
-        "/log/cosignatures", json={"checkpoint": signed + cosign(other, OTHER_WITNESS, 1)}
-    )
-    assert response.status_code == 409 and response.json()["code"] == "checkpoint_mismatch"
-    response = await http.post(
-        "/log/cosignatures", json={"checkpoint": text + cosign(note.body, OTHER_WITNESS, 1)}
-    )
-    assert response.status_code == 201
+    stranger = Signer.generate("stranger.test/w", COSIGNATURE_V1)
+    witness = InProcessWitness(stranger, tmp_path / "s", await log_keys(http), database_url)
+    witness.pusher.witnesses = [WITNESS.verifier]  # the log keeps only PLAYLOG_WITNESS_KEYS' lines
+    assert await witness.round() == "cosigned"  # the stranger cosigned ...
+    served = Note.parse((await http.get("/log/checkpoint")).text)
+    assert [name for name, _ in served.signatures] == ["playlog.test/log"]  # ... and nothing was kept
 
 
-async def run_witness(url: str, key: Path, state: Path) -> tuple[int, str]:
-    playlog = Path(sys.executable).parent / "playlog"
-    process = await asyncio.create_subprocess_exec(
-        str(playlog),
-        "witness",
-        "--log",
-        url,
-        "--key",
-        str(key),
-        "--state",
-        str(state),
-        "--once",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    _, err = await process.communicate()
-    assert process.returncode is not None
-    return process.returncode, err.decode()
-
-
-async def test_the_witness_process_cosigns_a_live_log_and_refuses_its_fork(
-    settings: Settings, database_url: str, tmp_path: Path
+async def test_a_restarted_log_resends_from_the_size_a_witness_names(
+    api: PlaylogClient,
+    http: AsyncTestClient[Litestar],
+    database_url: str,
+    moderator: dict[str, str],
+    tmp_path: Path,
 ) -> None:
-    key = tmp_path / "witness.key"
-    key.write_text(WITNESS.text + "\n")
-    state = tmp_path / "state"
-    async with live_server(settings) as url, PlaylogClient(url) as api:
-        game_id, _ = await finished_game(api)
-        seq, _ = await head(database_url, game_id)
-        moderator = {
-            "Authorization": f"Bearer {issue(settings.keyring(), Principal(role='moderator', name='m'), 60)}"
-        }
-        async with httpx.AsyncClient(base_url=url) as client:
-            await proof_of_head(client, game_id, seq, moderator)
-            code, err = await run_witness(url, key, state)
-            assert code == 0, err
-            served = (await client.get("/log/checkpoint")).text
-            assert Note.parse(served).signed_by(WITNESS.verifier)
-            assert (state / "log-keys").read_text().strip() == (await log_keys(client))[0].text
+    keys = await log_keys(http)
+    first, _ = await finished_game(api)
+    await proof_of_head(http, first, (await head(database_url, first))[0], moderator)
+    witness = InProcessWitness(WITNESS, tmp_path / "w1", keys, database_url)
+    assert await witness.round() == "cosigned"
+    cosigned = witness.pusher.peers[0].cosigned
+    second, _ = await finished_game(api)
+    await proof_of_head(http, second, (await head(database_url, second))[0], moderator)
 
-            conn = await asyncpg.connect(database_url)
-            try:
-                async with conn.transaction():  # the operator rebuilds the log from a rewritten head
-                    for table in ("log_cosignatures", "log_checkpoints", "log_nodes", "log_leaves"):
-                        await conn.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
-                        await conn.execute(f"DELETE FROM {table}")
-                        await conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
-                    await conn.execute(
-                        "UPDATE streams SET last_hash = sha256(last_hash) WHERE game_id = $1", game_id
-                    )
-            finally:
-                await conn.close()
-            until = time.monotonic() + DEADLINE
-            while (await client.get("/log/checkpoint")).status_code != 200:
-                assert time.monotonic() < until
-                await asyncio.sleep(0.02)
-            code, err = await run_witness(url, key, state)
-            assert code == 3, err
-            assert "REFUSED" in err
-            (evidence,) = (state / "evidence").iterdir()
-            assert (evidence / "cosigned.checkpoint").read_text() != (
-                evidence / "shown.checkpoint"
-            ).read_text()
+    # The log's process restarts: it knows no witness's size and sends "old 0"; the witness
+    # answers 409 with its size (text/x.tlog.size), and the log proves the rest from there.
+    restarted = InProcessWitness(WITNESS, tmp_path / "w1", keys, database_url)
+    answers: list[tuple[int, str]] = []
+
+    async def record(response: httpx.Response) -> None:
+        await response.aread()
+        answers.append((response.status_code, response.text))
+
+    assert restarted.pusher.client is not None
+    restarted.pusher.client.event_hooks["response"].append(record)
+    assert await restarted.round() == "cosigned"
+    assert answers[0] == (409, f"{cosigned}\n") and answers[1][0] == 200
+    assert restarted.pusher.peers[0].cosigned > cosigned
 
 
-async def test_a_seat_gets_no_proof_while_its_game_holds_an_event_hidden_from_it(
+async def test_a_seat_gets_no_proof_while_its_game_runs_or_holds_an_event_hidden_from_it(
     api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str]
 ) -> None:
     from tests.e2e.test_numbering_leaks import _window_open
 
     game = await _window_open(api, moderator)
     seat = {"Authorization": f"Bearer {game.seats[2].token}"}
-    assert (await http.get(f"/games/{game.id}/log-proof", headers=seat)).status_code == 200
+    # Nothing hidden yet, but the game runs: its tag would let the seat follow its later leaves
+    # (and their seqs) in the log's public entries, hidden events included.
+    running = await http.get(f"/games/{game.id}/log-proof", headers=seat)
+    assert running.status_code == 403 and running.json()["code"] == "log_proof_hidden"
     await game.send(1, {"type": "PassReaction"})  # seat 1 alone may know this event exists
     refused = await http.get(f"/games/{game.id}/log-proof", headers=seat)
     assert refused.status_code == 403 and refused.json()["code"] == "log_proof_hidden"
@@ -431,3 +410,45 @@ async def test_tiles_of_two_levels_give_the_checkpoint_s_root(settings: Settings
         assert merkle.root(300, nodes) == checkpoint.root
         for missing in (tile_path(0, 1), tile_path(0, 1, 45), tile_path(1, 0), tile_path(2, 0, 1)):
             assert (await http.get(f"/log/tile/{missing}")).status_code == 404, missing
+
+
+async def test_a_leaf_of_version_1_keeps_its_proof_and_its_bundle_is_not_served(
+    settings: Settings, database_url: str, moderator: dict[str, str]
+) -> None:
+    quiet = dataclasses.replace(settings, log_interval=3600.0)  # the test runs the rounds
+    identity = quiet.log_identity()
+    async with AsyncTestClient(create_app(quiet)) as http:
+        await http.app.state.sequencer.stop()
+        api = PlaylogClient(str(http.base_url), http=http)
+        old_game, _ = await finished_game(api)
+        seq, old_head = await head(database_url, old_game)
+        conn = await asyncpg.connect(database_url)
+        try:
+            # The log as it was before the tags: one version-1 leaf, whose data names the game.
+            leaf = merkle.leaf_hash(merkle.leaf_data(old_game, seq, old_head))
+            await conn.execute(
+                "INSERT INTO log_leaves (idx, game_id, seq, head) VALUES (0, $1, $2, $3)",
+                old_game,
+                seq,
+                old_head,
+            )
+            await conn.execute("INSERT INTO log_nodes (level, idx, hash) VALUES (0, 0, $1)", leaf)
+            note = sign(Checkpoint(identity.origin, 1, leaf).body, identity.signer)
+            await conn.execute(
+                "INSERT INTO log_checkpoints (size, root, note) VALUES (1, $1, $2)", leaf, note
+            )
+            # Then a game logged today: a version-2 leaf next to it.
+            await finished_game(api)
+            assert await append_round(conn, identity) == 2
+        finally:
+            await conn.close()
+        checkpoint = checked((await http.get("/log/checkpoint")).text, await log_keys(http))
+        (proven,) = (await http.get(f"/games/{old_game}/log-proof", headers=moderator)).json()["leaves"]
+        assert proven["tag"] is None
+        assert base64.b64decode(proven["leaf_data"]) == merkle.leaf_data(old_game, seq, old_head)
+        proof = [base64.b64decode(p) for p in proven["proof"]]
+        assert merkle.verify_inclusion(leaf, 0, checkpoint.size, proof, checkpoint.root)
+        # Its hashes are served; its entry, which would name the game, is not.
+        assert (await http.get(f"/log/tile/{tile_path(0, 0, 2)}")).status_code == 200
+        bundle = await http.get("/log/tile/entries/000.p/2")
+        assert bundle.status_code == 404 and bundle.json()["code"] == "no_such_tile"

@@ -28,11 +28,11 @@ from projections.export import verify as export_verify
 from projections.export.receipted import read_receipts
 from service.config import Settings
 from service.tools.client import PlaylogClient
-from service.transparency.witness import Witness
 from tests.e2e import test_dishonest_operator as dishonest
 from tests.e2e.conftest import Game, started_game
 from tests.e2e.test_clients import typescript_build  # noqa: F401  (the fixture: npm ci, tsc)
 from tests.e2e.test_disputes import moderator_headers
+from tests.e2e.witnesses import InProcessWitness
 from tests.mutations import corpus
 from tests.mutations.files import Base, Mutant
 
@@ -181,8 +181,9 @@ class TestProofsAndReceipts:
         await api.leave(game.id, 0, game.seats[0].token)
         await started_game(api, seed=12)  # another leaf in the round: the proof is not empty
         assert await dishonest.sequence(database_url, settings) is not None
-        witness = Witness(str(http.base_url), dishonest.WITNESS, tmp_path / "witness")
-        assert await witness.round(http) == "cosigned"
+        log_keys = settings.log_identity().verifiers
+        witness = InProcessWitness(dishonest.WITNESS, tmp_path / "witness", log_keys, database_url)
+        assert await witness.round() == "cosigned"
         moderator = moderator_headers(settings)
         export = (await http.get(f"/games/{game.id}/export", headers=moderator)).text.splitlines(
             keepends=True
@@ -350,8 +351,9 @@ class TestProofsAndReceipts:
         # The same events as the seat kept them, now with the pseudonym (and later ones left out).
         again = json.dumps(json.loads(relisted.text)[: len(json.loads(listed.text))])
         assert await dishonest.sequence(database_url, settings) is not None
-        witness = Witness(str(http.base_url), dishonest.WITNESS, tmp_path / "witness")
-        assert await witness.round(http) == "cosigned"
+        log_keys = settings.log_identity().verifiers
+        witness = InProcessWitness(dishonest.WITNESS, tmp_path / "witness", log_keys, database_url)
+        assert await witness.round() == "cosigned"
         after = (await http.get(f"/games/{game.id}/export", headers=moderator)).text.splitlines(keepends=True)
         assert "Ada Lovelace" not in "".join(after)
         trust = await dishonest.trusted(http, tmp_path / "trusted.keys")

@@ -59,7 +59,6 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "seat_token_revoked",
             "seat_conceded",
             "log_proof_hidden",
-            "unknown_witness",
         }
     ),
     # No such game, dispute or player; a seq past the game's end; a checkpoint or tile the
@@ -97,12 +96,10 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "dispute_resolved",
             "dispute_not_resolved",
             "game_not_finished",
-            "checkpoint_mismatch",
         }
     ),
     # A reused key; a seq or seat past this game's; a dispute of another game; tree sizes past the
-    # log's; a cosignature that is not a signed checkpoint of this log (and, on the operations of
-    # RULED, a move the game's rules refuse now: any rule code).
+    # log's (and, on the operations of RULED, a move the game's rules refuse now: any rule code).
     422: frozenset(
         {
             "idempotency_key_reused",
@@ -110,7 +107,6 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "unknown_dispute",
             "invalid_seat",
             "bad_tree_sizes",
-            "bad_cosignature",
             "seed_mismatch",
         }
     ),

@@ -61,3 +61,36 @@ def test_a_signal_ends_streams_with_a_comment_and_stops_the_embedded_postgresql(
     assert any("server shutting down" in line for line in received), received
     assert postgres_processes(pgdata, postmaster) == []
     assert not (pgdata / "postmaster.pid").exists()
+
+
+def test_after_a_kill_the_next_run_s_sigterm_still_stops_the_embedded_postgresql(workdir: Path) -> None:
+    """``kill -9`` leaves the embedded PostgreSQL running (nothing of the process runs any more);
+    the next run takes it over, and its SIGTERM stops it as if it had started it."""
+    data_dir, log = workdir / "data", workdir / "serve.log"
+    pgdata = data_dir / "pgdata"
+    port = free_port()
+    killed = serve(data_dir, port, log)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", killed, log)
+    finally:
+        killed.kill()
+        killed.wait()
+    postmaster = postmaster_pid(pgdata)
+    try:
+        assert postgres_processes(pgdata, postmaster), "the kill stopped PostgreSQL: nothing to take over"
+        port = free_port()
+        proc = serve(data_dir, port, log)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            wait_healthy(url, proc, log)
+            _public_game(url)  # it serves on the server it took over
+            code = stop(proc, signal.SIGTERM)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert code == 0, log.read_text()[-3000:]
+        assert postgres_processes(pgdata, postmaster) == []
+        assert not (pgdata / "postmaster.pid").exists()
+    finally:  # whatever failed, no PostgreSQL of this test outlives it
+        for process in postgres_processes(pgdata, postmaster):
+            process.kill()

@@ -44,9 +44,14 @@ def test_the_corpus_covers_every_kind_edition_mode_and_player_count() -> None:
 @pytest.mark.parametrize("name", CORPUS)
 def test_a_recorded_game_replays_to_the_same_states_views_and_outcome(name: str) -> None:
     export = load_export(name)
-    report = export_verify.verify(export)
+    # Recorded before commands were: checked at the replay level, and said so; accepted only
+    # when asked (``playlog verify --accept-level replayed``).
+    refused = export_verify.verify(export)
+    assert not refused.ok and not refused.findings, refused.lines()
+    assert "level:       replayed (no recorded commands): NOT ACCEPTED" in refused.lines()
+    assert refused.lines()[-1].startswith("UNVERIFIED: the level replayed")
+    report = export_verify.verify(export, accept=("replayed",))
     assert report.ok, report.lines()
-    # Recorded before commands were: checked at the replay level, and said so.
     assert report.level == "replayed" and "level:       replayed (no recorded commands)" in report.lines()
     expected = load_expected(name)
     actual = msgspec.json.decode(msgspec.json.encode(expectations(export)))

@@ -28,7 +28,25 @@ def test_compose_file_parses_and_runs_three_instances_against_postgres() -> None
         assert (context / build["dockerfile"]).is_file()
         env = service["environment"]
         assert env["PLAYLOG_DATABASE_URL"].startswith("postgresql://")
-        assert "PLAYLOG_JWT_SECRET" in env
+
+
+def test_compose_shares_one_identity_written_once_and_holds_no_secret() -> None:
+    text = (DOCKER / "compose.yaml").read_text()
+    compose = yaml.safe_load(text)
+    services = compose["services"]
+    assert "change-me" not in text and "SECRET" not in text and "SIGNING_KEY" not in text
+    init = services["deployment-init"]
+    shared = init["command"][init["command"].index("--file") + 1]
+    assert init["command"][:3] == ["playlog", "deployment", "init"]
+    volume = next(v.split(":")[0] for v in init["volumes"] if v.split(":")[1] == str(Path(shared).parent))
+    assert volume in compose["volumes"]  # a named volume: it survives a redeploy
+    for name, service in services.items():
+        if name.startswith("playlog"):
+            assert service["environment"]["PLAYLOG_DEPLOYMENT_FILE"] == shared
+            assert f"{volume}:{Path(shared).parent}:ro" in service["volumes"]
+            assert service["depends_on"]["deployment-init"]["condition"] == "service_completed_successfully"
+    dockerfile = (DOCKER / "Dockerfile").read_text()
+    assert f"mkdir {Path(shared).parent} && chown playlog {Path(shared).parent}" in dockerfile
 
 
 def test_haproxy_in_compose_balances_every_instance_with_health_checks_on_readyz() -> None:

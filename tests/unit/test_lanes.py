@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from service.http.fast.lanes import take_command, take_nothing
+from service.http.fast.lanes import take_command, take_min_version
 
 
 def _scope(query: bytes = b"", *headers: tuple[bytes, bytes]) -> Any:
@@ -51,6 +51,14 @@ def test_a_repeated_idempotency_key_is_left_to_litestar() -> None:
     assert take_command(_scope(b"", (b"idempotency-key", b"a"), (b"idempotency-key", b"b"))) is None
 
 
-def test_a_view_request_is_taken_only_without_a_query() -> None:
-    assert take_nothing(_scope()) == {}
-    assert take_nothing(_scope(b"x=1")) is None
+def test_a_view_request_is_taken_without_a_query_or_with_a_plain_min_version_alone() -> None:
+    assert take_min_version(_scope()) == {"min_version": 0}
+    assert take_min_version(_scope(b"min_version=12")) == {"min_version": 12}
+    for query in (
+        b"x=1",
+        b"min_version=-1",
+        b"min_version=",
+        b"min_version=2147483648",
+        b"min_version=1&x=1",
+    ):
+        assert take_min_version(_scope(query)) is None, query

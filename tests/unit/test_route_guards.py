@@ -21,6 +21,7 @@ WHO_MAY_CALL = {
     "getGame": ["bearer_if_sent"],
     "joinGame": ["player_or_guest"],
     "startGame": ["host_or_seat"],  # a host who left strands nobody
+    "seatComputerPlayer": ["host_or_seat"],  # as starting: any seated player may fill the table
     "leaveGame": ["seat_actor"],
     "revealSeed": ["seat_actor"],
     "sendCommand": ["seat_actor"],
@@ -28,6 +29,7 @@ WHO_MAY_CALL = {
     "getSeatEvents": ["seat_holder"],
     "streamSeatEvents": ["seat_holder"],
     "seatTranscript": ["seat_holder"],
+    "seatTrace": ["seat_holder"],
     "eraseSeat": ["seat_holder"],  # a guest's own words; a conceded seat still holds its token
     "revokePlayerToken": ["player"],
     "refreshPlayerToken": ["player"],
@@ -66,7 +68,7 @@ WHO_MAY_CALL = {
         )
     },
     # The transparency log is public; a game's proofs are its moderators' and seats' (RULES 3).
-    **{op: ANYONE for op in ("logKeys", "logCheckpoint", "logTile", "logConsistency", "logCosign")},
+    **{op: ANYONE for op in ("logKeys", "logCheckpoint", "logTile", "logConsistency")},
     "gameLogProof": ["log_reader"],
 }
 

@@ -16,6 +16,17 @@ function tokenName(token) {
   const n = paintingOf(token);
   return PAINTINGS[n] ? `${PAINTINGS[n]} (${n})` : String(token);
 }
+// What each painting's token does in the full game (RULES 2.5), said where a power is used.
+const POWERS = {
+  1: "Robin Tell: when drawn, robs the largest stack (not one topped by an Angel) and you deal its tokens, one by one, onto any stacks.",
+  2: "Banker: sends the top half of your own stack back into the bag. Cheater: spares the next duplicate you draw this turn.",
+  3: "Angel: on top of a stack, protects that whole stack from every power.",
+  4: "Swimmer: one of the three ladies (with the Writer and the Fortune Teller): all three in one turn let you take up to 4 top tokens from other stacks.",
+  6: "Writer: one of the three ladies (with the Swimmer and the Fortune Teller).",
+  8: "Twins: worth 2 points each at the end.",
+  9: "Fortune Teller: one of the three ladies (with the Swimmer and the Writer).",
+  11: "Musician Cats: take every other stack's top Cats, swap the Cat for another stack's top token, or keep it.",
+};
 const tokenList = (tokens) => (tokens && tokens.length ? tokens.map(tokenName).join(", ") : "none");
 
 // The final holdings by painting: the game's end event says them (the views never list a stack).
@@ -29,9 +40,12 @@ function tile(token, extra = {}) {
 }
 
 // Stop: this turn's tokens listed bottom to top, reordered with up/down buttons or by dragging.
+// Drawing again sits beside it: the turn's two choices in one row.
 function stopControl(view, legal, { send, redraw, el }) {
   const stop = legal.find((cmd) => cmd.type === "StopAndStack");
-  if (!stop) { stacking = null; return []; }
+  const draw = legal.find((cmd) => cmd.type === "DrawToken");
+  const drawButton = draw ? el("button", { type: "button", "data-type": "DrawToken", onclick: () => send(draw) }, "Draw a token") : null;
+  if (!stop) { stacking = null; return drawButton ? [el("div", { class: "command", "data-type": "DrawToken" }, drawButton)] : []; }
   const drawn = [...stop.order];
   if (!stacking || stacking.length !== drawn.length || !drawn.every((t) => stacking.includes(t))) stacking = drawn;
   const move = (from, to) => {
@@ -53,9 +67,9 @@ function stopControl(view, legal, { send, redraw, el }) {
   el("button", { type: "button", class: "quiet", "data-type": `up:${token}`, "aria-label": `${tokenName(token)}: up`, disabled: i === stacking.length - 1, onclick: () => move(i, i + 1) }, "up"),
   el("button", { type: "button", class: "quiet", "data-type": `down:${token}`, "aria-label": `${tokenName(token)}: down`, disabled: i === 0, onclick: () => move(i, i - 1) }, "down"))).reverse();
   return [el("form", { class: "command", "data-type": "StopAndStack", onsubmit: (e) => { e.preventDefault(); const order = stacking; stacking = null; send({ type: "StopAndStack", order }); } },
-    el("p", { id: "stacking-help" }, "Stop: your tokens go on your stack as listed here, the first one on top (the top is what the others can steal). Move them up or down, or drag them."),
+    el("p", { id: "stacking-help" }, "Stop: your tokens go on your stack as listed, the first one on top (the top is what the others can steal). Move them up or down, or drag them."),
     el("ul", { class: "stacking-list", "aria-label": "Your tokens, top of the stack first", "aria-describedby": "stacking-help" }, rows),
-    el("button", { type: "submit", "data-type": "StopAndStack" }, `Stop and stack (top: ${tokenName(stacking[stacking.length - 1])})`))];
+    el("div", { class: "command" }, el("button", { type: "submit", "data-type": "StopAndStack" }, `Stop and stack (top: ${tokenName(stacking[stacking.length - 1])})`), drawButton))];
 }
 
 // The score at the end: tokens, Twins' extra point, paintings won (RULES 2.4).
@@ -67,14 +81,17 @@ function breakdown(view, seats, me) {
     const paintings = won(seat);
     const points = paintings.reduce((a, n) => a + n, 0);
     const twins = view.scores[seat] - size - points;
-    return [name(seat), String(size), String(twins), paintings.length ? paintings.map((n) => `${PAINTINGS[n]} (${n})`).join(", ") : "none", String(points), String(view.scores[seat])];
+    const named = paintings.length ? `${paintings.map((n) => `${PAINTINGS[n]} (${n})`).join(", ")} = ${points}` : "none";
+    return [name(seat), String(view.scores[seat]), `${size} ${size === 1 ? "token" : "tokens"} + Twins bonus ${twins} + paintings won: ${named}`];
   });
-  const parts = [el("h3", {}, "Score"), Render.seatsTable(rows, ["Player", "Tokens", "Twins bonus", "Paintings won", "Their points", "Total"])];
+  // Three columns, the breakdown in words: it fits a phone.
+  const parts = [el("h3", {}, "Score"), Render.seatsTable(rows, ["Player", "Total", "Made of"])];
   if (holdings) {
+    // A row a painting, a column a player: as narrow as the players are few (it fits a phone).
     const shown = Object.keys(PAINTINGS).map(Number).filter((n) => !view.removed_paintings.includes(n));
     parts.push(el("h3", {}, "Tokens held, by painting"), Render.seatsTable(
-      holdings.map((counts, seat) => [name(seat), ...shown.map((n) => `${counts[n - 1]}${view.paintings_won[n - 1] === seat ? " ★" : ""}`)]),
-      ["Player", ...shown.map((n) => `${PAINTINGS[n]} (${n})`)]));
+      shown.map((n) => [`${PAINTINGS[n]} (${n})`, ...holdings.map((counts, seat) => `${counts[n - 1]}${view.paintings_won[n - 1] === seat ? " ★" : ""}`)]),
+      ["Painting", ...holdings.map((counts, seat) => (seat === me ? `${seats[seat] ?? `seat ${seat}`} (you)` : seats[seat] ?? `seat ${seat}`))]));
     parts.push(el("p", { class: "muted" }, "★ won the painting: most tokens, or on a tie the black-cat token."));
   }
   return parts;
@@ -98,7 +115,7 @@ function sentence(event, who) {
     case "MusicianCatSwapped": return `${who(d.seat)} swapped a Musician Cat for ${who(d.with_seat) === "you" ? "your" : `${who(d.with_seat)}'s`} ${tokenName(d.token)}`;
     case "MusicianCatKept": return `${who(d.seat)} kept the Musician Cat`;
     case "CheaterArmed": return `${who(d.seat)} drew the Cheater: the next duplicate this turn is spared`;
-    case "BankerReturned": return d.blocked ? `${who(d.seat) === "you" ? "Your" : `${who(d.seat)}'s`} Banker is blocked by an Angel` : `The Banker sends ${d.count} of ${who(d.seat)}'s tokens back into the bag`;
+    case "BankerReturned": return d.blocked ? `${who(d.seat) === "you" ? "Your" : `${who(d.seat)}'s`} Banker is blocked by an Angel` : `The Banker sends ${d.count} of ${who(d.seat) === "you" ? "your" : `${who(d.seat)}'s`} tokens back into the bag`;
     case "RobinTellTriggered": return d.robbed_seat != null ? `Robin Tell robs ${who(d.robbed_seat)}: ${d.count} tokens to deal` : (d.candidates.length ? `Robin Tell: ${who(d.seat)} chooses whom to rob` : "Robin Tell finds nobody to rob");
     case "RobinTellTargetChosen": return `Robin Tell robs ${who(d.robbed_seat)}: ${d.count} tokens to deal`;
     case "RobinTellTokenDealt": return `${tokenName(d.token)} dealt to ${who(d.to_seat)}`;
@@ -141,9 +158,9 @@ PL.registerGame("a_risk_cat", {
     if (mod) parts.push(el("p", { class: "face-up" }, `Bag, top first: ${tokenList(mod.bag)}`));
     if (view.robin_tell_pile_size) parts.push(el("p", {}, `Robin Tell's pile: ${view.robin_tell_pile_size} (top: ${view.robin_tell_pile_top ? tokenName(view.robin_tell_pile_top) : "—"})`));
     if (view.pending && view.phase !== "over") parts.push(el("p", {}, `${view.pending.seat === me ? "Your choice" : `Waiting for ${seatName(seats, view.pending.seat)}`}: ${words(view.pending.kind || view.pending.type || "a decision")}.`));
-    parts.push(el("details", { class: "legend" }, el("summary", {}, "The paintings (a painting is worth its number)"),
+    parts.push(el("details", { class: "legend" }, el("summary", {}, view.mode === "full" ? "The paintings and their powers (a painting is worth its number)" : "The paintings (a painting is worth its number)"),
       el("ul", {}, Object.entries(PAINTINGS).map(([n, name]) => el("li", { class: view.removed_paintings.includes(Number(n)) ? "removed" : null },
-        `${n}. ${name} (${n} tokens)${view.removed_paintings.includes(Number(n)) ? ": not in this game" : ""}`)))));
+        `${n}. ${name} (${n} ${n === "1" ? "token" : "tokens"})${view.removed_paintings.includes(Number(n)) ? ": not in this game" : ""}${view.mode === "full" && POWERS[n] ? `. ${POWERS[n]}` : ""}`)))));
     if (view.scores) parts.push(...breakdown(view, seats, me));
     return parts;
   },
@@ -151,7 +168,7 @@ PL.registerGame("a_risk_cat", {
   mine: null,  // nothing is hidden from a seat that the others see: its stack is on the table
 
   hand: (view, legal, ctx) => stopControl(view, legal, ctx),
-  handles: ["StopAndStack"],
+  handles: ["StopAndStack", "DrawToken"],
   describe,
 
   activeSeat: (view) => view.active_seat,
@@ -177,6 +194,14 @@ PL.registerGame("a_risk_cat", {
     DealRobinTellToken: "Robin Tell: deal the token", TakeTokenForLadies: "The three ladies",
   },
   submitLabels: {},
+  // A short help beside each decision a power (or the Cats) asks for.
+  help: {
+    StealRuns: "Steal: take the whole run of matching tokens from the top of each stack you choose; they join this turn's tokens.",
+    TakeMusicianCats: POWERS[11], SwapMusicianCat: POWERS[11], KeepMusicianCat: POWERS[11],
+    ChooseRobinTellTarget: POWERS[1], DealRobinTellToken: POWERS[1],
+    TakeTokenForLadies: "The three ladies: take up to 4 tokens, one at a time, from the tops of other stacks (not Angel-topped); they join this turn's tokens.",
+    DismissLadies: "The three ladies: stop taking tokens.",
+  },
 
   countdown: (view) => ({ deadline: view.deadline, what: "Time to decide" }),
 

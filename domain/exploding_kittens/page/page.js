@@ -5,11 +5,13 @@
 (() => {
 // The cards the player picked for a combo or a targeted card, kept while the table redraws.
 let picked = [];
+// A Defuse the player clicked to give for a Favor: asked about before it is given.
+let givingDefuse = false;
 const sameCards = (a, b) => a.length === b.length && [...a].sort().every((c, i) => c === [...b].sort()[i]);
 
 // The hand: each card a button. A card that needs nothing more is played on a click; a card
 // that needs a target (Favor) or partners (a combo) is picked first, then its target is clicked.
-function hand(view, legal, { send, redraw, who, el }) {
+function hand(view, legal, { send, redraw, who, name, el }) {
   const of = (type) => legal.filter((cmd) => cmd.type === type);
   const out = [];
   const defuse = of("Defuse");
@@ -29,6 +31,26 @@ function hand(view, legal, { send, redraw, who, el }) {
   const combos = of("PlayCombo");
   const gives = of("GiveCard");
   const nopes = of("Nope");
+  const pass = of("PassReaction");
+  const pub = view.public;
+  if (!gives.some((cmd) => cmd.card === "Defuse")) givingDefuse = false;
+  // What the game asks of this seat now, said beside the hand.
+  if (pub.window && (nopes.length || pass.length)) {
+    const w = pub.window;
+    out.push(el("div", { class: "command", "data-type": "PassReaction" },
+      el("p", { class: "prompt" }, `${name(w.actor)} played ${w.cards.join(" + ")}${w.target != null ? ` on ${name(w.target)}` : ""}: ${nopes.length ? "Nope it, or let it happen" : "let it happen"}.`),
+      pass.length ? el("button", { type: "button", "data-type": "PassReaction", onclick: () => send(pass[0]) }, "Let it happen") : null));
+  }
+  if (gives.length) {
+    const receiver = pub.pending && pub.pending.receiver != null ? name(pub.pending.receiver) : "the player who asked";
+    if (givingDefuse) {
+      out.push(el("div", { class: "command confirm", "data-type": "confirm-give" },
+        el("p", { class: "prompt" }, `Give ${receiver} your Defuse? It is what saves you from an Exploding Kitten.`),
+        el("button", { type: "button", "data-type": "confirm-give:yes", onclick: () => { givingDefuse = false; send(gives.find((cmd) => cmd.card === "Defuse")); } }, "Yes, give the Defuse"),
+        " ",
+        el("button", { type: "button", class: "quiet", "data-type": "confirm-give:no", onclick: () => { givingDefuse = false; redraw(); } }, "No, choose another card")));
+    } else out.push(el("p", { class: "prompt" }, `Give ${receiver} a card — choose one.`));
+  }
   if (!view.hand.length && !draw.length) out.push(el("p", { class: "muted" }, "Your hand is empty."));
   picked = picked.filter((i) => i < view.hand.length);
   const pickedCards = picked.map((i) => view.hand[i]);
@@ -38,6 +60,7 @@ function hand(view, legal, { send, redraw, who, el }) {
   function click(i) {
     const card = view.hand[i];
     const give = gives.find((cmd) => cmd.card === card);
+    if (give && card === "Defuse") { givingDefuse = true; return redraw(); }
     if (give) return send(give);
     if (card === "Nope" && nopes.length && !picked.length) return send(nopes[0]);
     const plain = plays.find((cmd) => cmd.card === card && cmd.target == null);
@@ -125,7 +148,9 @@ function sentence(event, who, whose) {
     case "NamedCardRequested": return d.given ? `${who(d.target)} had to hand over ${d.named}` : `${who(d.target)} ${who(d.target) === "you" ? "have" : "has"} no ${d.named}`;
     case "DiscardPickAsked": return `${who(d.seat)} picks a card from the discard pile`;
     case "CardTakenFromDiscard": return `${who(d.seat)} took ${d.card} from the discard pile`;
-    case "FutureSeen": return `${who(d.seat)} saw the future${d.cards ? `: ${d.cards.join(", ")}` : ""}`;
+    case "FutureSeen": return d.cards && d.cards.length
+      ? `${who(d.seat)} saw the future: ${d.cards.join(", ")} (top first)`
+      : `${who(d.seat)} looked at the top cards of the draw pile (up to three)`;
     case "DeckShuffled": return `${who(d.seat)} shuffled the draw pile`;
     case "ActionHadNoEffect": return `Nothing happened: ${PL.words(d.reason || "")}`;
     case "PlayerConceded": return `${who(d.seat)} left the game`;
@@ -162,8 +187,13 @@ PL.registerGame("exploding_kittens", {
       const w = pub.window;
       parts.push(el("p", { class: "window" }, `Open to a Nope: ${seatName(seats, w.actor)} played ${list(w.cards)}${w.target != null ? ` on ${seatName(seats, w.target)}` : ""}; Nopes so far: ${w.chain_length}.`));
     }
-    if (pub.kitten_being_placed_by != null) parts.push(el("p", {}, `${seatName(seats, pub.kitten_being_placed_by)} is putting an Exploding Kitten back.`));
-    if (pub.pending) parts.push(el("p", {}, `Waiting for ${seatName(seats, pub.pending.seat)}: ${words(pub.pending.kind)}.`));
+    const placer = pub.kitten_being_placed_by;
+    if (placer != null) parts.push(el("p", {}, placer === me ? "You are putting an Exploding Kitten back." : `${seatName(seats, placer)} is putting an Exploding Kitten back.`));
+    if (pub.pending && pub.pending.kind !== "defuse") {
+      const p = pub.pending;
+      const what = { favor: `give ${p.receiver != null ? PL.seatName(seats, p.receiver) : "a player"} a card (Favor)`, discard_pick: "take a card from the discard pile" }[p.kind] || words(p.kind);
+      parts.push(el("p", {}, p.seat === me ? `Your move: ${what}.` : `Waiting for ${seatName(seats, p.seat)} to ${what}.`));
+    }
     return parts;
   },
 
@@ -179,7 +209,7 @@ PL.registerGame("exploding_kittens", {
 
   hand: (view, legal, ctx) => hand(view, legal, ctx),
   reactions: ["Nope", "PassReaction"],
-  handles: ["DrawCard", "PlayCard", "PlayCombo", "Nope", "GiveCard", "Defuse"],
+  handles: ["DrawCard", "PlayCard", "PlayCombo", "Nope", "PassReaction", "GiveCard", "Defuse"],
   describe: (event, who) => describe(event, who),
 
   activeSeat: (view) => view.public.active_seat,

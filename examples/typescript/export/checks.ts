@@ -5,7 +5,7 @@ import type { EventLine, ExportFile, ShuffleLine } from "./read.js";
 
 /** A finding: what failed, where (a seq, an access record's n or a line number), and why. */
 export interface Finding {
-  check: "format" | "chain" | "personal" | "shuffles" | "commands" | "seeds" | "header" | "access" | "log" | "receipts";
+  check: "format" | "chain" | "personal" | "shuffles" | "commands" | "seeds" | "header" | "access" | "log" | "receipts" | "tlog-proof";
   at: number;
   reason: string;
 }

@@ -33,14 +33,6 @@ export function parseKey(text: string): VerifierKey {
   return { name, kind, id: computed, key: createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" }), text: trimmed };
 }
 
-/** Verifier keys one a line, `#` for comments (the file `--trust` names). */
-export function parseKeys(text: string): VerifierKey[] {
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "" && !line.trim().startsWith("#"))
-    .map(parseKey);
-}
-
 export interface Note {
   body: string; // ends with "\n"
   signatures: { name: string; raw: Buffer }[]; // raw: key id || signature (|| a cosignature's time first)
@@ -61,15 +53,22 @@ export function parseNote(text: string): Note {
   return { body: text.slice(0, split + 1), signatures };
 }
 
-/** Whether one of the note's lines is a valid signature (or cosignature) by `key`. */
-export function signedBy(note: Note, key: VerifierKey): boolean {
-  return note.signatures.some(({ name, raw }) => {
-    if (name !== key.name || !raw.subarray(0, 4).equals(key.id)) return false;
-    if (key.kind === ED25519) return verify(null, Buffer.from(note.body), key.key, raw.subarray(4));
-    if (raw.length !== 76) return false;
-    const time = raw.readBigUInt64BE(4);
-    const message = Buffer.from(`cosignature/v1\ntime ${time}\n${note.body}`);
-    return verify(null, message, key.key, raw.subarray(12));
+function valid(note: Note, key: VerifierKey, raw: Buffer): boolean {
+  if (key.kind === ED25519) return verify(null, Buffer.from(note.body), key.key, raw.subarray(4));
+  if (raw.length !== 76) return false;
+  const time = raw.readBigUInt64BE(4);
+  const message = Buffer.from(`cosignature/v1\ntime ${time}\n${note.body}`);
+  return verify(null, message, key.key, raw.subarray(12));
+}
+
+/** The keys among `keys` that signed the note, as Go's note.Open reads it: a line by one of them
+ * (its name and key id) that does not verify rejects the whole note (throws), even when another
+ * line of that key verifies. Lines of unknown keys are ignored. */
+export function signers(note: Note, keys: VerifierKey[]): VerifierKey[] {
+  return keys.filter((key) => {
+    const lines = note.signatures.filter(({ name, raw }) => name === key.name && raw.subarray(0, 4).equals(key.id));
+    if (!lines.every(({ raw }) => valid(note, key, raw))) throw new Error(`a signature line of ${key.name} does not verify: the note is rejected`);
+    return lines.length > 0;
   });
 }
 

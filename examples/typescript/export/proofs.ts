@@ -1,8 +1,9 @@
 // An export's proofs against the keys the verifier trusts (docs/export-format.md, "Proofs"): the
-// checkpoint signed by a trusted log key and cosigned by every trusted witness, every proof line's
+// checkpoint signed by a trusted log key and cosigned as the trust's quorum asks (export/policy.ts), every proof line's
 // leaf under its root (RFC 9162), every proven head the file's own hash at its seq.
 import { leafData, leafHash, verifyInclusion } from "./merkle.js";
-import { COSIGNATURE_V1, ED25519, type Note, parseCheckpoint, parseNote, signedBy, type VerifierKey } from "./notes.js";
+import { type Note, parseCheckpoint, parseNote } from "./notes.js";
+import { cosigners, type Trust } from "./policy.js";
 import type { ExportFile } from "./read.js";
 
 /** What the proofs showed; `failure.at` 0 is the checkpoint itself, else a seq. */
@@ -13,9 +14,7 @@ export interface Proven {
   failure?: { at: number; reason: string };
 }
 
-export function checkProofs(file: ExportFile, trust: VerifierKey[]): Proven {
-  const logKeys = trust.filter((k) => k.kind === ED25519);
-  const witnessKeys = trust.filter((k) => k.kind === COSIGNATURE_V1);
+export function checkProofs(file: ExportFile, trust: Trust): Proven {
   if (file.checkpoint === undefined) return { size: 0, seqs: [], witnesses: [], failure: { at: 0, reason: "the file carries no checkpoint" } };
   let note: Note;
   let checkpoint: ReturnType<typeof parseCheckpoint>;
@@ -26,17 +25,14 @@ export function checkProofs(file: ExportFile, trust: VerifierKey[]): Proven {
     return { size: 0, seqs: [], witnesses: [], failure: { at: 0, reason: `the checkpoint is not a signed checkpoint: ${(error as Error).message}` } };
   }
   const size = checkpoint.size;
-  if (!logKeys.some((k) => signedBy(note, k))) {
-    return { size, seqs: [], witnesses: [], failure: { at: 0, reason: "the checkpoint bears no signature of a trusted log key" } };
-  }
-  const missing = witnessKeys.filter((w) => !signedBy(note, w)).map((w) => w.name);
-  if (missing.length) return { size, seqs: [], witnesses: [], failure: { at: 0, reason: `the checkpoint is not cosigned by ${missing.join(", ")}` } };
-  const witnesses = witnessKeys.map((w) => w.name);
+  const { cosigned, untrusted } = cosigners(trust, note);
+  if (untrusted !== undefined) return { size, seqs: [], witnesses: [], failure: { at: 0, reason: `the checkpoint ${untrusted}` } };
+  const witnesses = cosigned.map((w) => w.name);
   const gameId = file.header.game_id as string;
   const hashes = new Map(file.events.map((e) => [e.seq, e.hash]));
   const seqs: number[] = [];
   for (const proof of [...file.proofs].sort((a, b) => a.seq - b.seq || a.index - b.index)) {
-    const leaf = leafHash(leafData(gameId, proof.seq, Buffer.from(proof.head, "hex")));
+    const leaf = leafHash(leafData(gameId, proof.seq, Buffer.from(proof.head, "hex"), proof.tag ? Buffer.from(proof.tag, "hex") : undefined));
     if (!verifyInclusion(leaf, proof.index, size, proof.proof, checkpoint.root)) {
       return { size, seqs, witnesses, failure: { at: proof.seq, reason: `the inclusion proof of leaf ${proof.index} fails against the checkpoint` } };
     }

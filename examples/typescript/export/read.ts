@@ -56,6 +56,7 @@ export interface ProofLine {
   seq: number;
   head: string; // hex
   proof: Buffer[];
+  tag?: string; // hex: the game's tag of a version-2 leaf
 }
 
 export interface CheckpointLine {
@@ -277,7 +278,8 @@ function readProof(record: JsonObject): ProofLine {
     if (!BASE64.test(h)) throw new Malformed("a proof hash is not base64");
     return Buffer.from(h, "base64");
   });
-  return { index: integer(record, "index"), seq: integer(record, "seq"), head: hex(record, "head"), proof };
+  const tag = "tag" in record ? hex(record, "tag") : undefined;
+  return { index: integer(record, "index"), seq: integer(record, "seq"), head: hex(record, "head"), proof, tag };
 }
 
 function readCheckpoint(record: JsonObject): CheckpointLine {

@@ -7,7 +7,7 @@
 import { createHmac } from "node:crypto";
 import { isLosslessNumber, parse } from "lossless-json";
 import { canonical, type Json, type JsonObject, sha256 } from "./canonical.js";
-import { ED25519, parseNote, signedBy, type VerifierKey } from "./notes.js";
+import { ED25519, parseNote, signers, type VerifierKey } from "./notes.js";
 import { sealedForm } from "./personal.js";
 import type { ExportFile } from "./read.js";
 
@@ -120,7 +120,7 @@ export function checkReceipts(file: ExportFile, kept: Kept[], keys: VerifierKey[
     try {
       const note = parseNote(text);
       receipt = parseReceipt(note.body);
-      signer = logKeys.find((k) => signedBy(note, k));
+      signer = signers(note, logKeys)[0];
     } catch (error) {
       return fail(`does not verify: ${(error as Error).message}`);
     }

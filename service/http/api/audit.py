@@ -21,6 +21,7 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from domain.viewers import Seat
+from projections.numbering import seat_numbers
 from projections.replay import Change, ShuffleProof, snapshot, transcript
 from projections.replay import diffs as replay_diffs
 from projections.replay import shuffle_proofs as replay_proofs
@@ -66,6 +67,9 @@ class AuditEvent(msgspec.Struct, frozen=True):
     prev_hash: str
     hash: str
     data: Any  # the whole event, hidden information included
+    # Each seat's own number for this event (RULES 3; None: that seat may not see it), to match
+    # what a seat's page says with the log.
+    seat_numbers: list[int | None] = []
 
 
 class StateAt(msgspec.Struct, frozen=True):
@@ -189,6 +193,7 @@ class AuditController(Controller):
             return paging.events(request, [], None)  # nothing shown face up: nothing to record
         shown = (steps_shown[0].seq, steps_shown[-1].seq)
         await access_of(state).face_up(game_id, principal, "auditLog", ask, shown, steps[-1].table)
+        before = [steps[page.start - 1].table if page.start else None, *(step.table for step in steps_shown)]
         events = [
             AuditEvent(
                 seq=s.seq,
@@ -198,8 +203,9 @@ class AuditController(Controller):
                 prev_hash=s.prev_hash.hex(),
                 hash=s.hash.hex(),
                 data=step.event,
+                seat_numbers=seat_numbers(previous, step.table),
             )
-            for s, step in zip(stored, steps_shown, strict=True)
+            for s, step, previous in zip(stored, steps_shown, before[:-1], strict=True)
         ]
         return paging.events(request, events, _last(page, len(steps)))
 

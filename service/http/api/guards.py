@@ -1,7 +1,8 @@
 """Who may call a route: Litestar guards, declared on the route (``guards=[...]``).
 
 - ``seat_holder``: a seat token of this game and seat, whose occupancy holds the seat now (checked
-  against the table), not lapsed (a seat token lapses a while after its game ends);
+  against the table, at least as new as the seat's ``min_version``: read your writes), not lapsed
+  (a seat token lapses a while after its game ends);
 - ``seat_actor``: a seat holder that has not conceded (a conceded seat reads, it does not act);
 - ``host``: the host token of this game, until a margin after the start;
 - ``host_or_seat``: the host token, or a seat holder's token of this game (starting: a host who
@@ -12,7 +13,7 @@
 - ``auditor``: a moderator token; without one, anyone once a public game is over and its
   spectator delay has passed (projections/spectator decides);
 - ``log_reader``: a game's log proofs: a moderator, anyone once the audit is, or a seat holder
-  while no event of the game is hidden from anyone;
+  once the game is over if no event of it is hidden from anyone;
 - ``bearer_if_sent``: anyone; a token sent must be valid (what it shows depends on who calls);
 - ``bearer``: any valid token; the service decides what it grants (a dispute's seat, say, is
   checked against the game's log, which also knows the seats a token held before).
@@ -34,7 +35,8 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.types import Guard
 
 from domain.table.rules import check_holder
-from projections.numbering import same_for_everyone
+from domain.viewers import Seat
+from projections.numbering import same_for_everyone, version_for
 from service.app.audit import open_to_anyone
 from service.app.auth import Principal, read_bearer
 from service.app.errors import ServiceError
@@ -105,7 +107,10 @@ async def _holds(connection: Connection, seat: int) -> None:
     principal = await _bound(connection, principal)
     games = _games(connection)
     table = await games.load(game_id, cached_ok=True)
-    if table.status == "open":  # seats still change hands: ask the log, not the cache
+    # Ask the log, not the cache, while seats still change hands, and when the caller has seen
+    # more of the game than this instance has heard of (read your writes: its own command, made
+    # through another instance, whose notification is on its way).
+    if table.status == "open" or version_for(table, Seat(seat)) < _seen(connection):
         table = await games.load(game_id)
     check_holder(table, seat, principal.occupancy)
     ended = await games.ended_at(game_id, table)
@@ -113,6 +118,19 @@ async def _holds(connection: Connection, seat: int) -> None:
         raise expired("seat")
     state = connection.scope["state"]  # what ``connection.state`` wraps, without the wrapper
     state["principal"], state["table"] = principal, table
+
+
+def _seen(connection: Connection) -> int:
+    """The seat's version its caller has seen (``min_version``, docs/api.md "Read your writes");
+    0 when absent or not a plain number, which the route's own parameter then refuses."""
+    query: bytes = connection.scope["query_string"]
+    if b"min_version=" not in query:
+        return 0
+    for pair in query.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        if name == b"min_version" and value.isdigit() and len(value) <= 10:
+            return int(value)
+    return 0
 
 
 async def seat_actor(connection: Connection, handler: BaseRouteHandler) -> None:
@@ -178,8 +196,10 @@ async def auditor(connection: Connection, _: BaseRouteHandler) -> None:
 
 async def log_reader(connection: Connection, _: BaseRouteHandler) -> None:
     """A game's heads in the transparency log: a moderator; anyone once the audit is open to
-    anyone; a seat holder while no event of the game is hidden from anyone (a head's seq would
-    otherwise count events hidden from the seat, RULES 3)."""
+    anyone; a seat holder once the game is over, if no event of it is hidden from anyone (a
+    head's seq would otherwise count events hidden from the seat, RULES 3; and the game's tag,
+    given with its proofs, would let the seat follow the game's later leaves in the log's public
+    entries while it runs)."""
     principal = await _sent(connection)
     if principal is not None and principal.role == "moderator":
         await _games(connection).load(_game_id(connection), cached_ok=True)  # 404 for no such game
@@ -188,12 +208,14 @@ async def log_reader(connection: Connection, _: BaseRouteHandler) -> None:
         return
     if principal is not None and principal.role == "seat" and principal.game_id == _game_id(connection):
         await _holds(connection, principal.seat if principal.seat is not None else -1)
-        if same_for_everyone(connection.scope["state"]["table"]):
+        table = connection.scope["state"]["table"]
+        if table.status == "finished" and same_for_everyone(table):
             return
         raise ServiceError(
             403,
             "log_proof_hidden",
-            "This game holds events hidden from this seat: a head's seq would count them.",
+            "A seat reads its game's log proofs once the game is over, if no event of it is hidden"
+            " from anyone: a head's seq would count hidden events, the game's tag its later leaves.",
         )
     status = 401 if principal is None else 403
     raise ServiceError(

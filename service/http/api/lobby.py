@@ -13,7 +13,13 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import QueryParameter
 
-from domain.table.commands import MAX_SPECTATOR_DELAY
+from domain.table.commands import (
+    DEFAULT_TIMEOUTS_TO_REMOVE,
+    MAX_LOBBY_TIMEOUT,
+    MAX_SPECTATOR_DELAY,
+    MAX_TIMEOUTS_TO_REMOVE,
+    PUBLIC_LOBBY_TIMEOUT,
+)
 from domain.text import NAME_PATTERN
 from domain.viewers import SPECTATOR
 from projections.disputes import RuledOutcome, ruled_outcome
@@ -62,6 +68,27 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     options: dict[str, Any] = {}
     public: bool = True
     spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
+    timeouts_to_remove: Annotated[
+        int | None,
+        msgspec.Meta(
+            description=(
+                "A seat whose time runs out this many times in a row is removed from the game (it"
+                f" concedes) so that the others play on: 0 never, absent or null {DEFAULT_TIMEOUTS_TO_REMOVE}"
+                f" (0 to {MAX_TIMEOUTS_TO_REMOVE}). The time per move is the game option `decision_timeout`"
+                " (a public game gets its game's default unless the option is given; null turns it off)."
+            )
+        ),
+    ] = None
+    lobby_timeout: Annotated[
+        float | None,
+        msgspec.Meta(
+            description=(
+                "Seconds after its creation at which a lobby not started closes (`lobby.closed`): 0"
+                f" never, absent or null {PUBLIC_LOBBY_TIMEOUT:g} for a public game and never for a"
+                f" private one (0 to {MAX_LOBBY_TIMEOUT:g})."
+            )
+        ),
+    ] = None
 
 
 class GameListing(msgspec.Struct, frozen=True):
@@ -209,7 +236,10 @@ class LobbyController(Controller):
         responses=problems(
             JSON_BODY,
             KEYED,
-            {404: ["unknown_game_kind"], 422: ["invalid_options", "invalid_spectator_delay"]},
+            {
+                404: ["unknown_game_kind"],
+                422: ["invalid_options", "invalid_spectator_delay", "invalid_clock"],
+            },
             RATE_LIMITED,
             UNAVAILABLE,
         ),
@@ -222,6 +252,8 @@ class LobbyController(Controller):
             data.options,
             public=data.public,
             spectator_delay=data.spectator_delay,
+            timeouts_to_remove=data.timeouts_to_remove,
+            lobby_timeout=data.lobby_timeout,
             key=idempotency_key,
             body=msgspec.json.encode(data),
         )
@@ -260,7 +292,13 @@ class LobbyController(Controller):
             UNKNOWN_GAME,
             BEARER,
             {
-                409: ["game_already_started", "game_full", "version_conflict", "game_under_incident"],
+                409: [
+                    "game_already_started",
+                    "lobby_closed",
+                    "game_full",
+                    "version_conflict",
+                    "game_under_incident",
+                ],
                 422: ["invalid_name"],
             },
             KEYED,
@@ -306,7 +344,15 @@ class LobbyController(Controller):
             PARAMS,
             BEARER,
             UNKNOWN_GAME,
-            {409: ["game_already_started", "seats_not_filled", "version_conflict", "game_under_incident"]},
+            {
+                409: [
+                    "game_already_started",
+                    "lobby_closed",
+                    "seats_not_filled",
+                    "version_conflict",
+                    "game_under_incident",
+                ]
+            },
             KEYED,
             UNAVAILABLE,
         ),

@@ -21,6 +21,19 @@ SeatNumber = Annotated[int, Parameter(ge=0, le=INT32_MAX, description="The seat,
 AfterSeq = Annotated[
     int, QueryParameter(name="after", ge=0, le=INT32_MAX, description="Only events with a greater seq")
 ]
+MinVersion = Annotated[
+    int,
+    QueryParameter(
+        name="min_version",
+        ge=0,
+        le=INT32_MAX,
+        description=(
+            "Read your writes: the highest version of this seat the caller has been given (a"
+            " command's answer, a view). The answer includes at least that much of the game,"
+            ' whichever instance gives it (docs/api.md, "Read your writes")'
+        ),
+    ),
+]
 # A page of events (a log, its diffs, a seat's events), so that a replay viewer grows with what
 # it shows, not with the game.
 MAX_PAGE = 1000

@@ -22,6 +22,7 @@ from service.http.api.params import (
     LOWER_BOUND_ZERO,
     AfterSeq,
     IdempotencyKey,
+    MinVersion,
     PageLimit,
     SeatNumber,
 )
@@ -36,7 +37,7 @@ from service.http.api.problems import (
     UNKNOWN_GAME,
     problems,
 )
-from service.http.fast.lanes import lane, take_command, take_nothing
+from service.http.fast.lanes import lane, take_command, take_min_version
 from service.http.fast.routes import get, post
 from service.runtime.headers import header
 
@@ -129,11 +130,13 @@ class PlayController(Controller):
         operation_id="getSeatView",
         summary="What this seat sees now, with its legal commands",
         guards=[guards.seat_holder],
-        responses=problems(SEAT, BEARER, UNKNOWN_GAME, UNAVAILABLE),
-        middleware=[lane(take_nothing, get_seat_view)],
+        responses=problems(SEAT, {400: ["invalid_min_version"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE),
+        middleware=[lane(take_min_version, get_seat_view)],
     )
-    async def view(self, game_id: uuid.UUID, seat: SeatNumber, request: AnyRequest) -> SeatViewOut:
-        return await get_seat_view(request, game_id, seat, {})
+    async def view(
+        self, game_id: uuid.UUID, seat: SeatNumber, request: AnyRequest, min_version: MinVersion = 0
+    ) -> SeatViewOut:
+        return await get_seat_view(request, game_id, seat, {"min_version": min_version})
 
     @get(
         "/events",
@@ -152,7 +155,11 @@ class PlayController(Controller):
             paging.LINK,
         ],
         responses=problems(
-            SEAT, {400: ["invalid_after", "invalid_limit"]}, BEARER, UNKNOWN_GAME, UNAVAILABLE
+            SEAT,
+            {400: ["invalid_after", "invalid_limit", "invalid_min_version"]},
+            BEARER,
+            UNKNOWN_GAME,
+            UNAVAILABLE,
         ),
     )
     async def events(
@@ -162,6 +169,7 @@ class PlayController(Controller):
         request: AnyRequest,
         after: AfterSeq = 0,
         limit: PageLimit = None,
+        min_version: MinVersion = 0,  # the guard reads it: the table it checks is at least that new
     ) -> Response[list[EventOut]]:
         events, receipt = await games_of(request).events_for(game_id, Seat(seat), after, limit)
         headers = {RECEIPT_HEADER: base64.b64encode(receipt.encode()).decode()} if receipt else {}

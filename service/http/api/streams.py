@@ -22,7 +22,7 @@ from service.app.errors import ServiceError
 from service.app.games import GameService
 from service.http.api import guards
 from service.http.api.deps import SeatHolder, provide_seat_holder
-from service.http.api.params import INT32_MAX, AfterSeq, SeatNumber
+from service.http.api.params import INT32_MAX, AfterSeq, MinVersion, SeatNumber
 from service.http.api.problems import (
     BEARER,
     PARAMS,
@@ -85,7 +85,9 @@ class PlayerStreamController(Controller):
         operation_id="streamSeatEvents",
         summary="This seat's live event stream (SSE); it ends when the seat changes hands",
         media_type="text/event-stream",
-        responses=problems(PARAMS, SEAT, RESUME, BEARER, UNKNOWN_GAME, STREAM, UNAVAILABLE),
+        responses=problems(
+            PARAMS, SEAT, RESUME, {400: ["invalid_min_version"]}, BEARER, UNKNOWN_GAME, STREAM, UNAVAILABLE
+        ),
     )
     async def stream(
         self,
@@ -96,10 +98,13 @@ class PlayerStreamController(Controller):
         state: State,
         last_event_id: LastEventId = "",
         after: AfterSeq = 0,
+        min_version: MinVersion = 0,  # the guard reads it: the table it checks is at least that new
     ) -> ServerSentEvent:
         start = _resume_from(last_event_id, after)
 
-        checked = holder.table.version  # the token's holder held the seat at this seq
+        # The token's holder held the seat at this seq; the stream sends at least that far (with
+        # ``min_version``, what its caller has seen of the game).
+        checked = holder.table.version
 
         def seat_left(seq: int, event: Any) -> bool:  # the holder's rights end with its seat
             return seq > checked and isinstance(event, tables.SeatLeft) and event.seat == seat

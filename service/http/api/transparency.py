@@ -1,5 +1,6 @@
 """The transparency log over HTTP (docs/transparency-log.md): its keys, its checkpoint, its tiles
-(C2SP tlog-tiles), consistency proofs, witnesses' cosignatures, and a game's inclusion proofs.
+and entry bundles (C2SP tlog-tiles), consistency proofs, and a game's inclusion proofs. Witnesses
+are not served here: the sequencer pushes checkpoints to them (service/transparency/push.py).
 
 Everything but a game's proofs is public and cacheable: a full tile never changes, the keys
 rarely, the checkpoint every few seconds.
@@ -19,9 +20,8 @@ from litestar.params import QueryParameter
 from projections.merkle import leaf_data
 from service.app.errors import ServiceError
 from service.http.api import guards
-from service.http.api.deps import created_at
-from service.http.api.problems import BEARER, JSON_BODY, PARAMS, UNAVAILABLE, UNKNOWN_GAME, Codes, problems
-from service.http.fast.routes import get, post
+from service.http.api.problems import BEARER, PARAMS, UNAVAILABLE, UNKNOWN_GAME, Codes, problems
+from service.http.fast.routes import get
 from service.transparency.log import TILE_WIDTH, TransparencyLog, parse_tile_path
 
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -53,31 +53,24 @@ class Consistency(msgspec.Struct, frozen=True):
     proof: Annotated[list[str], msgspec.Meta(description="RFC 9162 consistency proof, base64 hashes")]
 
 
-class Cosigned(msgspec.Struct, frozen=True):
-    checkpoint: Annotated[
-        str,
-        msgspec.Meta(
-            max_length=8192,
-            description="A checkpoint of this log as a signed note, a witness's cosignature among its lines",
-        ),
-    ]
-
-
-class CosignatureKept(msgspec.Struct, frozen=True):
-    witness: str
-    size: int
-
-
 class LeafProof(msgspec.Struct, frozen=True):
     index: Annotated[int, msgspec.Meta(description="The leaf's index in the log")]
     seq: Annotated[int, msgspec.Meta(description="The game's seq whose head the leaf commits to")]
     head: Annotated[str, msgspec.Meta(description="The game's head hash at that seq, hex")]
     leaf_data: Annotated[
-        str, msgspec.Meta(description="The leaf's data, base64: 'playlog/head/v1' || game id || seq || head")
+        str,
+        msgspec.Meta(
+            description="The leaf's data, base64: 'playlog/head/v2' || tag || seq || head"
+            " (or, logged before the tags, 'playlog/head/v1' || game id || seq || head)"
+        ),
     ]
     proof: Annotated[
         list[str], msgspec.Meta(description="RFC 9162 inclusion proof, base64 hashes, from the leaf up")
     ]
+    tag: Annotated[
+        str | None,
+        msgspec.Meta(description="The game's tag in the log's entries, hex (null for a version-1 leaf)"),
+    ] = None
 
 
 class LogProof(msgspec.Struct, frozen=True):
@@ -105,7 +98,7 @@ class TransparencyController(Controller):
         tlog = log_of(state)
         body = LogPublicKeys(
             origin=tlog.identity.origin,
-            log_keys=[v.text for v in tlog.identity.verifiers],
+            log_keys=[v.text for v in await tlog.published_keys()],
             witness_keys=[w.text for w in tlog.witnesses.values()],
         )
         return Response(body, headers={"Cache-Control": "public, max-age=300"})
@@ -135,20 +128,19 @@ class TransparencyController(Controller):
     @get(
         "/tile/{tile:path}",
         operation_id="logTile",
-        summary="A tile of the log's hashes (C2SP tlog-tiles: <L>/<N>[.p/<W>])",
+        summary="A tile of the log's hashes (<L>/<N>[.p/<W>]) or an entry bundle (entries/<N>[.p/<W>]),"
+        " C2SP tlog-tiles",
         media_type="application/octet-stream",
         responses=problems(UNAVAILABLE, {404: ["no_such_tile"]}),
     )
     async def tile(self, tile: str, state: State) -> Response[bytes]:
-        parsed = parse_tile_path(tile)
+        bundle = tile.strip("/").startswith("entries/")
+        parsed = parse_tile_path("0/" + tile.strip("/").removeprefix("entries/") if bundle else tile)
         if parsed is None:
-            raise ServiceError(
-                404,
-                "no_such_tile",
-                "No such tile (entry bundles are not served: a leaf's data names its game).",
-            )
+            raise ServiceError(404, "no_such_tile", "No such tile or entry bundle.")
         level, index, width = parsed
-        body = await log_of(state).tile(level, index, width)
+        tlog = log_of(state)
+        body = await (tlog.entries(index, width) if bundle else tlog.tile(level, index, width))
         cache = IMMUTABLE if width == TILE_WIDTH else "public, max-age=3600"
         return Response(body, media_type="application/octet-stream", headers={"Cache-Control": cache})
 
@@ -169,27 +161,6 @@ class TransparencyController(Controller):
         proof = await log_of(state).consistency(from_size, to_size)
         body = Consistency(from_size, to_size, [b64(p) for p in proof])
         return Response(body, headers={"Cache-Control": IMMUTABLE})
-
-    @post(
-        "/cosignatures",
-        operation_id="logCosign",
-        summary="A witness hands in its cosignature of a checkpoint (a key of PLAYLOG_WITNESS_KEYS)",
-        status_code=201,
-        responses=problems(
-            UNAVAILABLE,
-            JSON_BODY,
-            {
-                403: ["unknown_witness"],
-                404: ["no_such_checkpoint"],
-                409: ["checkpoint_mismatch"],
-                422: ["bad_cosignature"],
-            },
-        ),
-    )
-    async def cosign(self, data: Cosigned, state: State) -> Response[CosignatureKept]:
-        witness, size = await log_of(state).add_cosignature(data.checkpoint)
-        # The cosignature is served with the checkpoint it signs.
-        return created_at(CosignatureKept(witness=witness.text, size=size), "/log/checkpoint")
 
 
 class GameLogProofController(Controller):
@@ -233,8 +204,9 @@ class GameLogProofController(Controller):
                 index=i.index,
                 seq=i.seq,
                 head=i.head.hex(),
-                leaf_data=b64(leaf_data(game_id, i.seq, i.head)),
+                leaf_data=b64(leaf_data(game_id, i.seq, i.head, i.tag)),
                 proof=[b64(p) for p in i.proof],
+                tag=None if i.tag is None else i.tag.hex(),
             )
             for i in await tlog.inclusions(game_id, size)
         ]

@@ -83,9 +83,16 @@ class Lane:
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
-def take_nothing(scope: Scope) -> dict[str, Any] | None:
-    """A route with no parameters but its path's: a request with none."""
-    return None if scope["query_string"] else {}
+def take_min_version(scope: Scope) -> dict[str, Any] | None:
+    """``getSeatView``'s one query parameter, ``min_version``, when absent or plainly within its
+    schema (the route's guard reads it: service/http/api/guards.py)."""
+    query: bytes = scope["query_string"]
+    if not query:
+        return {"min_version": 0}
+    name, _, value = query.partition(b"=")
+    if name != b"min_version" or not value.isdigit() or len(value) > 10 or int(value) > INT32_MAX:
+        return None
+    return {"min_version": int(value)}
 
 
 def take_command(scope: Scope) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ from service.http.api.lobby import CreateGame, JoinSeat
 from service.http.api.players import CreatePlayer
 from service.http.descriptions import DESCRIPTIONS
 from service.http.examples import add_examples
-from service.http.export_schema import export_line_schemas
+from service.http.export_schema import export_line_schemas, trace_line_schemas
 from service.http.openapi.games import game_components, typed_per_game
 from service.http.openapi.responses import EVENT_MESSAGE, complete_responses
 from service.http.openapi.security import add_security, bearer_tokens
@@ -62,13 +62,14 @@ def complete(base: dict[str, Any], tokens: dict[str, bool] | None = None) -> dic
     schemas["JsonValue"] = _JSON_VALUE
     games = game_components(schemas)
     export_line = export_line_schemas(schemas)
+    trace_line = trace_line_schemas(schemas)
     _, bodies = msgspec.json.schema_components(_BODIES, ref_template=REF)
     schemas.update(bodies)
 
     for operation in operations(doc):
         if not operation.get("description"):  # the decorator's, else service/http/descriptions.py's
             operation["description"] = DESCRIPTIONS.get(operation.get("operationId", ""), "")
-        complete_responses(operation, export_line)
+        complete_responses(operation, export_line, trace_line)
         deprecated_parameters(operation)
         if operation.get("operationId") == "sendCommand":
             operation["requestBody"] = {

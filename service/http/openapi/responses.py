@@ -77,8 +77,10 @@ def _typed_codes(response: dict[str, Any]) -> None:
         response[BY_KIND_EXTENSION] = rule_codes()
 
 
-def complete_responses(operation: dict[str, Any], export_line: dict[str, Any]) -> None:
-    """One operation's answers, completed."""
+def complete_responses(
+    operation: dict[str, Any], export_line: dict[str, Any], trace_line: dict[str, Any]
+) -> None:
+    """One operation's answers, completed (JSON Lines: an export's, or a seat's trace's)."""
     _problems_only(operation)
     for status, response in operation.get("responses", {}).items():
         if status in _RETRY_AFTER:  # problem details cannot declare headers (ResponseSpec)
@@ -86,10 +88,14 @@ def complete_responses(operation: dict[str, Any], export_line: dict[str, Any]) -
         if status == "201":
             response["headers"] = {"Location": _LOCATION}
         content = response.get("content", {})
-        if "application/x-ndjson" in content:  # the export
+        if "application/x-ndjson" in content:
+            trace = operation.get("operationId") == "seatTrace"
             content["application/x-ndjson"] = {
-                "schema": {"type": "string", "description": "JSON Lines, each an ExportLine"},
-                _ITEM_EXTENSION: export_line,
+                "schema": {
+                    "type": "string",
+                    "description": f"JSON Lines, each a{' TraceLine' if trace else 'n ExportLine'}",
+                },
+                _ITEM_EXTENSION: trace_line if trace else export_line,
             }
         if "text/event-stream" in content:
             # No type: a test tool (schemathesis) reads `schema` as one message's, a

@@ -32,7 +32,12 @@ from domain.text import NAME_PATTERN
 from service.http.web.assets import static_file, static_url
 
 HERE = Path(__file__).parent
-WALKTHROUGH = HERE.parents[2] / "docs" / "api.md"
+# The API walk-through, docs/api.md: the wheel's copy beside the pages (setup.py), else the source
+# tree's own.
+WALKTHROUGH = next(
+    (path for path in (HERE / "docs" / "api.md", HERE.parents[2] / "docs" / "api.md") if path.is_file()),
+    None,
+)
 
 template_config = TemplateConfig(
     directory=[HERE / "templates", *pages.template_roots()], engine=JinjaTemplateEngine
@@ -64,8 +69,8 @@ class PagesController(Controller):
 
     @get("/walkthrough", name="walkthrough", media_type=MediaType.TEXT)
     async def walkthrough(self) -> str:
-        """The API walk-through (docs/api.md), as plain text, where the repository's docs are."""
-        if not WALKTHROUGH.is_file():
+        """The API walk-through (docs/api.md), as plain text."""
+        if WALKTHROUGH is None:  # a copy of the code without its documents (not a wheel, not a clone)
             raise NotFoundException("The walk-through is docs/api.md in the repository.")
         return WALKTHROUGH.read_text(encoding="utf-8")
 

@@ -10,7 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
-from service.config import Settings
+from service.config import Settings, SettingsError
+from service.deployment import Disagreement
 from service.store.database import DatabaseUnavailable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -23,8 +24,13 @@ def friendly(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except DatabaseUnavailable as exc:
+        except (DatabaseUnavailable, SettingsError) as exc:
             click.echo(f"playlog: {exc}", err=True)
+            sys.exit(1)
+        except Disagreement as exc:
+            click.echo(
+                f"playlog: this configuration does not fit the deployment in its database.\n{exc}", err=True
+            )
             sys.exit(1)
 
     return wrapper  # type: ignore[return-value]

@@ -30,6 +30,7 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
 
     from projections.export import format as export_format
     from projections.receipts import ReceiptSigner
+    from service import deployment
     from service.store import portable
     from service.transparency.log import TransparencyLog
     from service.transparency.proofs import proof_lines
@@ -37,6 +38,8 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
     settings = Settings.from_env()
     url = resolve_database(settings)
     identity = settings.log_identity()
+    # The receipts' game keys it reveals derive from the log's keys: the deployment's only.
+    on_connection(url, lambda conn: deployment.check_log_keys(conn, settings, identity))
 
     async def run() -> list[str]:
         pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
@@ -69,7 +72,8 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
 @click.option(
     "--trust",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Verifier keys to trust, one a line (the log's and witnesses'): check the file's proofs",
+    help="A C2SP tlog-policy file, or verifier keys one a line (the log's and witnesses'): check the"
+    " file's proofs, and the receipts against the log's keys",
 )
 @click.option(
     "--receipts",
@@ -82,6 +86,20 @@ def export_game(game_id: uuid.UUID, output: Path | None) -> None:
     metavar="URL",
     help="With --trust: fetch the log's cosigned checkpoint now and a consistency proof from the file's",
 )
+@click.option(
+    "--proof",
+    "tlog_proof",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="With --trust: a C2SP tlog-proof (playlog proof FILE) that must prove one of the file's heads",
+)
+@click.option(
+    "--accept-level",
+    "accept",
+    multiple=True,
+    type=click.Choice(["replayed"]),
+    help="Accept a log without recorded commands, its events taken as facts (an export made before"
+    " commands were recorded); otherwise such a file is UNVERIFIED",
+)
 def verify_file(
     file: Path | None,
     every_game: bool,
@@ -89,11 +107,15 @@ def verify_file(
     trust: Path | None,
     receipts: Path | None,
     log_url: str | None,
+    tlog_proof: Path | None,
+    accept: tuple[str, ...],
 ) -> None:
     """Check an exported game with no server and no database (chain, shuffles, re-execution,
-    seeds; with --trust its proofs, a cosigned checkpoint; with --receipts a seat's receipts;
-    with --extend URL that the log at URL still extends the file's checkpoint), or with --all
-    every game of the database under the running code."""
+    seeds; with --trust its proofs, a cosigned checkpoint; with --trust and --receipts a seat's
+    receipts; with --extend URL that the log at URL still extends the file's checkpoint), or with
+    --all every game of the database under the running code. Exit 0: OK; 1: FAILED (something
+    contradicts the file); 3: UNVERIFIED (nothing does, but something asked or needed was not
+    checked: receipts without --trust, a log only replayed without --accept-level replayed)."""
     if every_game:
         from service.tools.verify_all import verify_all
 
@@ -122,17 +144,22 @@ def verify_file(
         export = export_format.read(lines)
     except export_format.ExportError:
         export = None  # the report names the line
-    if export is None or trusted is None or log_url is None:
-        report = export_verify.verify_lines(lines, trust=trusted, receipts=kept)
+    later = None
+    if export is None:
+        report = export_verify.verify_lines(lines)  # names the line
     else:
-        later = _later(log_url.rstrip("/"), export, cosigned=bool(trusted.witness_keys))
-        report = export_verify.verify(export, trust=trusted, receipts=kept, later=later)
+        if trusted is not None and log_url is not None:
+            later = _later(log_url.rstrip("/"), export, cosigned=bool(trusted.witness_keys))
+        proof = tlog_proof.read_text() if tlog_proof else None
+        report = export_verify.verify(
+            export, trust=trusted, receipts=kept, later=later, accept=accept, tlog_proof=proof
+        )
     for line in report.lines():
         click.echo(line)
-    if any(f.check == "extend" for f in report.findings) and export is not None and export.checkpoint:
+    if any(f.check == "extend" for f in report.findings) and export and export.checkpoint and later:
         click.echo(f"the file's checkpoint:\n{export.checkpoint.note}", err=True)
         click.echo(f"the log's checkpoint now ({log_url}):\n{later.checkpoint}", err=True)
-    sys.exit(0 if report.ok else 1)
+    sys.exit(0 if report.ok else 1 if report.findings else 3)
 
 
 def _later(url: str, export: ExportFile, *, cosigned: bool) -> Later:
@@ -163,6 +190,33 @@ def _later(url: str, export: ExportFile, *, cosigned: bool) -> Later:
         click.echo(f"playlog: cannot ask the log at {url}: {exc}", err=True)
         sys.exit(2)
     return Later(answer.text, proof)
+
+
+@main.command("proof")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Default: stdout")
+def proof_of(file: Path, output: Path | None) -> None:
+    """Write the C2SP tlog-proof of the exported game's last logged head (its checkpoint, with
+    the witnesses' cosignatures, and the inclusion proof), to keep or hand on: checked offline by
+    ``playlog verify --trust POLICY --proof PROOF FILE`` and by the TypeScript verifier."""
+    from projections.export import format as export_format
+    from projections.export.tlogproof import last_head
+    from service.store import portable
+
+    try:
+        made = last_head(export_format.read(portable.open_lines(file)))
+    except export_format.ExportError as exc:
+        click.echo(f"playlog: {exc}", err=True)
+        sys.exit(1)
+    if made is None:
+        click.echo(
+            "playlog: the file carries no proof of a head (exported before the log signed one)", err=True
+        )
+        sys.exit(1)
+    if output is None:
+        sys.stdout.write(made.text)
+    else:
+        output.write_text(made.text, encoding="utf-8")
 
 
 @main.command("import")

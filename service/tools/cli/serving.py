@@ -14,8 +14,9 @@ from typing import Any
 
 import click
 
+from service import deployment
 from service.config import Settings
-from service.tools.cli.common import friendly, main, resolve_database
+from service.tools.cli.common import friendly, main, on_connection, resolve_database
 
 SHUTDOWN_TIMEOUT = 10
 
@@ -77,12 +78,14 @@ def serve(host: str, port: int, workers: int, shutdown_timeout: int) -> None:
     try:
         settings = Settings.from_env()
         url = resolve_database(settings)
+        keys, log_identity = settings.keyring(), settings.log_identity()  # made here once
+        # Refused here, in one clear message, before a worker starts (each checks again).
+        on_connection(url, lambda conn: deployment.check(conn, settings, log_identity, keys))
         # uvicorn builds the app in each worker (service.http.asgi); the workers get the resolved
         # database and the signing keys from the environment, so all of them agree on them.
         os.environ["PLAYLOG_DATABASE_URL"] = url
         os.environ["PLAYLOG_JWT_SECRET"] = settings.secret()
-        log_keys = settings.log_identity().keys  # made here once, not by each worker at once
-        os.environ["PLAYLOG_LOG_SIGNING_KEY"] = ",".join(key.text for key in log_keys)
+        os.environ["PLAYLOG_LOG_SIGNING_KEY"] = ",".join(key.text for key in log_identity.keys)
         import uvicorn
 
         from service.http.fast.serving import uvicorn_options

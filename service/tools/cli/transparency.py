@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import sys
 from pathlib import Path
 
 import click
@@ -13,77 +11,59 @@ from service.tools.cli.common import main
 
 
 @main.command("log-keys")
-@click.option(
-    "--rotate", is_flag=True, help="Sign with a new key from the next start (the old ones stay published)."
-)
-def log_keys(rotate: bool) -> None:
-    """Print the transparency log's public keys (signed-note verifier keys), newest first."""
-    from service.transparency import identity
-
+def log_keys() -> None:
+    """Print the transparency log's public keys (signed-note verifier keys), newest first.
+    ``playlog deployment rotate-log-key`` signs with a new one."""
     settings = Settings.from_env()
-    if rotate:
-        if settings.log_signing_key:
-            raise click.UsageError("PLAYLOG_LOG_SIGNING_KEY is set: put the new key first there")
-        keys = identity.rotate(settings.data_dir, settings.log_origin)
-    else:
-        keys = settings.log_identity()
-    for verifier in keys.verifiers:
+    for verifier in settings.log_identity().verifiers:
         click.echo(verifier.text)
 
 
 @main.command()
-@click.option("--log", "log_url", required=True, help="The log's base URL (https://playlog.example)")
 @click.option("--key", "key_file", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--state", "state_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--name", default=None, help="The witness's name, to make a new key when --key does not exist")
 @click.option(
-    "--log-key", "log_key", multiple=True, help="A verifier key of the log (default: pinned on first contact)"
+    "--log-key",
+    "log_keys",
+    multiple=True,
+    help="A verifier key of a log to witness (its name is the log's origin); also read from STATE/log-keys",
 )
-@click.option("--interval", default=5.0, show_default=True, type=click.FloatRange(min=0.01))
-@click.option("--once", is_flag=True, help="Look once, then exit.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8090, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--prefix", default="", help="The submission prefix's path (default: add-checkpoint at /)")
+@click.option("--print-key", is_flag=True, help="Make the key if needed, print its verifier key, exit.")
 def witness(
-    log_url: str,
     key_file: Path,
     state_dir: Path,
     name: str | None,
-    log_key: tuple[str, ...],
-    interval: float,
-    once: bool,
+    log_keys: tuple[str, ...],
+    host: str,
+    port: int,
+    prefix: str,
+    print_key: bool,
 ) -> None:
-    """Witness a playlog transparency log: cosign each checkpoint that extends the last one cosigned;
-    refuse (exit 3, evidence in STATE/evidence/) a history that does not."""
-    import httpx
-
+    """Witness transparency logs (C2SP tlog-witness): serve POST PREFIX/add-checkpoint and cosign
+    each checkpoint, signed by a known key of its log, that extends the last one cosigned for
+    that log; keep a history that does not as evidence in STATE/evidence/."""
     from projections.notes import NoteError, Verifier
     from service.runtime import log as logs
-    from service.transparency.witness import Refused, Witness, load_key
+    from service.transparency.witness import WitnessService, app, load_key
 
     logs.configure(Settings.from_env().log_format)
-    log = logs.get_logger("playlog.witness")
+    pinned = state_dir / "log-keys"
+    lines = [*log_keys, *(pinned.read_text().splitlines() if pinned.exists() else [])]
     try:
         signer = load_key(key_file, name)
-        keys = [Verifier.parse(k) for k in log_key] or None
+        keys = [Verifier.parse(line) for line in lines if line.strip() and not line.startswith("#")]
     except NoteError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(f"witness key: {signer.verifier.text}", err=True)
-    watcher = Witness(log_url.rstrip("/"), signer, state_dir, keys)
+    if print_key:
+        return
+    if not keys:
+        raise click.UsageError("no log to witness: give --log-key (or lines of STATE/log-keys)")
+    import uvicorn
 
-    async def run() -> int:
-        async with httpx.AsyncClient(timeout=10.0) as client:
-            while True:
-                try:
-                    outcome = await watcher.round(client)
-                    log.info("witness_round", outcome=outcome, log=log_url)
-                except Refused as exc:
-                    log.error("witness_refused", reason=exc.reason, evidence=str(exc.evidence), log=log_url)
-                    click.echo(f"playlog witness: REFUSED: {exc}", err=True)
-                    return 3
-                except (httpx.HTTPError, ValueError) as exc:
-                    log.warning("witness_round_failed", error=str(exc), log=log_url)
-                    if once:
-                        return 1
-                if once:
-                    return 0
-                await asyncio.sleep(interval)
-
-    sys.exit(asyncio.run(run()))
+    service = WitnessService(signer, state_dir, keys)
+    uvicorn.run(app(service, prefix), host=host, port=port, log_level="warning", lifespan="on")

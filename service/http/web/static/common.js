@@ -85,6 +85,8 @@ const PL = (() => {
       document.body.dataset.connection = "ok";
       const node = banner();
       if (node) node.replaceChildren();
+      // A problem that only said the server could not be reached is stale once it can.
+      for (const stale of document.querySelectorAll(".problem[data-code=unreachable]")) showProblem(stale, null);
       for (const callback of callbacks) callback();
     }
     return {
@@ -174,7 +176,9 @@ const PL = (() => {
   // ``own``: a page's own words for some codes (code -> text).
   function showProblem(node, error, own = {}) {
     if (!node) return;
+    delete node.dataset.code;
     if (!error) { node.hidden = true; node.textContent = ""; return; }
+    if (error instanceof Problem) node.dataset.code = error.code;
     node.textContent = problemText(error, own);
     node.hidden = false;
   }
@@ -247,7 +251,10 @@ const PL = (() => {
     })();
   }
 
-  const LOBBY = { "lobby.created": "game created", "lobby.joined": "took a seat", "lobby.left": "left", "lobby.started": "game started" };
+  const LOBBY = {
+    "lobby.created": "game created", "lobby.joined": "took a seat", "lobby.left": "left", "lobby.started": "game started",
+    "lobby.timed_out": "ran out of time", "lobby.back": "back at the table", "lobby.closed": "lobby closed",
+  };
   const DISPUTE = {
     "dispute.raised": "raised a dispute", "dispute.claimed": "a moderator took up a dispute",
     "dispute.released": "a moderator put a dispute back in the queue", "dispute.noted": "a moderator noted a dispute",
@@ -267,7 +274,13 @@ const PL = (() => {
       return `${who ? seatName(seats, data.seat) : "a player"} ${words(event.type)}`;
     }
     if (event.type === "lobby.joined" && typeof data.name === "string") return `${data.name} took seat ${data.seat}`;
+    // The seeds the shuffles came from, in words: what they let anyone check.
+    if (event.type === "lobby.seed_revealed") return `${seatName(seats, data.seat)}'s seed for the shuffles is revealed`;
+    if (event.type === "lobby.seed_disclosed") return "The server's seed is disclosed: anyone can now check every shuffle of this game";
+    if (event.type === "lobby.erased") return "A player's name was erased at their request";
     if (event.type === "lobby.left" && typeof data.seat === "number") return `${seatName(seats, data.seat)} left the lobby`;
+    const clocked = clockEvent(event, seats);
+    if (clocked) return clocked;
     const who = data.seat ?? data.actor ?? data.by;
     const parts = [];
     if (typeof who === "number") parts.push(seatName(seats, who));
@@ -286,6 +299,67 @@ const PL = (() => {
       detail.push(`${words(key)}: ${value}`);
     }
     return detail.length ? `${parts.join(" ")} — ${detail.join("; ")}` : parts.join(" ");
+  }
+
+  // The clock's events (domain/table/clock.py) in words.
+  function clockEvent(event, seats) {
+    const data = event.data || {};
+    const who = typeof data.seat === "number" ? seatName(seats, data.seat) : "a player";
+    if (event.type === "lobby.timed_out") {
+      return data.removed
+        ? `${who} ran out of time ${data.in_a_row} times in a row and is removed from the game: the others play on`
+        : `${who} ran out of time${data.in_a_row > 1 ? ` (${data.in_a_row} times in a row)` : ""}: the server plays their move`;
+    }
+    if (event.type === "lobby.back") return `${who} is back: their timeouts in a row start over`;
+    if (event.type === "lobby.closed") return "The lobby closed: the game was not started in time";
+    return null;
+  }
+
+  // A length of time in words: "1 minute", "90 seconds", "1 day".
+  function duration(seconds) {
+    const unit = [[86400, "day"], [3600, "hour"], [60, "minute"]].find(([size]) => seconds >= size && seconds % size === 0);
+    const [count, name] = unit ? [seconds / unit[0], unit[1]] : [seconds, "second"];
+    return `${count} ${name}${count === 1 ? "" : "s"}`;
+  }
+
+  // The table's clock (a seat view's ``clock``, absent when it has none) in a player's words.
+  function clockText(clock) {
+    if (!clock || !clock.decision_timeout) return "No clock: the game waits for every player, however long they take.";
+    const parts = [`Clock: ${duration(clock.decision_timeout)} a move. When a player's time runs out, the server plays the rules' default move for them.`];
+    if (clock.timeouts_to_remove) parts.push(`A player whose time runs out ${clock.timeouts_to_remove} times in a row is removed, and the others play on.`);
+    if (clock.lobby_closes_at) {
+      const at = new Date(clock.lobby_closes_at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      parts.push(`This lobby closes at ${at} unless the game has started.`);
+    }
+    return parts.join(" ");
+  }
+
+  // A game's nearest deadline (its page says which), counted down in the page's #window: the bar
+  // empties as time runs out; a screen reader hears it at the start, then at 10 and 5 s. ``lag``:
+  // how far behind the players the page shows the game (a spectator's delay), so the clock reads
+  // as it stood at the moment shown.
+  function countdown() {
+    let timer = null;
+    let counted = null;
+    const $ = (id) => document.getElementById(id);
+    return (kind, status, view, lag = 0) => {
+      const node = $("window");
+      clearInterval(timer);
+      const { deadline, what } = view && game(kind).countdown ? game(kind).countdown(view) : {};
+      if (!deadline || status !== "running") { node.hidden = true; counted = null; return; }
+      const now = () => Date.now() / 1000 - lag;
+      if (!counted || counted.deadline !== deadline) counted = { deadline, length: Math.max(1, deadline - now()), said: null };
+      const tick = () => {
+        const left = Math.max(0, deadline - now());
+        $("window-what").textContent = `${what}: ${left.toFixed(0)} s left.`;
+        $("window-bar").style.width = `${Math.min(100, (100 * left) / counted.length)}%`;
+        const step = counted.said == null ? Math.round(left) : [10, 5].find((s) => left <= s && counted.said > s);
+        if (step != null) { counted.said = step; $("window-said").textContent = `${what}: ${step} seconds left.`; }
+      };
+      tick();
+      node.hidden = false;
+      timer = setInterval(tick, 500);
+    };
   }
 
   // An event as the game's page says it (``me``: the seat that reads it, said "you"), else in
@@ -438,6 +512,6 @@ const PL = (() => {
   return {
     api, Problem, tokens, appendToFeed, seatKey, adoptFragmentToken, el, showProblem, oneAtATime, followStream, describeEvent, describeMove, words, seatName,
     when, age, actorText, disputeStatus, verdictText, historyText, outcomeText, isOver, auditOutcome, copyButton, connection,
-    registerGame, game, gameTitle, moderatorGate, whoLooked,
+    registerGame, game, gameTitle, moderatorGate, whoLooked, clockText, countdown,
   };
 })();

@@ -72,7 +72,9 @@
     const f = create.elements;
     if (!checkName(f.name)) return;
     const options = { players: Number(f.players.value), ...PL.game(kind.value).options(f) };
-    for (const name of ["seed", "first_seat", "decision_timeout"]) if (f[name].value !== "") options[name] = Number(f[name].value);
+    for (const name of ["seed", "first_seat"]) if (f[name].value !== "") options[name] = Number(f[name].value);
+    // The clock (docs/api.md, "Clocks"): left out, a public game gets its default; "off": none.
+    if (f.clock.value !== "") options.decision_timeout = f.clock.value === "off" ? null : Number(f.clock.value);
     const body = { kind: kind.value, options, public: f.public.checked, spectator_delay: Number(f.spectator_delay.value || 0) };
     const sent = JSON.stringify([body, f.name.value]);
     if (!attempt || attempt.sent !== sent) attempt = { sent, createKey: crypto.randomUUID(), joinKey: crypto.randomUUID() };
@@ -119,7 +121,9 @@
         el("button", { type: "button", "data-game-id": g.game_id, "data-action": "join", onclick: () => inviteTo(g.game_id) },
           joinLabel(g, title))));
     } else {
-      if (g.status === "finished") parts.push(dated("finished", g.finished_at ?? g.created_at, true), el("span", { class: "winners" }, PL.outcomeText(g)));
+      // A finished game that never started: its lobby closed, nobody having started it in time.
+      const closed = g.status === "finished" && g.started_at == null;
+      if (g.status === "finished") parts.push(dated("finished", g.finished_at ?? g.created_at, true), el("span", { class: "winners" }, closed ? "Closed: not started in time." : PL.outcomeText(g)));
       else parts.push(dated("started", g.started_at ?? g.created_at));
       parts.push(el("span", { class: "links" },
         el("a", { href: `/watch/${g.game_id}` }, "Watch"),

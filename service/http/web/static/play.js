@@ -12,8 +12,11 @@
   const $ = (id) => document.getElementById(id);
   const problem = $("problem");
   let current = null;
+  // The seat's highest version this page was given (a view, a command's answer, a streamed
+  // event's number), sent back as min_version: whichever instance answers a read, it shows at
+  // least that much (read your writes, docs/api.md).
+  let seen = 0;
   let busy = false;
-  let windowTimer = null;
   let connectionProblem = false;  // the problem shown is the lost connection's, cleared when back
 
   if (!token) {
@@ -96,24 +99,29 @@
     const legal = (view.view && view.view.legal_commands) || [];
     const out = [];
     const taken = new Set(page.hand ? page.handles : []);
-    if (page.hand && view.view) out.push(...page.hand(view.view, legal, { send, redraw: () => render(current), who: (s) => seatName(view.seats, s), el }));
+    if (page.hand && view.view) out.push(...page.hand(view.view, legal, { send, redraw: () => render(current), who: (s) => seatName(view.seats, s), name: (s) => view.seats[s] ?? `seat ${s}`, el }));
     const groups = new Map();
     for (const cmd of legal) {
       if (taken.has(cmd.type) || cmd.type === page.concede) continue;
       if (!groups.has(cmd.type)) groups.set(cmd.type, []);
       groups.get(cmd.type).push(cmd);
     }
+    const helped = new Set();
     for (const [type, cmds] of groups) {
+      // A power's or a choice's short help, where the game's page has one (once, if choices share it).
+      const text = page.help && page.help[type];
+      const help = text && !helped.has(text) ? el("p", { class: "power-help" }, text) : null;
+      if (text) helped.add(text);
       if (cmds.length === 1 && !page.groupTitles[type]) {
         out.push(el("div", { class: "command", "data-type": type },
-          el("button", { type: "button", "data-type": type, onclick: () => send(cmds[0]) }, label(page, cmds[0], view.seats))));
+          el("button", { type: "button", "data-type": type, onclick: () => send(cmds[0]) }, label(page, cmds[0], view.seats)), help));
         continue;
       }
       const id = `choice-${type}`;
       const select = el("select", { id, name: type }, cmds.map((cmd, i) => el("option", { value: i }, label(page, cmd, view.seats))));
       out.push(el("form", { class: "command", "data-type": type, onsubmit: (e) => { e.preventDefault(); send(cmds[Number(select.value)]); } },
         el("label", { for: id }, page.groupTitles[type] || words(type)), " ", select, " ",
-        el("button", { type: "submit", "data-type": type }, page.submitLabels[type] || "Go")));
+        el("button", { type: "submit", "data-type": type }, page.submitLabels[type] || "Go"), help));
     }
     if (!legal.some((cmd) => cmd.type !== page.concede)) out.push(el("p", { class: "muted" }, view.status === "finished" ? "The game is over." : "Nothing to do: waiting for the other players."));
     return out;
@@ -170,33 +178,16 @@
     wasMyTurn = mine;
   }
 
-  // The game's nearest deadline (its page says which), counted down.
-  // The bar empties as time runs out; a screen reader hears it at the start, then at 10 and 5 s.
-  let counted = null;
-  function countdown(view) {
-    const node = $("window");
-    clearInterval(windowTimer);
-    const { deadline, what } = PL.game(view.kind).countdown(view.view);
-    if (!deadline || view.status !== "running") { node.hidden = true; counted = null; return; }
-    const fresh = !counted || counted.deadline !== deadline;
-    if (fresh) counted = { deadline, length: Math.max(1, deadline - Date.now() / 1000), said: null };
-    const tick = () => {
-      const left = Math.max(0, deadline - Date.now() / 1000);
-      $("window-what").textContent = `${what}: ${left.toFixed(0)} s left.`;
-      $("window-bar").style.width = `${Math.min(100, (100 * left) / counted.length)}%`;
-      const step = counted.said == null ? Math.round(left) : [10, 5].find((s) => left <= s && counted.said > s);
-      if (step != null) { counted.said = step; $("window-said").textContent = `${what}: ${step} seconds left.`; }
-    };
-    tick();
-    node.hidden = false;
-    windowTimer = setInterval(tick, 500);
-  }
+  // The game's nearest deadline, counted down (common.js).
+  const countdown = PL.countdown();
 
   function render(view) {
     current = view;
+    seen = Math.max(seen, view.version);
     const page = PL.game(view.kind);
     $("game-title").textContent = `· ${PL.gameTitle(view.kind)} · ${view.status}`;
     const open = view.status === "open";
+    document.querySelector(".play").dataset.status = view.status;  // a finished game docks nothing
     $("lobby").hidden = !open;
     $("table").hidden = open;
     $("controls").hidden = open;
@@ -210,6 +201,7 @@
       $("lobby-waiting").textContent = full
         ? "Every seat is taken: anyone at the table can start the game."
         : "The game can start once every seat is taken; then anyone at the table can start it.";
+      $("lobby-clock").textContent = PL.clockText(view.clock);
       return;
     }
     if (view.seats[seat] != null) $("who").textContent = `${view.seats[seat]} · seat ${seat}`;
@@ -220,7 +212,7 @@
     leave(view);
     lockControls();
     if (hadFocus) keepFocus();
-    countdown(view);
+    countdown(view.kind, view.status, view.view);
     turn(view);
   }
 
@@ -228,7 +220,7 @@
   let looked = null;
   const refresh = PL.oneAtATime(async () => {
     try {
-      const view = await api(`${base}/view`, { token });
+      const view = await api(`${base}/view?min_version=${seen}`, { token });
       render(view);
       const finished = view.status === "finished";
       if (looked !== finished) { looked = finished; PL.whoLooked(gameId, token, finished); }
@@ -254,16 +246,39 @@
     }
   });
 
+  // On a phone the hand is docked at the bottom: the page keeps room for it below its end, and
+  // the move log opens over the page as a drawer (the newest move stays in words in the dock).
+  new ResizeObserver(() => document.documentElement.style.setProperty("--dock", `${$("controls").offsetHeight}px`)).observe($("controls"));
+  const log = $("log");
+  function drawer(open) {
+    log.classList.toggle("open", open);
+    $("log-open").setAttribute("aria-expanded", String(open));
+    if (open) $("feed").focus(); else $("log-open").focus();
+  }
+  $("log-open").addEventListener("click", () => drawer(!log.classList.contains("open")));
+  $("log-close").addEventListener("click", () => drawer(false));
+  log.addEventListener("keydown", (e) => { if (e.key === "Escape" && log.classList.contains("open")) drawer(false); });
+
+  // A moderator's question to this seat is said in the banner, whatever the page shows.
+  function asked(questions) {
+    $("asked").hidden = !questions.length;
+    $("asked-text").textContent = questions.length ? `A moderator asks you: “${questions[questions.length - 1]}”` : "";
+  }
+
   (async () => {
     await refresh();
     if (!current) return;
     const feed = $("feed");
-    const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats });
+    const disputes = SeatDisputes.mount({ gameId, seat, token, seats: () => current && current.seats, asked });
     PL.connection.whenBack(() => disputes.refresh());
-    followStream(`${base}/stream`, token, 0, (event) => {
+    followStream(`${base}/stream?min_version=${seen}`, token, 0, (event) => {
+      seen = Math.max(seen, event.seq);
       // Numbered by its seq: the number a dispute names it by.
       const said = describe(event);
-      if (said !== null) PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, said));
+      if (said !== null) {
+        PL.appendToFeed(feed, el("li", { "data-seq": event.seq, value: event.seq }, said));
+        $("latest").textContent = `${event.seq}. ${said}`;
+      }
       if (String(event.type).startsWith("dispute.")) { disputes.heardEvent(event); disputes.refresh(); PL.whoLooked(gameId, token, looked); }
       refresh();
     }, { onEnd: (error) => error && showProblem(problem, error) });

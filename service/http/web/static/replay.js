@@ -1,5 +1,6 @@
-// A player's replay: face up once a public game is over (the audit's own rule), else the seat's
-// own perspective with the seat token this tab holds.
+// A player's replay. A tab that holds a seat of the game replays it as that seat's move log shows
+// it: the same numbers (the seat's own, RULES 3) and the same words. Otherwise, or when asked
+// (?face-up), face up once a public game is over (the audit's own rule).
 "use strict";
 
 (() => {
@@ -22,13 +23,26 @@
     const view = await api(`${base}/view`, { token });
     perspective.textContent = `As ${seatName(view.seats, seat)} saw it: other players' hidden cards stay hidden.`;
     const count = view.version;  // the seat's numbers run 1..version (its own numbering, RULES 3)
+    const eventAt = Replayer.paged(async (after, limit) => (await api(`${base}/events?after=${after}&limit=${limit}`, { token }))
+      .map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: null, data: e.data })));
+    // The move log's words, said event by event in order as the play page said them (a Nope
+    // names the card it cancels, from the events before it).
+    const words = [];
+    let saying = Promise.resolve();
+    const said = (event, index) => (saying = saying.then(async () => {
+      for (let i = words.length; i <= index; i++) words.push(PL.describeMove(view.kind, await eventAt(i), view.seats, seat));
+      return words[index];
+    }));
     await Replayer.start({
       gameId,
       seats: view.seats,
+      kind: view.kind,
       count,
       indexOf: (seq) => (seq >= 1 && seq <= count ? seq - 1 : -1),
-      eventAt: Replayer.paged(async (after, limit) => (await api(`${base}/events?after=${after}&limit=${limit}`, { token }))
-        .map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: null, data: e.data }))),
+      eventAt,
+      said,
+      heading: (event) => `Move ${event.seq} of ${count}`,
+      byline: (event, when) => `At ${when}`,
       changesAt: null,
       proofs: null,
       transcript: () => api(`${base}/transcript`, { token, headers: { Accept: "text/plain" } }),
@@ -58,13 +72,18 @@
 
   (async () => {
     const seat = heldSeat();
+    if (seat !== null && !new URLSearchParams(location.search).has("face-up")) {
+      try {
+        await asSeat(seat);
+        disputes(seat, false);
+        document.getElementById("face-up-link").hidden = false;
+      } catch (error) { showProblem(problem, error); }
+      return;
+    }
     try {
-      await Replayer.fromAudit(gameId, null);
+      await Replayer.fromAudit(gameId, null, { forPlayers: true });
       perspective.textContent = "Face up: this public game is over and its spectator delay has passed.";
       if (seat !== null) disputes(seat, true);
-    } catch (error) {
-      if (seat === null) { showProblem(problem, error); return; }
-      try { await asSeat(seat); disputes(seat, false); } catch (seatError) { showProblem(problem, seatError); }
-    }
+    } catch (error) { showProblem(problem, error); }
   })();
 })();

@@ -3,7 +3,7 @@
 "use strict";
 
 const Replayer = (() => {
-  const { api, el, showProblem, describeEvent, words } = PL;
+  const { api, el, showProblem, words } = PL;
   const $ = (id) => document.getElementById(id);
 
   function stringify(value) {
@@ -13,10 +13,13 @@ const Replayer = (() => {
   let current = null;  // the viewer on this page: { go(seq), seq() }
 
   // source: { count: how many events, eventAt(index) -> Promise<{seq, type, recorded_at, actor, data}>,
-  //           indexOf(seq) -> index (-1: none), seats, stateAt(seq, index) -> Promise<nodes>,
+  //           indexOf(seq) -> index (-1: none), seats, kind, stateAt(seq, index) -> Promise<nodes>,
   //           changesAt(index) -> Promise<[{path, before, after}]> | null, proofs: audit | null,
   //           transcript: () -> Promise<string>, openAt: seq to open at (default: the last),
-  //           marks: seqs to flag (a dispute's) }
+  //           marks: seqs to flag (a dispute's),
+  //           said(event, index) -> Promise<words | null> (default: the game's words, null: none),
+  //           heading(event, index) -> the line that numbers the event (default: the log's seq and type),
+  //           byline(event) -> who and when, in words }
   function start(source) {
     const slider = $("seq");
     const count = source.count;
@@ -39,17 +42,20 @@ const Replayer = (() => {
         [event, changes] = await Promise.all([source.eventAt(index), source.changesAt ? source.changesAt(index) : null]);
       } catch (error) { showProblem($("problem"), error); return; }
       if (ticket !== shown) return;  // a later step is on its way
+      let said;
+      try { said = await (source.said ? source.said(event, index) : PL.describeMove(source.kind, event, source.seats)); } catch (error) { showProblem($("problem"), error); return; }
+      if (ticket !== shown) return;
       shownEvent = event;
-      $("at").textContent = `Event ${index + 1} of ${count} (seq ${event.seq}): ${words(event.type)}${marks.has(event.seq) ? " · disputed" : ""}`;
+      const heading = source.heading ? source.heading(event, index) : `Event ${index + 1} of ${count} (seq ${event.seq}): ${words(event.type)}`;
+      $("at").textContent = `${heading}${marks.has(event.seq) ? " · disputed" : ""}`;
       slider.setAttribute("aria-valuetext", `event ${index + 1} of ${count}`);
-      const when = new Date(event.recorded_at * 1000).toISOString().replace("T", " ").replace(/\..*/, " UTC");
+      const when = PL.when(event.recorded_at);
       $("event").replaceChildren(
-        el("p", {}, describeEvent(event, source.seats)),
-        el("p", { class: "muted" }, `By ${PL.actorText(event.actor, source.seats)} · at ${when}`),
+        el("p", { class: said === null ? "muted" : null }, said ?? "Bookkeeping the table already shows: not in the move log."),
+        el("p", { class: "muted" }, source.byline ? source.byline(event, when) : `By ${PL.actorText(event.actor, source.seats)} · at ${when}`),
       );
-      $("changes").replaceChildren(...(changes === null
-        ? [el("li", { class: "muted" }, "Changes are shown to moderators and in public replays.")]
-        : changes.map((c) => el("li", {}, el("code", {}, c.path), `: ${stringify(c.before)} → ${stringify(c.after)}`))));
+      $("changes-part").hidden = changes === null;
+      $("changes").replaceChildren(...(changes || []).map((c) => el("li", {}, el("code", {}, c.path), `: ${stringify(c.before)} → ${stringify(c.after)}`)));
       try {
         const nodes = await source.stateAt(event.seq, index);
         if (ticket === shown) $("state").replaceChildren(...nodes);
@@ -114,7 +120,9 @@ const Replayer = (() => {
   // game that is over): every seq's complete state, the log and its changes read in pages.
   // ``why`` ({dispute} or {reason, note}) goes with every read: a moderator's reads are
   // recorded, and a running game's need it.
-  async function fromAudit(gameId, token, { openAt = null, marks = [], why = {} } = {}) {
+  // ``forPlayers``: a public replay (no moderator): each event in the game's words, numbered
+  // without its type, and no state's raw changes.
+  async function fromAudit(gameId, token, { openAt = null, marks = [], why = {}, forPlayers = false } = {}) {
     const base = `/games/${gameId}/audit`;
     const query = new URLSearchParams(Object.entries(why).filter(([, v]) => v));
     const q = (path, more = {}) => {
@@ -128,13 +136,20 @@ const Replayer = (() => {
     return start({
       gameId,
       seats,
+      kind: final.state.kind,
+      // A moderator reads the log's seq, and beside it each seat's own number (what its page showed).
+      heading: forPlayers ? (event, index) => `Event ${index + 1} of ${count}` : (event, index) => {
+        const numbers = event.seatNumbers.map((n, s) => `${PL.seatName(seats, s)} ${n ?? "—"}`).join(", ");
+        return `Event ${index + 1} of ${count} (seq ${event.seq}): ${words(event.type)}${numbers ? ` · seats' numbers: ${numbers}` : ""}`;
+      },
+      byline: forPlayers ? (event, when) => `At ${when}` : null,
       openAt,
       marks,
       count,
       indexOf: (seq) => (seq >= 1 && seq <= count ? seq - 1 : -1),
       eventAt: paged(async (after, limit) => (await api(q("/log", { after, limit }), { token }))
-        .map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data }))),
-      changesAt: (() => {
+        .map((e) => ({ seq: e.seq, type: e.type, recorded_at: e.recorded_at, actor: e.metadata && e.metadata.actor, data: e.data, seatNumbers: e.seat_numbers || [] }))),
+      changesAt: forPlayers ? null : (() => {
         const at = paged((after, limit) => api(q("/diffs", { after, limit }), { token }));
         return async (index) => (await at(index)).changes;
       })(),

@@ -7,7 +7,8 @@ const SeatDisputes = (() => {
   const { api, el, showProblem, words, disputeStatus, verdictText, historyText, when } = PL;
   const $ = (id) => document.getElementById(id);
 
-  // options: { gameId, seat, token, seats: () => names | null, currentSeq: () => seq | null }
+  // options: { gameId, seat, token, seats: () => names | null, currentSeq: () => seq | null,
+  //            asked: (texts of the questions waiting for this seat's answer) => void }
   function mount(options) {
     const { gameId, seat, token } = options;
     const base = `/games/${gameId}/disputes`;
@@ -33,6 +34,16 @@ const SeatDisputes = (() => {
       }
       const mine = (type) => d.history.filter((h) => String(h.type).replace(/^dispute\./, "") === type && h.seat === seat).length;
       return mine("asked") - mine("answered");
+    }
+
+    // The texts of the questions to this seat still waiting for its answer (the newest last).
+    function questions(d) {
+      const open = unanswered(d);
+      if (open <= 0) return [];
+      const asked = d.history
+        ? d.history.filter((h) => String(h.type).replace(/^dispute\./, "") === "asked" && h.seat === seat)
+        : (heard.get(d.dispute_id) || { asked: [] }).asked;
+      return asked.slice(-open).map((q) => q.text || "");
     }
 
     // A dispute event from the seat's stream (play page): remember the questions put to this seat.
@@ -89,6 +100,7 @@ const SeatDisputes = (() => {
         if (shown === last) return;  // unchanged: leave the list (and what is being typed) alone
         last = shown;
         const typing = new Map([...document.querySelectorAll("#dispute-list textarea")].map((t) => [t.id, t.value]));
+        if (options.asked) options.asked(items.flatMap(questions));
         $("dispute-list").replaceChildren(...(items.length ? items.map((d) => item(d, seats)) : [el("li", { class: "muted" }, "No dispute about this game.")]));
         for (const [id, value] of typing) if ($(id)) $(id).value = value;
       } catch (error) { showProblem(problem, error); }

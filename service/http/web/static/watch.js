@@ -11,6 +11,8 @@
   const $ = (id) => document.getElementById(id);
   const POLL_MS = 1000;
   let snapshot = null;
+  // The clock as it stood at the moment shown (common.js): the spectator delay behind the players.
+  const countdown = PL.countdown();
 
   // The delay in words: what it is and why there is one.
   function delayText(delay) {
@@ -43,6 +45,7 @@
     $("result").hidden = !over;
     $("replay-link").hidden = !over;
     if (over) $("result").textContent = `Game over. ${PL.outcomeText(snap)}`;
+    countdown(snap.kind, snap.status, snap.view, snap.spectator_delay || 0);
   }
 
   // Spectators read of a dispute that it is under review, then its verdict (after the delay).
