@@ -56,6 +56,9 @@ class Stats:
     games_finished: int = 0
     errors: list[str] = field(default_factory=list)
     started: int = 0  # drivers whose first game has been set up
+    # Each seat's view asked with ``min_version``, the seat's last version seen (read your writes
+    # on every instance, docs/api.md): bench/balancer.py --read-your-writes measures its cost.
+    read_your_writes: bool = False
     stop_at: float = float("inf")
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per party, measured window
 
@@ -92,7 +95,15 @@ async def play_one(conn: Connection, stats: Stats, rng: random.Random) -> None:
         tokens.append((await conn.call("POST", f"/games/{game}/seats", {"name": f"bot-{n}"}))["token"])
     await conn.call("POST", f"/games/{game}/start", token=created["host_token"])
     stats.lobby += players + 2
-    view = await conn.call("GET", f"/games/{game}/seats/0/view", token=tokens[0])
+    seen = [0] * players  # each seat's last version seen
+
+    async def view_of(seat: int) -> Any:
+        at_least = f"?min_version={seen[seat]}" if stats.read_your_writes and seen[seat] else ""
+        answer = await conn.call("GET", f"/games/{game}/seats/{seat}/view{at_least}", token=tokens[seat])
+        seen[seat] = max(seen[seat], answer["version"])
+        return answer
+
+    view = await view_of(0)
     stats.views += 1
     if not stats.recording:
         stats.started += 1
@@ -105,7 +116,7 @@ async def play_one(conn: Connection, stats: Stats, rng: random.Random) -> None:
         choice = None
         for seat in actors(view["view"]["public"], players):
             if view["seat"] != seat:
-                view = await conn.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
+                view = await view_of(seat)
                 stats.views += 1
             legal = [c for c in view["view"]["legal_commands"] if c["type"] not in AVOIDED]
             if legal:
@@ -117,7 +128,7 @@ async def play_one(conn: Connection, stats: Stats, rng: random.Random) -> None:
                 stats.errors.append(f"game {game}: no seat has a legal command")
                 return
             anyone = rng.randrange(players)
-            view = await conn.call("GET", f"/games/{game}/seats/{anyone}/view", token=tokens[anyone])
+            view = await view_of(anyone)
             continue
         seat, command = choice
         body = common.msgspec.json.encode(command)
@@ -136,9 +147,11 @@ async def play_one(conn: Connection, stats: Stats, rng: random.Random) -> None:
             stats.errors.append(f"(warm-up) {status} {data[:120]!r}")
         # The acting seat's fresh view (in the response) tells who acts next.
         if status < 400:
-            view = common.msgspec.json.decode(data)["view"]
+            answer = common.msgspec.json.decode(data)
+            seen[seat] = max(seen[seat], answer["version"])
+            view = answer["view"]
         else:
-            view = await conn.call("GET", f"/games/{game}/seats/{seat}/view", token=tokens[seat])
+            view = await view_of(seat)
             stats.views += 1
 
 
@@ -149,10 +162,11 @@ async def drive(
     warmup: float,
     seed: int,
     cpu: Callable[[], dict[str, float]] = dict,
+    read_your_writes: bool = False,
 ) -> tuple[Stats, float]:
     """K drivers; the clock starts once every driver's first game is set up, plus ``warmup``.
     ``cpu()`` (CPU seconds used so far, per party) is read when the clock starts and stops."""
-    stats = Stats()
+    stats = Stats(read_your_writes=read_your_writes)
     rng = random.Random(seed)
     tasks = [asyncio.create_task(play_games(port, stats, random.Random(rng.random()))) for _ in range(games)]
     setup_deadline = time.monotonic() + 120
