@@ -19,6 +19,7 @@ from service.config import Settings
 from service.http.app import create_app
 from service.tools.client import PlaylogClient
 from tests.citus.cluster import CitusUnavailable, Cluster, running_cluster
+from tests.faults.processes import LOG_KEY
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -69,6 +70,7 @@ async def citus_api(citus_url: str, tmp_path: Path) -> AsyncIterator[PlaylogClie
         database_url=citus_url,
         data_dir=tmp_path,
         jwt_secret="test-secret-that-is-long-enough-for-hs256",
+        log_signing_key=LOG_KEY,  # one deployment on the cluster: every test's app shares its key
         scheduler_interval=0.05,
         log_format="json",
     )
