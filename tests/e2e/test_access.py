@@ -50,6 +50,7 @@ NOT_A_MODERATORS = {
     "seatTrace": "a seat token's own match trace",
     "listMyGames": "a player token's games",
     "myGameTranscript": "a player token's own transcripts",
+    "listWebhooks": "a player token's own webhooks",
 }
 
 
