@@ -86,6 +86,17 @@ async def _start(api: PlaylogClient, http: AsyncTestClient[Litestar], settings: 
     return Keyed(f"/games/{created.game_id}/start", None, host, str(created.game_id), [""], concede)
 
 
+async def _computer(api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings) -> Keyed:
+    created = await api.create_game("a_risk_cat", {"players": 3}, spectator_delay=0)
+
+    async def another_joins() -> None:  # not started: the computer player has nothing to play
+        await api.join(created.game_id, "ben")
+
+    host = bearer(created.host_token)
+    path = f"/games/{created.game_id}/computer-players"
+    return Keyed(path, {"level": "easy"}, host, str(created.game_id), [""], another_joins)
+
+
 async def _command(api: PlaylogClient, http: AsyncTestClient[Litestar], settings: Settings) -> Keyed:
     game = await started_game(api, seed=5, reaction_window=0)
     seat = await game.active()
@@ -150,6 +161,7 @@ ROUTES: dict[str, Setup] = {
     "createGame": _create,
     "joinGame": _join,
     "startGame": _start,
+    "seatComputerPlayer": _computer,
     "sendCommand": _command,
     "raiseDispute": _raise,
     "replyToDispute": _reply,
