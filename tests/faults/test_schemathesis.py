@@ -77,7 +77,8 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
         }
     ),
     # 409: the state of the game or dispute the request meets, which earlier requests of the run
-    # (in an order the fuzzer draws) made: started or not, full or not, finished or not; a stale
+    # (in an order the fuzzer draws) made: started or not, full or not, finished or not, a lobby
+    # closed by the lobby_timeout its create gave (any positive number of seconds); a stale
     # expected_version; a dispute claimed or not, ruled or not, with a question waiting or not,
     # and how many are open.
     409: frozenset(
@@ -89,6 +90,7 @@ STATE_DEPENDENT: dict[int, frozenset[str]] = {
             "cannot_leave",
             "game_not_started",
             "game_not_finished",
+            "lobby_closed",
             "too_many_open_disputes",
             "not_asked",
             "dispute_claimed",

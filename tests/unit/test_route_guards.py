@@ -14,6 +14,8 @@ WHO_MAY_CALL = {
     "createGame": ANYONE,
     "createPlayer": ANYONE,
     "getPlayer": ANYONE,
+    "getLeaderboard": ANYONE,
+    "getRatedResults": ANYONE,  # public results only, as the listing shows them
     "getSpectatorSnapshot": ANYONE,  # public games only: the game decides, not the caller
     "getSpectatorHead": ANYONE,  # public games only, as the snapshot
     "getSpectatorChunk": ANYONE,  # likewise
@@ -34,6 +36,9 @@ WHO_MAY_CALL = {
     "revokePlayerToken": ["player"],
     "refreshPlayerToken": ["player"],
     "listMyGames": ["player"],
+    "registerWebhook": ["player"],
+    "listWebhooks": ["player"],
+    "deleteWebhook": ["player"],
     "myGameTranscript": ["player"],
     "mySeatToken": ["player"],
     "raiseDispute": ["bearer"],  # the seat is checked against the log (a seat it held, too)

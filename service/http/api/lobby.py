@@ -67,7 +67,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     public: bool = True
     spectator_delay: Annotated[float, msgspec.Meta(ge=0, le=MAX_SPECTATOR_DELAY)] | None = None
     timeouts_to_remove: Annotated[
-        int | None,
+        Annotated[int, msgspec.Meta(ge=0, le=MAX_TIMEOUTS_TO_REMOVE)] | None,
         msgspec.Meta(
             description=(
                 "A seat whose time runs out this many times in a row is removed from the game (it"
@@ -78,7 +78,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         ),
     ] = None
     lobby_timeout: Annotated[
-        float | None,
+        Annotated[float, msgspec.Meta(ge=0, le=MAX_LOBBY_TIMEOUT)] | None,
         msgspec.Meta(
             description=(
                 "Seconds after its creation at which a lobby not started closes (`lobby.closed`): 0"

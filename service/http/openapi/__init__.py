@@ -15,10 +15,12 @@ import msgspec
 from litestar import Litestar, Request
 from litestar.openapi.plugins import JsonRenderPlugin
 
+from service.http.api.computer import SeatComputerPlayer
 from service.http.api.dispute_shapes import QuestionBody, RaiseBody, ResolveBody, ReviewBody, TextBody
 from service.http.api.incidents import ClearBody
 from service.http.api.lobby import CreateGame, JoinSeat
 from service.http.api.players import CreatePlayer
+from service.http.api.webhooks import RegisterWebhook
 from service.http.descriptions import DESCRIPTIONS, FORMATS
 from service.http.examples import add_examples
 from service.http.export_schema import export_line_schemas, trace_line_schemas
@@ -48,6 +50,8 @@ _BODIES: tuple[type[msgspec.Struct], ...] = (
     ResolveBody,
     ReviewBody,
     ClearBody,
+    SeatComputerPlayer,
+    RegisterWebhook,
 )
 
 # Any JSON value: a part of a game's state (the audit's diffs), whose shape depends on the path.
