@@ -17,9 +17,8 @@ dies leaves nothing behind; the others go on playing its seats.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 
 import msgspec
 
@@ -68,22 +67,15 @@ class ComputerPlayers(Polling):
 
     name = "playlog-computer-players"
     failed = "computer_players_failed"
-
-    def __init__(
-        self,
-        games: GameService,
-        interval: float = 0.05,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-    ) -> None:
-        super().__init__(interval, log, sleep)
-        self.games = games
-        self._idle = interval
+    log = log
+    _idle = 0.0  # the last wait while no computer seat moved
 
     def wait(self, done: int) -> float:
         # No computer seat moved: look again less and less often (up to IDLE_PAUSE), so that a
         # service without computer players pays next to nothing for them.
-        self._idle = self.interval if done else min(self._idle * 2, max(IDLE_PAUSE, self.interval))
-        return self._idle
+        idle = min(max(self._idle, self.interval) * 2, max(IDLE_PAUSE, self.interval))
+        self._idle = 0.0 if done else idle
+        return self.interval if done else idle
 
     async def tick(self) -> int:
         """One round over the running games that seat a computer player; the moves made."""

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from service.app.games import GameService
 from service.store.tasks import log_failure, stop
 
 FIRST_PAUSE = 0.1
@@ -19,17 +20,22 @@ MAX_PAUSE = 2.0
 
 
 class Polling:
-    """Calls ``tick`` (the work done: how much) every ``wait(done)`` seconds, ``interval`` unless
-    a subclass says otherwise; ``name`` names the task, ``failed`` the log line of a failed look."""
+    """Calls ``tick`` (the work done on ``games``: how much) every ``wait(done)`` seconds,
+    ``interval`` unless a subclass says otherwise; ``name`` names the task, ``log`` and ``failed``
+    the logger and the line of a failed look."""
 
     name = "playlog-polling"
     failed = "polling_failed"
+    log: Any
 
     def __init__(
-        self, interval: float, log: Any, sleep: Callable[[float], Awaitable[object]] = asyncio.sleep
+        self,
+        games: GameService,
+        interval: float = 0.05,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
+        self.games = games
         self.interval = interval
-        self.log = log
         self.sleep = sleep
         self._task: asyncio.Task[None] | None = None
 

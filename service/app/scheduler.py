@@ -11,10 +11,6 @@ It is a ``Polling`` loop (service/app/polling.py): a test drives it with a fake 
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-
-from service.app.games import GameService
 from service.app.polling import Polling
 from service.runtime import metrics
 from service.runtime.log import get_logger
@@ -28,15 +24,7 @@ log = get_logger("playlog.scheduler")
 class Scheduler(Polling):
     name = "playlog-scheduler"
     failed = "scheduler_failed"
-
-    def __init__(
-        self,
-        games: GameService,
-        interval: float = 0.05,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-    ) -> None:
-        super().__init__(interval, log, sleep)
-        self.games = games
+    log = log
 
     async def tick(self) -> int:
         acted = 0
