@@ -52,7 +52,7 @@ NAMES = [f"player-{n:04d}" for n in range(2000)]
 COLUMNS = ["game_id", "seq", "type", "schema_version", "data", "metadata", "recorded_at", "prev_hash", "hash"]
 
 _encoder = msgspec.json.Encoder()
-_metadata = _encoder.encode({"command_id": None, "actor": "bench", "correlation_id": None}).decode()
+_metadata = _encoder.encode({"command_id": None, "actor": "bench"}).decode()
 _hash = bytes(32)
 
 

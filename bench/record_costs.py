@@ -44,7 +44,6 @@ def _metadata(record: dict[str, Any] | None) -> bytes:
     fields: dict[str, Any] = {
         "command_id": "seat:0:0123456789abcdef",
         "actor": "seat:0",
-        "correlation_id": None,
     }
     if record is not None:
         fields["command"] = record

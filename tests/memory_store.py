@@ -58,7 +58,6 @@ class MemoryEventStore:
         *,
         command_id: str | None = None,
         actor: str | None = None,
-        correlation_id: str | None = None,
         fingerprint: str | None = None,
         due_at: float | None = None,
         command: dict[str, Any] | None = None,

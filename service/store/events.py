@@ -120,7 +120,6 @@ class EventStore:
         *,
         command_id: str | None = None,
         actor: str | None = None,
-        correlation_id: str | None = None,
         fingerprint: str | None = None,
         due_at: float | None = None,
         command: dict[str, Any] | None = None,
@@ -130,9 +129,10 @@ class EventStore:
         """Append ``events`` after ``expected_seq``, atomically; see the module docstring.
 
         ``due_at`` (epoch seconds) is when the game next needs the scheduler, or None.
-        ``command``: the command that produced the events, recorded in the metadata every event
-        of the append carries (projections/commands.py). ``kept``: the personal texts whose
-        seals the events and the command carry, kept first (service/store/personal.py).
+        ``command``: the command that produced the events, recorded in the metadata of the
+        append's first event (projections/commands.py); every event's holds the id and the actor.
+        ``kept``: the personal texts whose seals the events and the command carry, kept first
+        (service/store/personal.py).
         ``seed``: a new game's secret seed, stored with its create (service/store/seeds.py).
         """
         if self._batcher is None:  # stored first, each in a round trip of its own
@@ -142,7 +142,7 @@ class EventStore:
                 await self.personal.keep(game_id, kept)
         try:
             result = await self._append(
-                game_id, expected_seq, events, command_id, actor, correlation_id, fingerprint, due_at,
+                game_id, expected_seq, events, command_id, actor, fingerprint, due_at,
                 command, kept, seed,
             )  # fmt: skip
         except StoreError:  # refused, so never appended (any other failure may have appended: kept)
@@ -171,7 +171,6 @@ class EventStore:
         events: Sequence[NewEvent],
         command_id: str | None,
         actor: str | None,
-        correlation_id: str | None,
         fingerprint: str | None,
         due_at: float | None,
         command: dict[str, Any] | None,
@@ -183,10 +182,11 @@ class EventStore:
             raise InvalidExpectedSeq(f"Expected seq must be 0 or more, not {expected_seq}.")
         if not events:
             raise ValueError("Nothing to append.")
-        fields: dict[str, Any] = {"command_id": command_id, "actor": actor, "correlation_id": correlation_id}
+        fields: dict[str, Any] = {"command_id": command_id, "actor": actor}
+        # The command's record rides on its first event only (migration 0023); the rest carry the others.
+        rest = metadata = _encoder.encode(fields).decode()
         if command is not None:
-            fields["command"] = command
-        metadata = _encoder.encode(fields).decode()
+            metadata = _encoder.encode({**fields, "command": command}).decode()
         bodies = [e.data.decode() for e in events]
         if self._batcher is not None:
             rows = await self._batcher.append(
@@ -199,7 +199,7 @@ class EventStore:
             conflict = rows[0][CONFLICT] if rows else None
             if conflict is not None:
                 raise refusal(game_id, expected_seq, conflict, rows[0][1])
-            return append_result(rows, game_id, bodies, metadata)
+            return append_result(rows, game_id, bodies, metadata, rest)
         try:
             rows = await self.db.fetch(
                 "SELECT * FROM playlog_append($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -218,7 +218,7 @@ class EventStore:
             if conflict is not None:
                 raise refusal(game_id, expected_seq, conflict, int(exc.detail or 0)) from None
             raise
-        return append_result(rows, game_id, bodies, metadata)
+        return append_result(rows, game_id, bodies, metadata, rest)
 
     async def current_seq(self, game_id: uuid.UUID) -> int:
         seq = await self.db.fetchval("SELECT seq FROM streams WHERE game_id = $1", game_id)

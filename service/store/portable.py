@@ -212,8 +212,8 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
         ):
             raise ImportRefused("game_exists", f"Game {game_id} already exists in this database.")
         await conn.executemany(
-            "INSERT INTO events (game_id, seq, type, schema_version, data, metadata, command_id,"
-            " recorded_at, prev_hash, hash) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9, $10)",
+            "INSERT INTO events (game_id, seq, type, schema_version, data, metadata,"
+            " recorded_at, prev_hash, hash) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9)",
             [
                 (
                     game_id,
@@ -222,7 +222,6 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
                     e.schema_version,
                     canonical(e.data),
                     canonical(e.metadata),
-                    e.metadata.get("command_id") if isinstance(e.metadata, dict) else None,
                     _timestamp(e.recorded_at),
                     e.prev_hash,
                     e.hash,

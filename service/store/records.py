@@ -80,7 +80,7 @@ class StoredEvent(msgspec.Struct, frozen=True):
 
     @property
     def metadata(self) -> dict[str, Any]:
-        """Command id, actor and correlation id."""
+        """Command id and actor, and on an append's first event the recorded command."""
         return _metadata_decoder.decode(self.metadata_json)
 
 
@@ -160,13 +160,19 @@ def appended_row(row: asyncpg.Record, game_id: uuid.UUID, data: str = "", metada
     )
 
 
-def append_result(rows: list[Any], game_id: uuid.UUID, bodies: list[str], metadata: str) -> AppendResult:
-    """An append's rows (``playlog_append``'s, or its item's of ``playlog_append_batch``)."""
+def append_result(
+    rows: list[Any], game_id: uuid.UUID, bodies: list[str], metadata: str, rest: str
+) -> AppendResult:
+    """An append's rows (``playlog_append``'s, or its item's of ``playlog_append_batch``):
+    ``metadata`` is its first event's, ``rest`` the others' (without the recorded command)."""
     duplicate = bool(rows) and rows[0][9]
     if duplicate:
         stored = [appended_row(row, game_id) for row in rows]
     else:
-        stored = [appended_row(row, game_id, body, metadata) for row, body in zip(rows, bodies, strict=True)]
+        stored = [
+            appended_row(row, game_id, body, metadata if n == 0 else rest)
+            for n, (row, body) in enumerate(zip(rows, bodies, strict=True))
+        ]
     return AppendResult(events=stored, duplicate=duplicate, fingerprint=rows[0][10] if rows else None)
 
 

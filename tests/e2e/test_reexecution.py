@@ -58,8 +58,9 @@ def _group(forged: Forged, first: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _set_command(group: list[dict[str, Any]], body: dict[str, Any]) -> None:
-    for event in group:
-        event["metadata"]["command"]["body"] = copy.deepcopy(body)
+    for event in group:  # the first event records it (events written before 0023: each one)
+        if "command" in event["metadata"]:
+            event["metadata"]["command"]["body"] = copy.deepcopy(body)
 
 
 def _is_play(event: dict[str, Any], command: str) -> bool:
@@ -293,7 +294,7 @@ async def test_seats_commit_and_reveal_their_seeds_over_http_and_the_deal_re_exe
 async def test_stripping_the_recorded_commands_does_not_downgrade_the_check(kittens: list[str]) -> None:
     forged = Forged(kittens)
     for event in forged.events:
-        event["metadata"].pop("command")
+        event["metadata"].pop("command", None)
     _refused(forged.lines(), 1, "records its commands")
 
 
@@ -305,7 +306,7 @@ async def test_a_modern_log_stripped_to_the_replayed_level_with_a_forged_draw_is
     the verdict says the level, and ``playlog verify`` refuses it unless the level is accepted."""
     forged = Forged(kittens)
     for event in forged.events:
-        event["metadata"].pop("command")
+        event["metadata"].pop("command", None)
     forged.event(1)["data"]["seed_commitment"] = None
     disclosed = forged.first(lambda e: e["type"] == "lobby.seed_disclosed")["seq"]
     assert disclosed == forged.events[-1]["seq"]
@@ -332,3 +333,33 @@ async def test_a_modern_log_stripped_to_the_replayed_level_with_a_forged_draw_is
     )
     accepted = CliRunner().invoke(main, ["verify", "--accept-level", "replayed", str(path)])
     assert accepted.exit_code == 0 and accepted.output.splitlines()[-1] == "OK", accepted.output
+
+
+async def test_groups_written_before_the_record_was_kept_once_still_re_execute(
+    kittens: list[str], risk_cat: list[str]
+) -> None:
+    """Logs written before migration 0023 carry the command's record on every event of its group:
+    they re-execute as they did, and a group mixing the two forms is still one group."""
+    for lines in (kittens, risk_cat):
+        honest = export_verify.verify_lines(lines)
+        assert honest.ok, honest.lines()
+        forged = Forged(lines)
+        at = 0
+        while at < len(forged.events):
+            first = forged.events[at]
+            count = first["metadata"]["command"]["events"]
+            for event in forged.events[at + 1 : at + count]:
+                assert "command" not in event["metadata"]  # kept once since 0023
+                event["metadata"] = copy.deepcopy(first["metadata"])
+            at += count
+        report = export_verify.verify_lines(forged.lines())
+        assert report.ok, report.lines()
+        assert report.level == honest.level
+
+
+async def test_a_group_member_with_another_commands_metadata_is_refused(kittens: list[str]) -> None:
+    forged = Forged(kittens)
+    first = forged.opening(lambda e: e["metadata"]["command"]["events"] > 1)
+    member = forged.events[first["seq"]]
+    member["metadata"] = {**member["metadata"], "actor": "seat:9"}
+    _refused(forged.lines(), member["seq"], "its metadata is not its group's")

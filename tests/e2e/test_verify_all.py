@@ -55,6 +55,8 @@ async def _first_combo(database_url: str, game_id: uuid.UUID) -> int | None:
     finally:
         await conn.close()
     for event in export_format.read(lines).events:
+        if "command" not in event.metadata:  # a later event of its group
+            continue
         body = event.metadata["command"]["body"]
         if body["type"] == "table.play" and body["command"]["type"] == "PlayCombo":
             return event.seq

@@ -93,7 +93,7 @@ async def check_games(database_url: str, load: Load) -> None:
                 )
                 assert row is not None, f"acknowledged command lost: {command_id}"
                 seqs = await conn.fetch(
-                    "SELECT seq FROM events WHERE game_id = $1 AND command_id = $2 ORDER BY seq",
+                    "SELECT seq FROM events WHERE game_id = $1 AND metadata->>'command_id' = $2 ORDER BY seq",
                     report.game_id,
                     command_id,
                 )

@@ -82,7 +82,8 @@ async def test_another_instance_plays_the_computer_seats_of_a_killed_one(
         # Applied once each: a computer move's events are exactly the run its command recorded.
         runs = await conn.fetch(
             "SELECT c.command_id, c.first_seq, c.last_seq, array_agg(e.seq ORDER BY e.seq) AS seqs"
-            " FROM commands c JOIN events e ON e.game_id = c.game_id AND e.command_id = c.command_id"
+            " FROM commands c JOIN events e"
+            " ON e.game_id = c.game_id AND e.metadata->>'command_id' = c.command_id"
             " WHERE c.game_id = $1 AND c.command_id LIKE 'seat:%:computer-%'"
             " GROUP BY c.command_id, c.first_seq, c.last_seq",
             game,

@@ -39,9 +39,24 @@ async def test_append_assigns_contiguous_seqs_and_reads_them_back(store: EventSt
     assert not first.duplicate
     read = await store.read(game)
     assert [msgspec.json.decode(e.data)["n"] for e in read] == [1, 2, 3]
-    assert read[0].metadata == {"command_id": "c1", "actor": "seat:0", "correlation_id": None}
+    assert read[0].metadata == {"command_id": "c1", "actor": "seat:0"}
     assert [e.seq for e in await store.read(game, after_seq=1)] == [2, 3]
     assert await store.current_seq(game) == 3
+
+
+async def test_a_commands_record_rides_on_its_first_event_only(store: EventStore) -> None:
+    game = uuid.uuid4()
+    record = {"body": {"type": "table.start"}, "now": 1.5, "events": 3}
+    appended = await store.append(
+        game, 0, [event(1), event(2), event(3)], command_id="c1", actor="host", command=record
+    )
+    read = await store.read(game)
+    assert read[0].metadata == {"command_id": "c1", "actor": "host", "command": record}
+    assert [e.metadata for e in read[1:]] == [{"command_id": "c1", "actor": "host"}] * 2
+    # What the append answered is what the log holds, hashes included.
+    assert [(e.seq, e.metadata, e.hash) for e in appended.events] == [
+        (e.seq, e.metadata, e.hash) for e in read
+    ]
 
 
 async def test_fifty_concurrent_appenders_with_the_same_expected_seq(store: EventStore) -> None:
