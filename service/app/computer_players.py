@@ -23,9 +23,9 @@ from collections.abc import Mapping
 import msgspec
 
 import bots
+from projections.seat_view import seat_view
 from service.app.games import GameService, Lobbied
 from service.app.polling import Polling
-from service.app.seat_commands import seat_view
 from service.runtime.log import get_logger
 from service.store.tasks import log_failure
 

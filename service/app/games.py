@@ -18,9 +18,9 @@ from service.app.auth import Principal
 from service.app.legacy_tokens import bound
 from service.app.lobby import Lobbied, LobbyActions
 from service.app.loop import Executed
-from service.app.seat_commands import CommandResult, SeatCommands, SeatViewOut, seat_view
+from service.app.seat_commands import CommandResult, SeatCommands
 
-__all__ = ["CommandResult", "Executed", "GameService", "Lobbied", "SeatViewOut", "seat_view"]
+__all__ = ["CommandResult", "Executed", "GameService", "Lobbied"]
 
 
 class GameService(LobbyActions, SeatCommands):

@@ -13,16 +13,14 @@ from typing import Annotated, Any
 import msgspec
 
 from domain import registry
-from domain.decider import Concede
 from domain.errors import RuleViolation
 from domain.registry import Kind
-from domain.table.clock import ClockSettings, settings_of
 from domain.table.commands import Play
 from domain.viewers import Seat
 from projections import table as tables
-from projections.disputes import RuledOutcome, ruled_outcome
 from projections.envelopes import EventOut, envelopes
 from projections.numbering import count_seen, version_for
+from projections.seat_view import SeatViewOut, seat_view
 from projections.table import Table
 from service.app import bodies, idempotency
 from service.app.errors import ServiceError
@@ -33,52 +31,6 @@ from service.runtime.log import get_logger
 from service.store.events import StoredEvent
 
 log = get_logger("playlog.commands")
-
-
-class SeatViewOut(msgspec.Struct, frozen=True):
-    game_id: uuid.UUID
-    kind: str
-    status: str
-    version: int  # how many events this seat may see (projections/numbering)
-    seat: int
-    seats: list[str | None]
-    view: Any  # the game's view for this seat (None before the game starts)
-    # The seat's own moves now: its legal commands but leaving (conceding), which is always legal
-    # and never a move; empty while the game waits for another seat.
-    moves: list[Any]
-    winners: list[int] | None = None
-    ruled_outcome: RuledOutcome | None = None  # once an upheld verdict changed the outcome
-    # The table's clock (domain/table/clock.py); absent when it has none, so the views of games
-    # without one keep their shape (the golden corpus holds them).
-    clock: ClockSettings | msgspec.UnsetType = msgspec.UNSET
-
-
-def _moves(table: Table, seat: int) -> list[Any]:
-    if table.status != "running":
-        return []
-    return [c for c in table.decider.legal_commands(table.state, seat) if type(c) is not Concede]
-
-
-def may_act(table: Table, seat: int) -> bool:
-    """Whether ``seat``'s view lists moves (what a "your turn" webhook tells, service/app/webhooks.py)."""
-    return bool(_moves(table, seat))
-
-
-def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
-    """What ``seat`` sees of ``table``, with its legal commands and, apart, its own moves."""
-    return SeatViewOut(
-        game_id=game_id,
-        kind=table.kind,
-        status=table.status,
-        version=version_for(table, Seat(seat)),
-        seat=seat,
-        seats=list(table.seats),
-        view=table.decider.view(table.state, Seat(seat)) if table.status != "open" else None,
-        winners=list(table.outcome.winners) if table.outcome else None,
-        ruled_outcome=ruled_outcome(table),
-        moves=_moves(table, seat),
-        clock=clock if (clock := settings_of(table)) is not None else msgspec.UNSET,
-    )
 
 
 class CommandResult(msgspec.Struct, frozen=True):

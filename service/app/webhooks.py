@@ -48,10 +48,10 @@ import msgspec
 from domain.viewers import Seat
 from projections.numbering import version_for
 from projections.read_models import dispute_changes
+from projections.seat_view import may_act
 from projections.table import Table
 from service.app import webhook_targets
 from service.app.errors import ServiceError, not_found
-from service.app.seat_commands import may_act
 from service.runtime.log import get_logger
 from service.store.pool import Pool
 from service.store.tasks import Backoff, log_failure, stop

@@ -29,7 +29,7 @@ import msgspec
 
 from projections import receipts as receipting
 from projections.notes import Verifier
-from service.app.games import SeatViewOut
+from projections.seat_view import SeatViewOut
 from service.app.idempotency import fingerprint
 from service.app.players import PlayerGameOut
 from service.app.players import PlayerOut as Player

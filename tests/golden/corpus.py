@@ -24,8 +24,8 @@ from domain.viewers import SPECTATOR
 from projections import table as tables
 from projections.export import format as export_format
 from projections.replay import plain, snapshot
+from projections.seat_view import seat_view
 from projections.table import Table
-from service.app.games import seat_view
 from service.store import portable
 from tests.declared import declared
 

@@ -12,8 +12,9 @@ from litestar.params import QueryParameter
 
 from domain.viewers import Seat
 from projections.envelopes import EventOut
+from projections.seat_view import SeatViewOut, seat_view
 from service.app import bodies
-from service.app.games import CommandResult, SeatViewOut, seat_view
+from service.app.games import CommandResult
 from service.http import paging
 from service.http.api import guards
 from service.http.api.deps import AnyRequest, games_of, seat_holder
