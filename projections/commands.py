@@ -1,7 +1,7 @@
 """A command as the log records it (docs/export-format.md, "Recorded commands").
 
-Every append carries, in its metadata, the table command exactly as ``decide`` received it, the
-clock it saw and how many events it produced: ``record`` writes that, ``decode`` reads the
+Every append carries, in its first event's metadata, the table command as ``decide`` received it
+(less a seat's holder, which the table names), the clock it saw and how many events it produced: ``record`` writes that, ``decode`` reads the
 command back (the game's own command inside ``table.play`` by the game's command union, a tag
 the game has renamed since read as today's: domain/registry.py's ``Commands``).
 """
@@ -19,8 +19,13 @@ from domain.table.commands import Play, TableCommand
 
 
 def record(command: TableCommand, now: float, events: int) -> dict[str, Any]:
-    """The ``command`` member of an append's metadata."""
-    return {"body": msgspec.to_builtins(command), "now": now, "events": events}
+    """The ``command`` member of an append's metadata. A seat's command is recorded without its
+    ``holder``, the occupancy its token named: the table the command was decided on names the
+    seat's holder, the service checked it before deciding, and a verifier learns nothing from a
+    copy the operator writes (commands recorded before keep theirs; either re-executes alike)."""
+    body = msgspec.to_builtins(command)
+    body.pop("holder", None)
+    return {"body": body, "now": now, "events": events}
 
 
 def _tagged(base: type) -> list[type]:

@@ -15,8 +15,8 @@ import pytest
 from domain.table.state import Table
 from domain.viewers import Seat
 from projections.numbering import version_for
+from projections.seat_view import may_act
 from service.app import webhooks
-from service.app.seat_commands import may_act
 from tests.unit.test_read_model_jumps import tables_of
 from tests.unit.test_replay import OPTIONS
 
