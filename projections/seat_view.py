@@ -38,10 +38,15 @@ class SeatViewOut(msgspec.Struct, frozen=True):
     clock: ClockSettings | msgspec.UnsetType = msgspec.UNSET
 
 
-def _moves(table: Table, seat: int) -> list[Any]:
+def _moves(table: Table, seat: int, view: Any = None) -> list[Any]:
+    """``seat``'s legal commands but conceding; taken from its ``view`` when it lists them (each
+    game's seat view does), so they are built once."""
     if table.status != "running":
         return []
-    return [c for c in table.decider.legal_commands(table.state, seat) if type(c) is not Concede]
+    legal = getattr(view, "legal_commands", None)
+    if legal is None:
+        legal = table.decider.legal_commands(table.state, seat)
+    return [c for c in legal if type(c) is not Concede]
 
 
 def may_act(table: Table, seat: int) -> bool:
@@ -51,6 +56,7 @@ def may_act(table: Table, seat: int) -> bool:
 
 def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
     """What ``seat`` sees of ``table``, with its legal commands and, apart, its own moves."""
+    view = table.decider.view(table.state, Seat(seat)) if table.status != "open" else None
     return SeatViewOut(
         game_id=game_id,
         kind=table.kind,
@@ -58,9 +64,9 @@ def seat_view(game_id: uuid.UUID, table: Table, seat: int) -> SeatViewOut:
         version=version_for(table, Seat(seat)),
         seat=seat,
         seats=list(table.seats),
-        view=table.decider.view(table.state, Seat(seat)) if table.status != "open" else None,
+        view=view,
         winners=list(table.outcome.winners) if table.outcome else None,
         ruled_outcome=ruled_outcome(table),
-        moves=_moves(table, seat),
+        moves=_moves(table, seat, view),
         clock=clock if (clock := settings_of(table)) is not None else msgspec.UNSET,
     )

@@ -21,6 +21,7 @@ from litestar.testing import AsyncTestClient
 
 from domain import registry
 from domain.exploding_kittens import fold as exploding_kittens_fold
+from domain.exploding_kittens import legal as exploding_kittens_legal
 from domain.table import rules
 from service.app.tables import Tables
 from service.http.fast.lanes import Lane
@@ -91,3 +92,20 @@ async def test_a_seat_s_command_computes_each_thing_once(http: AsyncTestClient[L
         "holder check": 1,
         "registry lookup": 1,
     }
+
+
+async def test_a_seat_s_answer_with_its_view_builds_its_legal_commands_once(
+    http: AsyncTestClient[Litestar], game: Game
+) -> None:
+    """The view lists the seat's legal commands and the answer its moves: one list, built once."""
+    seat = await game.active()
+    await game.view(seat)
+    codes = {exploding_kittens_legal.legal_commands.__code__: "legal commands"}
+    with counting(http, codes, registry.of("exploding_kittens").commands.decoder) as counts:
+        response = await http.post(
+            f"/games/{game.id}/seats/{seat}/commands?view=true",
+            json={"type": "DrawCard"},
+            headers={"Authorization": f"Bearer {game.seats[seat].token}"},
+        )
+    assert response.status_code == 200, response.text
+    assert counts["legal commands"] == 1
