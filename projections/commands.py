@@ -1,9 +1,10 @@
 """A command as the log records it (docs/export-format.md, "Recorded commands").
 
 Every append carries, in its first event's metadata, the table command as ``decide`` received it
-(less a seat's holder, which the table names), the clock it saw and how many events it produced: ``record`` writes that, ``decode`` reads the
-command back (the game's own command inside ``table.play`` by the game's command union, a tag
-the game has renamed since read as today's: domain/registry.py's ``Commands``).
+(less a seat's holder, which the table names), the clock it saw and how many events it produced:
+``record`` writes that, ``decode`` reads the command back (the game's own command inside
+``table.play`` by the game's command union, a tag the game has renamed since read as today's:
+domain/registry.py's ``Commands``).
 """
 
 from __future__ import annotations
