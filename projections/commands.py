@@ -16,7 +16,10 @@ import msgspec
 
 from domain import registry
 from domain.disputes import commands as _disputes  # noqa: F401  (registers the dispute commands)
-from domain.table.commands import Play, TableCommand
+from domain.table.commands import LeaveSeat, Play, RevealSeed, TableCommand
+
+# A seat's table commands, whose holder (optional, None: not checked) the record leaves out.
+_SEATS_OWN = (Play, RevealSeed, LeaveSeat)
 
 
 def record(command: TableCommand, now: float, events: int) -> dict[str, Any]:
@@ -25,7 +28,8 @@ def record(command: TableCommand, now: float, events: int) -> dict[str, Any]:
     seat's holder, the service checked it before deciding, and a verifier learns nothing from a
     copy the operator writes (commands recorded before keep theirs; either re-executes alike)."""
     body = msgspec.to_builtins(command)
-    body.pop("holder", None)
+    if isinstance(command, _SEATS_OWN):
+        del body["holder"]
     return {"body": body, "now": now, "events": events}
 
 
