@@ -28,12 +28,8 @@ from domain.errors import RuleViolation
 from domain.personal import SALT_BYTES, claim, claim_salt
 from domain.registry import Kind
 from domain.table import seeds
-from domain.table.commands import (
-    CreateGame,
-    JoinSeat,
-    Play,
-    TableCommand,
-)
+from domain.table.commands import CreateGame, JoinSeat, Play, TableCommand
+from domain.table.decision import Decision
 from domain.viewers import Viewer
 from projections import commands
 from projections.numbering import version_for
@@ -187,14 +183,16 @@ class GameLoop:
         meanwhile: then the cache's newer table); ``held``: the caller checked on ``current`` that the
         command's holder holds its seat (a guard did), so the rules do not check it again there
         (a table read again is checked); ``kind``: the game's kind, if the caller looked it up.
+        The decision is the events and the table after them (domain/table/decision.py): that
+        table is the one cached, never folded again.
         """
         if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
             kind = registry.of(command.kind)
             ctx, seed = self._created(command)
-            events: Sequence[Any] = kind.table.decide(None, command, ctx)
-            recorded = commands.record(command, ctx.now, len(events))
+            created = kind.table.decide(None, command, ctx)
+            recorded = commands.record(command, ctx.now, len(created.events))
             return await self._append(
-                game_id, kind, None, command, events, command_id, fingerprint, actor, recorded, seed
+                game_id, kind, None, command, created, command_id, fingerprint, actor, recorded, seed
             )
         async with self._lock(game_id):
             if current is not None:  # unless a command of this instance went past it meanwhile
@@ -221,7 +219,7 @@ class GameLoop:
                 ctx = await self._context(table, game_id)
                 try:
                     decided = _unheld(command) if held and table is current else command
-                    events = rules.decide(table, decided, ctx)  # as decided: folded (domain/batch.py)
+                    decision = rules.decide(table, decided, ctx)
                 except RuleViolation:
                     if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
                         return earlier
@@ -232,13 +230,13 @@ class GameLoop:
                         raise
                     table, checked = fresh, True
                     continue
-                if not events:  # nothing to do now: a retry still gets what its first run did
+                if not decision.events:  # nothing to do now: a retry still gets what its first run did
                     earlier = await self._earlier(game_id, command_id, fingerprint)
                     return earlier or Executed(table=table, events=[], stored=[])
-                recorded = commands.record(command, ctx.now, len(events))
+                recorded = commands.record(command, ctx.now, len(decision.events))
                 try:
                     return await self._append(
-                        game_id, kind, table, command, events, command_id, fingerprint, actor, recorded
+                        game_id, kind, table, command, decision, command_id, fingerprint, actor, recorded
                     )
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
@@ -283,18 +281,17 @@ class GameLoop:
         kind: Kind,
         table: Table | None,
         command: TableCommand,
-        events: Sequence[Any],
+        decision: Decision,
         command_id: str | None,
         fingerprint: str | None,
         actor: str,
         recorded: dict[str, Any],
         seed: bytes | None = None,
     ) -> Executed:
-        """Append with the expected seq, remember, notify; a used ``command_id`` appends nothing.
-        ``recorded``: the command as the log keeps it (projections/commands.py); ``seed``: a new
-        game's, stored with its create."""
-        new_table = kind.table.fold(table, events)
-        assert new_table is not None
+        """Append ``decision``'s events with the expected seq (``table``'s version), remember,
+        notify; a used ``command_id`` appends nothing. ``recorded``: the command as the log keeps
+        it (projections/commands.py); ``seed``: a new game's, stored with its create."""
+        events, new_table = decision.events, decision.table
 
         # One salt per append: a text and the command's copy of it share one seal. A seat's
         # name is salted from the claim its holder is given (domain/personal.py).
