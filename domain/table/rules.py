@@ -149,8 +149,7 @@ def leave(game: Decider, table: Table, command: LeaveSeat, ctx: Context) -> Deci
 
 
 def play(game: Decider, table: Table, command: Play, ctx: Context) -> Decision:
-    if command.holder is not None:  # None: not to be checked (the caller checked this table)
-        check_holder(table, command.seat, command.holder)
+    check_holder(table, command.seat, command.holder)
     if table.status == "open":
         raise TableRefusal("conflict", "game_not_started", "The game has not started yet.")
     moves = by_game(game, table, command.command, dataclasses.replace(ctx, seat=command.seat))

@@ -28,7 +28,7 @@ from domain.errors import RuleViolation
 from domain.personal import SALT_BYTES, claim, claim_salt
 from domain.registry import Kind
 from domain.table import seeds
-from domain.table.commands import CreateGame, JoinSeat, Play, TableCommand
+from domain.table.commands import CreateGame, JoinSeat, TableCommand
 from domain.table.decision import Decision
 from domain.viewers import Viewer
 from projections import commands
@@ -163,9 +163,7 @@ class GameLoop:
         fingerprint: str | None = None,
         expected_version: int | None = None,
         viewer: Viewer | None = None,
-        current: Table | None = None,
-        held: bool = False,
-        kind: Kind | None = None,
+        table: Table | None = None,
     ) -> Executed:
         """Load, decide, append (expected seq, idempotency key), notify; retry a bounded number
         of times on a conflict.
@@ -178,13 +176,10 @@ class GameLoop:
         carries (``expected_version`` included). The append answers a known key before anything
         else, so the key is looked up here only before a refusal is answered (a stale version,
         a rule's refusal, a game too busy): a retry is never refused for what its first run did.
-        ``current``: the game's table as the caller just took it from the cache (a guard's), decided
-        on first instead of taking it again (unless a command of this instance appended past it
-        meanwhile: then the cache's newer table); ``held``: the caller checked on ``current`` that the
-        command's holder holds its seat (a guard did), so the rules do not check it again there
-        (a table read again is checked); ``kind``: the game's kind, if the caller looked it up.
-        The decision is the events and the table after them (domain/table/decision.py): that
-        table is the one cached, never folded again.
+        ``table``: the game's table as the caller already holds it (a guard's, from the cache), decided
+        on first rather than taken again (unless a command of this instance appended past it
+        meanwhile: then the cache's newer table). The decision is the events and the table after
+        them (domain/table/decision.py): that table is the one cached, never folded again.
         """
         if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
             kind = registry.of(command.kind)
@@ -195,11 +190,11 @@ class GameLoop:
                 game_id, kind, None, command, created, command_id, fingerprint, actor, recorded, seed
             )
         async with self._lock(game_id):
-            if current is not None:  # unless a command of this instance went past it meanwhile
-                table = self.tables.past(game_id, current) or current
+            if table is not None:  # unless a command of this instance went past it meanwhile
+                table = self.tables.past(game_id, table) or table
             else:
                 table = await self.load(game_id, cached_ok=True)
-            kind = kind if kind is not None else registry.of(table.kind)
+            kind = registry.of(table.kind)
             rules = kind.table
             checked = False  # whether ``table`` was just read from the log
             for _ in range(self.retries):
@@ -218,8 +213,7 @@ class GameLoop:
                     )
                 ctx = await self._context(table, game_id)
                 try:
-                    decided = _unheld(command) if held and table is current else command
-                    decision = rules.decide(table, decided, ctx)
+                    decision = rules.decide(table, command, ctx)
                 except RuleViolation:
                     if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
                         return earlier
@@ -336,14 +330,6 @@ class GameLoop:
         if original_fingerprint != fingerprint:
             raise key_reused()
         return Executed(table=await self.load(game_id), events=[], stored=stored, duplicate=True)
-
-
-def _unheld(command: TableCommand) -> TableCommand:
-    """``command`` without the holder its rules would check (the caller checked it already);
-    the log records the command as it was sent."""
-    if isinstance(command, Play) and command.holder is not None:
-        return msgspec.structs.replace(command, holder=None)
-    return command
 
 
 def key_arguments(keys: Keyed | None) -> dict[str, Any]:
