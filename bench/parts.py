@@ -62,8 +62,7 @@ def _instrument() -> None:
     from projections.receipts import ReceiptSigner
 
     parts: list[tuple[Any, str, str]] = [
-        (SeatedDecider, "decide", "the rules: decide"),
-        (SeatedDecider, "fold", "the rules: evolve (the command's own)"),
+        (SeatedDecider, "decide", "the rules: decide (the table after the events folded as they are made)"),
         (service.http.api.play, "seat_view", "the seat's view"),
         (service.app.seat_commands, "envelopes", "the events as the seat sees them"),
         (service.app.loop, "seal_append", "the events encoded (a person's words sealed)"),

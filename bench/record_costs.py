@@ -72,7 +72,7 @@ def run(kind: str, total: int, rng: random.Random) -> dict[str, list[float]]:
                 draws = seeds.draws(table, game_id, server)
                 assert draws is not None
                 context = seeds.context(table, draws, time.time(), server)
-            table = rules.fold(table, rules.decide(table, command, context))
+            table = rules.decide(table, command, context).table
         assert table is not None
         while table.status == "running" and done < total:
             seat = table.state.active_seat
@@ -87,8 +87,8 @@ def run(kind: str, total: int, rng: random.Random) -> dict[str, list[float]]:
             assert draws is not None
             context = seeds.context(table, draws, time.time(), server)
             keyed = time.perf_counter()
-            events = list(rules.decide(table, command, context))
-            table = rules.fold(table, events)
+            decision = rules.decide(table, command, context)
+            events, table = decision.events, decision.table
             decided = time.perf_counter()
             with_record = _metadata(commands.record(command, context.now, len(events)))
             recorded = time.perf_counter()

@@ -6,13 +6,16 @@ of ``Decider``::
     initial_state(options) -> State            # before the game starts: nothing dealt
     start(state, ctx) -> list[Event]           # the setup (shuffle, deal), randomness via ctx
     decide(state, command, ctx) -> list[Event] # raises RuleViolation
+    decide_and_fold(state, command, ctx)       # optional: decide's events and the state after
+        -> (list[Event], State)                # them, made in one pass (what the table decides with)
     evolve(state, event) -> State              # total, deterministic, no RNG, no clock
     outcome(state) -> Outcome | None           # None while the game runs: the terminal state
     view(state, viewer) -> View                # Seat(n) | Spectator | Moderator
     redact(event, viewer) -> Event | None      # what a viewer may see of one event
     legal_commands(state, seat) -> list[Command]
 
-and the rest in a few small values::
+its commands read from JSON (``commands``: built from ``types``, domain/command_reader.py), and the
+rest in a few small values::
 
     seats    Seats(min, max, conceded)         # conceded(event) -> int | None: who has left
     types    Types(options, command, event, view)
@@ -54,6 +57,7 @@ import msgspec
 from typing_extensions import TypeVar
 
 from domain import refusals
+from domain.command_reader import Commands
 from domain.errors import RuleViolation
 from domain.integers import integers_as_ints
 from domain.randomness import Randomness
@@ -236,6 +240,19 @@ class Decider(Generic[S, C, E, V]):
     hidden: Hidden[S, E] = field(default_factory=Hidden)
     versions: Versions = field(default_factory=Versions)
     about: About | None = None
+    # ``decide``'s events with the state after them, folded as they were made (the kernel's batch,
+    # domain/batch.py): the table builds the table after a command from that state, so no event
+    # is evolved twice. A game without it is decided, then folded (domain/table/rules.py).
+    decide_and_fold: Callable[[S, C, Context], tuple[Sequence[E], S]] | None = None
+    # Its commands read from JSON (domain/command_reader.py), built once from ``types.command`` and
+    # ``versions.renamed_commands``: a table's ``decider`` reads a body of its game.
+    commands: Commands = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        reader = Commands(
+            self.types.command, msgspec.json.Decoder(self.types.command), dict(self.versions.renamed_commands)
+        )
+        object.__setattr__(self, "commands", reader)
 
     def parse_options(self, raw: object) -> Any:
         """Options from untrusted input; unknown keys and bad values raise ``invalid_options``.

@@ -21,6 +21,7 @@ import msgspec
 
 from domain import refusals
 from domain.a_risk_cat import DECIDER as A_RISK_CAT
+from domain.command_reader import Commands
 from domain.decider import Decider, Upcaster
 from domain.disputes import commands as dispute_commands
 from domain.disputes import events as dispute_events
@@ -48,39 +49,6 @@ def tag_of(struct: type) -> str:
     tag = struct.__struct_config__.tag  # type: ignore[attr-defined]
     assert isinstance(tag, str)
     return tag
-
-
-@dataclass(frozen=True)
-class Commands:
-    """A game's commands read from JSON, a client's body or a recorded command alike: by the
-    game's union, a tag the game once sent a command under (``Decider.versions.renamed_commands``) read
-    as today's. Only a body its decoder refuses is looked at again: today's tags cost nothing."""
-
-    union: Any  # the game's tagged union of command Structs
-    decoder: msgspec.json.Decoder[Any]
-    renamed: Mapping[str, str]  # an old tag -> today's
-
-    def decode(self, body: bytes | str) -> Any:
-        """A command's JSON text as the game's command (raises ``msgspec.DecodeError``)."""
-        try:
-            return self.decoder.decode(body)
-        except msgspec.ValidationError:
-            value = msgspec.json.decode(body)
-            today = self.today(value)
-            if today is value:
-                raise
-            return self.decoder.decode(msgspec.json.encode(today))
-
-    def convert(self, value: Any) -> Any:
-        """A command's JSON value (objects as dicts) as the game's command."""
-        return msgspec.convert(self.today(value), self.union)
-
-    def today(self, value: Any) -> Any:
-        """``value`` under today's tag when it names its command by an old one; else ``value``."""
-        tag = value.get("type") if isinstance(value, dict) else None
-        if isinstance(tag, str) and tag in self.renamed:
-            return {**value, "type": self.renamed[tag]}
-        return value
 
 
 @dataclass(frozen=True)
@@ -120,9 +88,7 @@ def _kind(game: Decider, every: tuple[Decider, ...]) -> Kind:
     return Kind(
         game=game,
         table=seated(game, DISPUTES),
-        commands=Commands(
-            game.types.command, msgspec.json.Decoder(game.types.command), dict(game.versions.renamed_commands)
-        ),
+        commands=game.commands,
         events=msgspec.json.Decoder(game.types.event),
         tags=tags,
         schema_versions=dict(game.versions.schemas),

@@ -54,4 +54,5 @@ def rereading(decider: Decider) -> Decider:
     def decide(state: Any, command: Any, ctx: Context) -> Sequence[Any]:
         return decider.decide(state, reread(checked(command, types, title), decoder), ctx)
 
-    return dataclasses.replace(decider, decide=decide)
+    # Its events and state the same way (a game without its own: decided, then folded).
+    return dataclasses.replace(decider, decide=decide, decide_and_fold=None)

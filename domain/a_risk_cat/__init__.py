@@ -40,6 +40,7 @@ from domain.a_risk_cat.legal import legal_commands
 from domain.a_risk_cat.rules import (
     deadline,
     decide,
+    decide_and_fold,
     evolve,
     initial_state,
     on_deadline,
@@ -72,6 +73,7 @@ DECIDER: Decider[ARiskCatState, Command, ARiskCatEvent, ARiskCatViewBase] = Deci
     initial_state=initial_state,
     start=start,
     decide=decide,
+    decide_and_fold=decide_and_fold,
     evolve=evolve,
     outcome=outcome,
     view=view,

@@ -31,13 +31,14 @@ class ARiskCatBatch(Batch[ARiskCatState, ARiskCatEvent]):
         super().__init__(state, evolve)
         self.ctx = ctx
 
-    def finish(self, pending: ARiskCatPending | None) -> list[ARiskCatEvent]:
-        """The last event names the decision the game now waits for, and its deadline."""
+    def finish(self, pending: ARiskCatPending | None) -> ARiskCatBatch:
+        """The last event names the decision the game now waits for, and its deadline; the batch,
+        finished."""
         if pending is not None:
             timeout = self.state.options.decision_timeout
             deadline = None if timeout is None else clock(self.ctx) + timeout
             self.replace_last(replace(self.events[-1], awaiting=pending, deadline=deadline))
-        return self.events
+        return self
 
     def shuffled_bag(self, tokens: Sequence[str]) -> tuple[tuple[str, ...], str, str]:
         bag = list(tokens)

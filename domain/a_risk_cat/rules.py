@@ -93,6 +93,19 @@ def _validated(command: object) -> ARiskCatCommand:
 
 def decide(state: ARiskCatState, command: object, ctx: Context) -> list[ARiskCatEvent]:
     """The events a command produces, or RuleViolation (and nothing else) when it is refused."""
+    return _decided(state, command, ctx).events
+
+
+def decide_and_fold(
+    state: ARiskCatState, command: object, ctx: Context
+) -> tuple[list[ARiskCatEvent], ARiskCatState]:
+    """``decide``'s events and the state after them, folded as they were made (domain/batch.py)."""
+    batch = _decided(state, command, ctx)
+    return batch.events, batch.state
+
+
+def _decided(state: ARiskCatState, command: object, ctx: Context) -> ARiskCatBatch:
+    """The batch of a command's events, or RuleViolation (and nothing else) when it is refused."""
     command = _validated(command)
     if not isinstance(ctx, Context):
         raise RuleViolation("invalid_context", "The command came without a usable context.")
@@ -148,7 +161,7 @@ def _seat_arg(state: ARiskCatState, value: int) -> int:
     return value
 
 
-def _answer(batch: ARiskCatBatch, pending: ARiskCatPending, command: Command) -> list[ARiskCatEvent]:
+def _answer(batch: ARiskCatBatch, pending: ARiskCatPending, command: Command) -> ARiskCatBatch:
     state = batch.state
     match command:
         case DrawToken():
@@ -283,7 +296,7 @@ def _timeout_step(batch: ARiskCatBatch, pending: ARiskCatPending) -> ARiskCatPen
     raise RuleViolation(refusals.NO_PENDING_DECISION, "Nothing to act on.")  # pragma: no cover
 
 
-def _concede(batch: ARiskCatBatch, seat: int) -> list[ARiskCatEvent]:
+def _concede(batch: ARiskCatBatch, seat: int) -> ARiskCatBatch:
     """RULES 3: the seat concedes. Its pending decisions resolve with the timeout choices and its
     turns are skipped; with fewer than two seats standing, the turn in progress closes the same
     way (never drawing) and the game ends, scored."""
@@ -295,7 +308,7 @@ def _concede(batch: ARiskCatBatch, seat: int) -> list[ARiskCatEvent]:
     if len(batch.events) == 1 and pending is not None:
         # Nothing else happened: the decision the game waits for keeps its deadline.
         batch.replace_last(replace(batch.events[0], awaiting=pending, deadline=before.deadline))
-        return batch.events
+        return batch
     return batch.finish(pending)
 
 

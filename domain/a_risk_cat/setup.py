@@ -51,4 +51,4 @@ def start(state: ARiskCatState, ctx: Context) -> list[ARiskCatEvent]:
             salt=salt,
         )
     )
-    return batch.finish(PendingFirstDraw(seat=first))
+    return batch.finish(PendingFirstDraw(seat=first)).events

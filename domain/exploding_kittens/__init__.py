@@ -41,6 +41,7 @@ from domain.exploding_kittens.legal import legal_commands
 from domain.exploding_kittens.rules import (
     deadline,
     decide,
+    decide_and_fold,
     evolve,
     initial_state,
     on_deadline,
@@ -83,6 +84,7 @@ DECIDER: Decider[
     initial_state=initial_state,
     start=start,
     decide=decide,
+    decide_and_fold=decide_and_fold,
     evolve=evolve,
     outcome=outcome,
     view=view,

@@ -67,6 +67,11 @@ def _acting_seat(state: State, ctx: Context) -> int:
 
 def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittensEvent]:
     """The events a command leads to; raises ``RuleViolation`` (and nothing else) if refused."""
+    return decide_and_fold(state, command, ctx)[0]
+
+
+def decide_and_fold(state: State, command: object, ctx: Context) -> tuple[list[ExplodingKittensEvent], State]:
+    """``decide``'s events and the state after them, folded as they were made (domain/batch.py)."""
     cmd = _validated(command)
     if state.phase == "not_started":
         raise RuleViolation(refusals.GAME_NOT_STARTED, "The game has not started yet.")
@@ -116,7 +121,7 @@ def decide(state: State, command: object, ctx: Context) -> list[ExplodingKittens
                             play_combo(batch, seat, cmd, ctx)
                     if isinstance(cmd, PlayCard | PlayCombo) and state.options.reaction_window == 0:
                         close_window(batch, ctx, "at_once")  # nobody may Nope (reactions.py)
-    return batch.events
+    return batch.events, batch.state
 
 
 def _check_turn(state: State, seat: int) -> None:

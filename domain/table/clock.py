@@ -18,12 +18,9 @@ the game's alone, and their logs re-execute to the same events.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
-from domain.batch import Folded, states_after
 from domain.decider import Concede, Context, Decider
 from domain.table.commands import (
     DEFAULT_TIMEOUTS_TO_REMOVE,
@@ -32,6 +29,7 @@ from domain.table.commands import (
     PUBLIC_LOBBY_TIMEOUT,
     CreateGame,
 )
+from domain.table.decision import Decision, by_game, folded, then
 from domain.table.events import LobbyClosed, SeatBack, SeatTimedOut, SeedDisclosed
 from domain.table.refusals import TableRefusal
 from domain.table.state import Table
@@ -97,56 +95,36 @@ def deadline(table: Table) -> float | None:
     return table.decider.clock.deadline(table.state) if table.status == "running" else None
 
 
-def on_deadline(game: Decider, table: Table, ctx: Context) -> Sequence[Any]:
+def on_deadline(game: Decider, table: Table, ctx: Context) -> Decision:
     """The server's move once a deadline has passed; no events before it."""
     due = deadline(table)
     if due is None or due > ctx.now:
-        return []
+        return Decision([], table)
     if table.status == "open":  # the server's seed disclosed as at every end: nothing was dealt
-        return (
+        closed = (
             [LobbyClosed()]
             if ctx.server_seed is None
             else [LobbyClosed(), SeedDisclosed(seed=ctx.server_seed)]
         )
+        return folded(game, table, closed)
     forced = game.clock.on_deadline(table.state)
     limit = table.timeouts_to_remove
     seat = game.clock.waiting_for(table.state) if limit is not None else None
     if limit is None or seat is None:  # a game without the table's clock, or nobody's in particular
-        return game.decide(table.state, forced, dataclasses.replace(ctx, seat=None))
+        return by_game(game, table, forced, dataclasses.replace(ctx, seat=None))
     in_a_row = (table.timeouts[seat] if table.timeouts else 0) + 1
     removed = in_a_row >= limit
+    # Recorded before the game's move (a lobby fact: the game's state unchanged, decided on).
+    timed_out = folded(game, table, [SeatTimedOut(seat=seat, in_a_row=in_a_row, removed=removed)])
     if removed:
-        moves = game.decide(table.state, Concede(), dataclasses.replace(ctx, seat=seat))
+        moves = by_game(game, timed_out.table, Concede(), dataclasses.replace(ctx, seat=seat))
     else:
-        moves = game.decide(table.state, forced, dataclasses.replace(ctx, seat=None))
-    return _before(table, SeatTimedOut(seat=seat, in_a_row=in_a_row, removed=removed), moves)
+        moves = by_game(game, timed_out.table, forced, dataclasses.replace(ctx, seat=None))
+    return Decision([*timed_out.events, *moves.events], moves.table)
 
 
-def back(table: Table, seat: int, moves: Sequence[Any]) -> Sequence[Any]:
+def back(table: Table, seat: int, moves: Decision) -> Decision:
     """A seat's own accepted ``moves``, followed by ``lobby.back`` if the clock had answered for it."""
-    if not table.timeouts or not table.timeouts[seat] or not moves:
+    if not table.timeouts or not table.timeouts[seat] or not moves.events:
         return moves
-    return _after(table, moves, SeatBack(seat=seat))
-
-
-def _before(table: Table, event: Any, moves: Sequence[Any]) -> Sequence[Any]:
-    """``event`` (a lobby fact: the game's state unchanged), then the game's ``moves``, keeping
-    the states the game's ``decide`` folded already (domain/batch.py)."""
-    states = states_after(table.state, moves)
-    if states is None:
-        return [event, *moves]
-    out = Folded[Any](table.state)
-    out.extend([event, *moves])
-    out.states.extend([table.state, *states])
-    return out
-
-
-def _after(table: Table, moves: Sequence[Any], event: Any) -> Sequence[Any]:
-    """The game's ``moves``, then ``event`` (a lobby fact: the game's state unchanged)."""
-    states = states_after(table.state, moves)
-    if states is None:
-        return [*moves, event]
-    out = Folded[Any](table.state)
-    out.extend([*moves, event])
-    out.states.extend([*states, states[-1]])
-    return out
+    return then(moves, SeatBack(seat=seat))

@@ -5,8 +5,8 @@ its commands are the table's (the game's travel inside ``Play``), its events the
 game's, its state a ``Table`` holding the game's state. ``evolve`` calls the game's own
 ``evolve`` for the game's facts. Deciders over the table that are not the table's own rules
 (the disputes: domain/disputes/decider.py) are composed beside it as ``Alongside`` values, so
-the table never imports them. The service knows only the composed value (domain/registry.py
-builds one per kind).
+the table never imports them. Its ``decide`` gives back the events and the table after them (a
+``Decision``). The service knows only the composed value (domain/registry.py builds one per kind).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from domain.batch import states_after
 from domain.decider import Context, Decider
 from domain.table import clock, rules
 from domain.table.commands import TableCommand
+from domain.table.decision import Decision
 from domain.table.state import Table, evolve
 
 
@@ -44,11 +44,16 @@ class SeatedDecider:
     def kind(self) -> str:
         return self.game.kind
 
-    def decide(self, table: Table | None, command: TableCommand, ctx: Context) -> Sequence[Any]:
+    def decide(self, table: Table | None, command: TableCommand, ctx: Context) -> Decision:
+        """The events ``command`` makes happen at ``table`` and the table after them (domain/table/
+        decision.py); raises a refusal."""
         if table is not None:
             for part in self.alongside:
                 if isinstance(command, part.command_types):
-                    return part.decide(table, command, ctx)
+                    events = part.decide(table, command, ctx)
+                    after = self.fold(table, events)
+                    assert after is not None
+                    return Decision(events, after)
         return rules.decide(self.game, table, command, ctx)
 
     def evolve(self, table: Table | None, event: Any) -> Table:
@@ -59,19 +64,9 @@ class SeatedDecider:
         return evolve(self.game, table, event)
 
     def fold(self, table: Table | None, events: Sequence[Any]) -> Table | None:
-        """``events`` folded onto ``table``; those the game's ``decide`` folded already from this
-        table's state (domain/batch.py) are not evolved again: each event is evolved once."""
-        states = states_after(table.state, events) if table is not None else None
-        if states is None:
-            for event in events:
-                table = self.evolve(table, event)
-            return table
-        for event, state in zip(events, states, strict=True):
-            assert table is not None
-            if any(isinstance(event, part.event_type) for part in self.alongside):
-                table = self.evolve(table, event)
-            else:
-                table = evolve(self.game, table, event, state)
+        """``events`` folded onto ``table`` (None: the log's start)."""
+        for event in events:
+            table = self.evolve(table, event)
         return table
 
     def deadline(self, table: Table) -> float | None:

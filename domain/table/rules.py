@@ -3,6 +3,7 @@
 
 ``decide(game, table, command, ctx)`` is the composed decide: lobby commands are decided here,
 a seat's ``Play`` and the server's ``ActOnDeadline`` are routed to ``game`` once it has started.
+It gives back a ``Decision``: the events and the table after them (domain/table/decision.py).
 Dispute commands (a seat's raise and reply, a moderator's work) are decided beside it, by
 domain/disputes (composed in domain/table/decider.py).
 """
@@ -10,13 +11,11 @@ domain/disputes (composed in domain/table/decider.py).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from domain import randomness
-from domain.batch import Folded, states_after
 from domain.decider import Concede, Context, Decider
 from domain.table import clock
 from domain.table.commands import (
@@ -33,6 +32,7 @@ from domain.table.commands import (
     StartGame,
     TableCommand,
 )
+from domain.table.decision import Decision, by_game, folded, then
 from domain.table.events import (
     GameCreated,
     GameStarted,
@@ -136,40 +136,34 @@ def start(game: Decider, table: Table, ctx: Context) -> list[Any]:
     return [GameStarted(started_at=ctx.now), *game.start(table.state, ctx)]
 
 
-def leave(game: Decider, table: Table, command: LeaveSeat, ctx: Context) -> Sequence[Any]:
+def leave(game: Decider, table: Table, command: LeaveSeat, ctx: Context) -> Decision:
     check_holder(table, command.seat, command.holder)
     if table.status == "open":
         if any(seed is not None for seed in table.seat_seeds):
             # A newcomer who saw the revealed seeds could pick its own to steer the deal.
             raise TableRefusal("conflict", "seeds_revealed", "Seeds were revealed: the lobby cannot be left.")
-        return [SeatLeft(seat=command.seat)]
+        return folded(game, table, [SeatLeft(seat=command.seat)])
     if table.status == "finished":
         raise TableRefusal("conflict", "cannot_leave", "This game cannot be left now.")
-    return game.decide(table.state, Concede(), dataclasses.replace(ctx, seat=command.seat))
+    return by_game(game, table, Concede(), dataclasses.replace(ctx, seat=command.seat))
 
 
-def play(game: Decider, table: Table, command: Play, ctx: Context) -> Sequence[Any]:
-    if command.holder is not None:  # None: not to be checked (the caller checked this table)
-        check_holder(table, command.seat, command.holder)
+def play(game: Decider, table: Table, command: Play, ctx: Context) -> Decision:
+    check_holder(table, command.seat, command.holder)
     if table.status == "open":
         raise TableRefusal("conflict", "game_not_started", "The game has not started yet.")
-    moves = game.decide(table.state, command.command, dataclasses.replace(ctx, seat=command.seat))
+    moves = by_game(game, table, command.command, dataclasses.replace(ctx, seat=command.seat))
     return clock.back(table, command.seat, moves)
 
 
-def disclosed(game: Decider, table: Table, events: Sequence[Any], ctx: Context) -> Sequence[Any]:
-    """``events``, followed by the server's seed when they end the game (a game with a
-    committed seed: a seeded game has none to disclose)."""
-    if ctx.server_seed is None or not events or table.status != "running":
-        return events
-    states = states_after(table.state, events)
-    after = states[-1] if states is not None else game.fold(table.state, events)
-    if game.outcome(after) is None:
-        return events
-    disclosed = Folded[Any](table.state)  # the game's states ride along: the seed changes none
-    disclosed.extend([*events, SeedDisclosed(seed=ctx.server_seed)])
-    disclosed.states.extend([*states, after] if states is not None else ())
-    return disclosed
+def disclosed(table: Table, decision: Decision, ctx: Context) -> Decision:
+    """``decision``, followed by the server's seed when it ends the game running at ``table`` (a
+    game with a committed seed: a seeded game has none to disclose)."""
+    if ctx.server_seed is None or not decision.events or table.status != "running":
+        return decision
+    if decision.table.outcome is None:
+        return decision
+    return then(decision, SeedDisclosed(seed=ctx.server_seed))
 
 
 def erase(table: Table, command: EraseSeats) -> list[Any]:
@@ -184,27 +178,28 @@ def erase(table: Table, command: EraseSeats) -> list[Any]:
     return [SeatsErased(seats=sorted(set(command.seats)), pseudonym=command.pseudonym)]
 
 
-def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Context) -> Sequence[Any]:
-    """The events ``command`` makes happen at ``table`` (None: no game yet); raises a refusal."""
+def decide(game: Decider, table: Table | None, command: TableCommand, ctx: Context) -> Decision:
+    """The events ``command`` makes happen at ``table`` (None: no game yet) and the table after
+    them; raises a refusal."""
     if table is None:
         if not isinstance(command, CreateGame):
             raise TableRefusal("conflict", "no_game", "There is no game here yet.")
-        return create(game, command, ctx)
+        return folded(game, None, create(game, command, ctx))
     match command:
         case Play():
-            return disclosed(game, table, play(game, table, command, ctx), ctx)
+            return disclosed(table, play(game, table, command, ctx), ctx)
         case JoinSeat():
-            return join(table, command)
+            return folded(game, table, join(table, command))
         case RevealSeed():
-            return reveal(table, command)
+            return folded(game, table, reveal(table, command))
         case StartGame():
-            return start(game, table, ctx)
+            return folded(game, table, start(game, table, ctx))
         case LeaveSeat():
-            return disclosed(game, table, leave(game, table, command, ctx), ctx)
+            return disclosed(table, leave(game, table, command, ctx), ctx)
         case ActOnDeadline():
-            return disclosed(game, table, clock.on_deadline(game, table, ctx), ctx)
+            return disclosed(table, clock.on_deadline(game, table, ctx), ctx)
         case EraseSeats():
-            return erase(table, command)
+            return folded(game, table, erase(table, command))
         case CreateGame():
             raise TableRefusal("conflict", "game_exists", "This game already exists.")
     raise TableRefusal("invalid", "unknown_command", f"Unknown table command {type(command).__name__}.")

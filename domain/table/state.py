@@ -9,6 +9,7 @@ in domain/table/decider.py); the table only keeps their fields.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -115,12 +116,8 @@ def created(decider: Decider, event: GameCreated) -> Table:
     )
 
 
-_UNKNOWN: Any = object()  # the game's state after an event, not known yet
-
-
-def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKNOWN) -> Table:
-    """Fold one event (lobby or ``decider``'s game) into the table; the version is bumped by one.
-    ``after``: the game's state after a game event, when its ``decide`` folded it already."""
+def evolve(decider: Decider, table: Table | None, event: Any) -> Table:
+    """Fold one event (lobby or ``decider``'s game) into the table; the version is bumped by one."""
     if table is None:
         assert isinstance(event, GameCreated), "a game log starts with lobby.created"
         return created(decider, event)
@@ -153,24 +150,32 @@ def evolve(decider: Decider, table: Table | None, event: Any, after: Any = _UNKN
             return msgspec.structs.replace(table, status="running", version=version, started_at=started_at)
         case GameCreated():
             raise ValueError("lobby.created can only open a log")
-    state = decider.evolve(table.state, event) if after is _UNKNOWN else after
+    return moved(decider, table, (event,), decider.evolve(table.state, event))
+
+
+def moved(decider: Decider, table: Table, events: Sequence[Any], state: Any) -> Table:
+    """The table after the game's ``events``, which lead its game to ``state`` (the game folded
+    them already: its ``decide`` did, domain/batch.py). What each event says (who conceded or went
+    out, whom it is private to) is read from it; what the game's state says (the outcome), from
+    ``state``: a game ends on the last event of the decision that ends it, as nothing is decided
+    once it is over."""
+    version = table.version + len(events)
+    conceded, out, private = table.conceded, table.out, table.private
+    left, gone, hook = decider.seats.conceded, decider.seats.out, decider.hidden.private_to
+    for event in events:
+        if left is not None and (seat := left(event)) is not None:
+            conceded = conceded | {seat}
+        if gone is not None and (seat := gone(event)) is not None and seat not in out:
+            out = (*out, seat)
+        if hook is not None and (owner := hook(event)) is not None:
+            counts = list(private or (0,) * len(table.seats))
+            counts[owner] += 1
+            private = tuple(counts)
     outcome = decider.outcome(state)
     status: Status = "finished" if outcome is not None else table.status
-    conceded = table.conceded
-    if decider.seats.conceded is not None and (gone := decider.seats.conceded(event)) is not None:
-        conceded = conceded | {gone}
-    out = table.out
-    if decider.seats.out is not None and (gone := decider.seats.out(event)) is not None and gone not in out:
-        out = (*out, gone)
     finished_version = table.finished_version
     if status == "finished" and finished_version is None:
         finished_version = version
-    private = table.private
-    hook = decider.hidden.private_to
-    if hook is not None and (owner := hook(event)) is not None:
-        counts = list(private or (0,) * len(table.seats))
-        counts[owner] += 1
-        private = tuple(counts)
     return msgspec.structs.replace(
         table,
         state=state,

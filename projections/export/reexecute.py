@@ -182,7 +182,7 @@ def _decide(
     need the server seed, not disclosed yet: the group is taken as recorded)."""
     first = group[0]
     try:
-        produced = list(registry.for_kind(table.kind if table else kind).decide(table, command, ctx))
+        produced = list(registry.for_kind(table.kind if table else kind).decide(table, command, ctx).events)
     except SeedUnavailable:
         if (
             table is not None
@@ -236,13 +236,11 @@ def rerun(export: ExportFile, server_seed: bytes | None = None) -> Table | None:
         try:
             command = commands.decode(kind, canonical(record.get("body")))
             ctx = _context(table, game_id, first, server_seed)
-            produced = registry.for_kind(kind).decide(table, command, ctx)
+            table = registry.for_kind(kind).decide(table, command, ctx).table
         except (RuleViolation, msgspec.ValidationError):
             continue
         except SeedUnavailable:
             break
-        for event in produced:
-            table = tables.evolve(table, event)
     return table
 
 

@@ -28,12 +28,8 @@ from domain.errors import RuleViolation
 from domain.personal import SALT_BYTES, claim, claim_salt
 from domain.registry import Kind
 from domain.table import seeds
-from domain.table.commands import (
-    CreateGame,
-    JoinSeat,
-    Play,
-    TableCommand,
-)
+from domain.table.commands import CreateGame, JoinSeat, TableCommand
+from domain.table.decision import Decision
 from domain.viewers import Viewer
 from projections import commands
 from projections.numbering import version_for
@@ -167,9 +163,7 @@ class GameLoop:
         fingerprint: str | None = None,
         expected_version: int | None = None,
         viewer: Viewer | None = None,
-        current: Table | None = None,
-        held: bool = False,
-        kind: Kind | None = None,
+        table: Table | None = None,
     ) -> Executed:
         """Load, decide, append (expected seq, idempotency key), notify; retry a bounded number
         of times on a conflict.
@@ -182,26 +176,25 @@ class GameLoop:
         carries (``expected_version`` included). The append answers a known key before anything
         else, so the key is looked up here only before a refusal is answered (a stale version,
         a rule's refusal, a game too busy): a retry is never refused for what its first run did.
-        ``current``: the game's table as the caller just took it from the cache (a guard's), decided
-        on first instead of taking it again (unless a command of this instance appended past it
-        meanwhile: then the cache's newer table); ``held``: the caller checked on ``current`` that the
-        command's holder holds its seat (a guard did), so the rules do not check it again there
-        (a table read again is checked); ``kind``: the game's kind, if the caller looked it up.
+        ``table``: the game's table as the caller already holds it (a guard's, from the cache), decided
+        on first rather than taken again (unless a command of this instance appended past it
+        meanwhile: then the cache's newer table). The decision is the events and the table after
+        them (domain/table/decision.py): that table is the one cached, never folded again.
         """
         if isinstance(command, CreateGame):  # a new game: nothing to load, nothing to race
             kind = registry.of(command.kind)
             ctx, seed = self._created(command)
-            events: Sequence[Any] = kind.table.decide(None, command, ctx)
-            recorded = commands.record(command, ctx.now, len(events))
+            created = kind.table.decide(None, command, ctx)
+            recorded = commands.record(command, ctx.now, len(created.events))
             return await self._append(
-                game_id, kind, None, command, events, command_id, fingerprint, actor, recorded, seed
+                game_id, kind, None, command, created, command_id, fingerprint, actor, recorded, seed
             )
         async with self._lock(game_id):
-            if current is not None:  # unless a command of this instance went past it meanwhile
-                table = self.tables.past(game_id, current) or current
+            if table is not None:  # unless a command of this instance went past it meanwhile
+                table = self.tables.past(game_id, table) or table
             else:
                 table = await self.load(game_id, cached_ok=True)
-            kind = kind if kind is not None else registry.of(table.kind)
+            kind = registry.of(table.kind)
             rules = kind.table
             checked = False  # whether ``table`` was just read from the log
             for _ in range(self.retries):
@@ -220,8 +213,7 @@ class GameLoop:
                     )
                 ctx = await self._context(table, game_id)
                 try:
-                    decided = _unheld(command) if held and table is current else command
-                    events = rules.decide(table, decided, ctx)  # as decided: folded (domain/batch.py)
+                    decision = rules.decide(table, command, ctx)
                 except RuleViolation:
                     if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
                         return earlier
@@ -232,13 +224,13 @@ class GameLoop:
                         raise
                     table, checked = fresh, True
                     continue
-                if not events:  # nothing to do now: a retry still gets what its first run did
+                if not decision.events:  # nothing to do now: a retry still gets what its first run did
                     earlier = await self._earlier(game_id, command_id, fingerprint)
                     return earlier or Executed(table=table, events=[], stored=[])
-                recorded = commands.record(command, ctx.now, len(events))
+                recorded = commands.record(command, ctx.now, len(decision.events))
                 try:
                     return await self._append(
-                        game_id, kind, table, command, events, command_id, fingerprint, actor, recorded
+                        game_id, kind, table, command, decision, command_id, fingerprint, actor, recorded
                     )
                 except ConcurrencyConflict:
                     table, checked = await self.load(game_id, fresh=True), True
@@ -283,18 +275,17 @@ class GameLoop:
         kind: Kind,
         table: Table | None,
         command: TableCommand,
-        events: Sequence[Any],
+        decision: Decision,
         command_id: str | None,
         fingerprint: str | None,
         actor: str,
         recorded: dict[str, Any],
         seed: bytes | None = None,
     ) -> Executed:
-        """Append with the expected seq, remember, notify; a used ``command_id`` appends nothing.
-        ``recorded``: the command as the log keeps it (projections/commands.py); ``seed``: a new
-        game's, stored with its create."""
-        new_table = kind.table.fold(table, events)
-        assert new_table is not None
+        """Append ``decision``'s events with the expected seq (``table``'s version), remember,
+        notify; a used ``command_id`` appends nothing. ``recorded``: the command as the log keeps
+        it (projections/commands.py); ``seed``: a new game's, stored with its create."""
+        events, new_table = decision.events, decision.table
 
         # One salt per append: a text and the command's copy of it share one seal. A seat's
         # name is salted from the claim its holder is given (domain/personal.py).
@@ -339,14 +330,6 @@ class GameLoop:
         if original_fingerprint != fingerprint:
             raise key_reused()
         return Executed(table=await self.load(game_id), events=[], stored=stored, duplicate=True)
-
-
-def _unheld(command: TableCommand) -> TableCommand:
-    """``command`` without the holder its rules would check (the caller checked it already);
-    the log records the command as it was sent."""
-    if isinstance(command, Play) and command.holder is not None:
-        return msgspec.structs.replace(command, holder=None)
-    return command
 
 
 def key_arguments(keys: Keyed | None) -> dict[str, Any]:

@@ -14,7 +14,6 @@ import msgspec
 
 from domain import registry
 from domain.errors import RuleViolation
-from domain.registry import Kind
 from domain.table.commands import Play
 from domain.viewers import Seat
 from projections import table as tables
@@ -79,17 +78,17 @@ def _command_type(body: bytes) -> str | None:
 class SeatCommands(GameLoop):
     """A seat's command through the one loop, and its answer."""
 
-    def decode_command(self, kind: Kind, body: bytes) -> Any:
-        """The body read once, by the game's own decoder (its rules check no field again)."""
+    def decode_command(self, table: Table, body: bytes) -> Any:
+        """The body read once, by the decoder of ``table``'s game (its rules check no field again)."""
         try:
-            return bodies.decode(body, kind.commands)
+            return bodies.decode(body, table.decider.commands)
         except ServiceError as exc:
             # Another game's command is a well-formed command of the API (its schema is every
             # game's union): this game refuses it as a rule would, not as a malformed body.
             command = _command_type(body)
-            if command is not None and command in kind.foreign_commands:
+            if command is not None and command in registry.of(table.kind).foreign_commands:
                 raise ServiceError(
-                    422, "unknown_command", f"A {kind.kind} game has no command {command}."
+                    422, "unknown_command", f"A {table.kind} game has no command {command}."
                 ) from exc
             raise
 
@@ -107,24 +106,24 @@ class SeatCommands(GameLoop):
         idempotency_key: str | None = None,
         expected_version: int | None = None,
         holder: str | None = None,
-        checked: Table | None = None,
+        table: Table | None = None,
         view: bool = False,
     ) -> CommandResult:
         """Decode, decide and append one seat's command; one canonical log line whatever happens.
 
-        ``holder``: the occupancy id the caller's token names; the command is refused unless it
-        still holds the seat in the very table the command is decided on. ``checked``: the table
-        the caller's guard just took from the cache: the command is decided on it first (and the
-        game's kind read from it), so the table is taken once per command.
+        ``holder``: the occupancy id the caller's token names; the rules refuse the command unless
+        it still holds the seat in the very table the command is decided on. ``table``: the game's
+        table as the caller holds it (its guard took it from the cache): the body is read by its
+        game and the command decided on it first, so the table is taken once per command.
         ``view``: add the seat's view right after the command (a retry's too: as it was then).
         """
         started = time.perf_counter()
         outcome, command_type, kind_name = "error", "?", "?"
         try:
-            table = checked if checked is not None else await self.load(game_id, cached_ok=True)
-            kind = registry.of(table.kind)
-            kind_name = kind.kind
-            command = self.decode_command(kind, body)
+            if table is None:
+                table = await self.load(game_id, cached_ok=True)
+            kind_name = table.kind
+            command = self.decode_command(table, body)
             command_type = type(command).__name__
             keys = keyed(idempotency_key, seat_caller(seat), "sendCommand", (game_id, seat), body)
             sent = _Sent(
@@ -138,9 +137,7 @@ class SeatCommands(GameLoop):
                 **key_arguments(keys),
                 expected_version=expected_version,
                 viewer=Seat(seat),
-                current=table,
-                held=checked is not None and holder is not None,
-                kind=kind,
+                table=table,
             )
             if done.duplicate:
                 outcome = "duplicate"

@@ -47,7 +47,8 @@ def provide_principal_if_sent(request: AnyRequest, games: GameService) -> Princi
 
 @dataclass(frozen=True)
 class SeatHolder:
-    """A seat token whose occupancy holds the seat now, and the table it was checked against."""
+    """A seat token and the table its guard took: ``seat_holder`` checked its occupancy holds the
+    seat on it; after ``seat_actor`` the rules check that, on the table the change is decided on."""
 
     principal: Principal
     table: Table

@@ -3,7 +3,8 @@
 - ``seat_holder``: a seat token of this game and seat, whose occupancy holds the seat now (checked
   against the table, at least as new as the seat's ``min_version``: read your writes), not lapsed
   (a seat token lapses a while after its game ends);
-- ``seat_actor``: a seat holder that has not conceded (a conceded seat reads, it does not act);
+- ``seat_actor``: a seat token of a seat that has not conceded (a conceded seat reads, it does not
+  act), for a change the rules check its holder for (``seat_token_revoked``);
 - ``host``: the host token of this game, until a margin after the start;
 - ``host_or_seat``: the host token, or a seat holder's token of this game (starting: a host who
   left strands nobody, any seated player may start once every seat is taken);
@@ -98,6 +99,13 @@ async def seat_holder(connection: Connection, _: BaseRouteHandler) -> None:
 
 
 async def _holds(connection: Connection, seat: int) -> None:
+    state = await _seat_token(connection, seat)
+    check_holder(state["table"], seat, state["principal"].occupancy)
+
+
+async def _seat_token(connection: Connection, seat: int) -> dict[str, Any]:
+    """A seat token of this game and ``seat``, not lapsed, and the table to check its holder on;
+    left in the request's state (returned: that state)."""
     principal = read_bearer(header(connection.scope, b"authorization"), connection.app.state.keyring)
     game_id = _game_id(connection)
     if principal.role != "seat" or principal.game_id != game_id or principal.seat is None:
@@ -112,12 +120,12 @@ async def _holds(connection: Connection, seat: int) -> None:
     # through another instance, whose notification is on its way).
     if table.status == "open" or version_for(table, Seat(seat)) < _seen(connection):
         table = await games.load(game_id)
-    check_holder(table, seat, principal.occupancy)
     ended = await games.ended_at(game_id, table)
     if ended is not None and ended + _settings(connection).seat_token_after_game <= time.time():
         raise expired("seat")
-    state = connection.scope["state"]  # what ``connection.state`` wraps, without the wrapper
+    state: dict[str, Any] = connection.scope["state"]  # what ``connection.state`` wraps, without the wrapper
     state["principal"], state["table"] = principal, table
+    return state
 
 
 def _seen(connection: Connection) -> int:
@@ -133,10 +141,11 @@ def _seen(connection: Connection) -> int:
     return 0
 
 
-async def seat_actor(connection: Connection, handler: BaseRouteHandler) -> None:
-    await seat_holder(connection, handler)
+async def seat_actor(connection: Connection, _: BaseRouteHandler) -> None:
+    """A seat holder's change: its holder is checked by the rules, on the table the change is
+    decided on (``seat_token_revoked``, as ``seat_holder`` refuses it), not twice."""
     seat = int(connection.path_params["seat"])
-    if seat in connection.scope["state"]["table"].conceded:
+    if seat in (await _seat_token(connection, seat))["table"].conceded:
         # The retry of a command already applied (the concession itself, say) gets its result.
         key = header(connection.scope, b"idempotency-key")
         if key and await _games(connection).applied(_game_id(connection), seat, key):

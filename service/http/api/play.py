@@ -61,7 +61,7 @@ async def send_command(
         idempotency_key=taken["idempotency_key"],
         expected_version=taken["expected_version"],
         holder=holder.principal.occupancy,
-        checked=holder.table,
+        table=holder.table,
         view=taken["view"],  # saves the client the view request it would send next
     )
 

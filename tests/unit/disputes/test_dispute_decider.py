@@ -40,7 +40,9 @@ from tests.given import Rules, given_for
 KIND = "exploding_kittens"
 RULES = for_kind(KIND)
 # given(table, *events), or given(None, *events): the table's empty log, then these events.
-given = given_for(Rules(decide=RULES.decide, fold=RULES.fold))
+given = given_for(
+    Rules(decide=lambda table, command, ctx: RULES.decide(table, command, ctx).events, fold=RULES.fold)
+)
 CREATED = GameCreated(
     kind=KIND, options={"players": 2, "reaction_window": 0}, public=True, spectator_delay=0.0, created_at=1.0
 )

@@ -54,7 +54,7 @@ def given(*events: Any) -> Table:
 def decide(table: Table, command: Any) -> list[Any]:
     rng = seeds.draws(table, GAME, SERVER)
     assert rng is not None
-    return list(RULES.decide(table, command, seeds.context(table, rng, 5.0, SERVER)))
+    return list(RULES.decide(table, command, seeds.context(table, rng, 5.0, SERVER)).events)
 
 
 def deal(*events: Any) -> Any:
@@ -142,7 +142,7 @@ def test_a_bad_seed_commitment_is_refused_at_the_join() -> None:
 
 def test_the_create_commits_the_server_seed_and_the_end_discloses_it() -> None:
     ctx = Context(Draws(None, 0), 1.0, None, seed_commitment=randomness.server_commitment(SERVER))
-    (event,) = RULES.decide(None, CreateGame(kind=KIND, options={"players": 2}), ctx)
+    (event,) = RULES.decide(None, CreateGame(kind=KIND, options={"players": 2}), ctx).events
     assert event.seed_commitment == randomness.server_commitment(SERVER)
     table = given(created(), joined(0, None), joined(1, None))
     table = RULES.fold(table, decide(table, StartGame()))

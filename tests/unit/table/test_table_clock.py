@@ -21,12 +21,16 @@ from tests.given import Given, Rules, given_for
 
 KINDS = ["exploding_kittens", "a_risk_cat"]
 EK = for_kind("exploding_kittens")
-given = given_for(Rules(decide=EK.decide, fold=EK.fold))
+given = given_for(
+    Rules(decide=lambda table, command, ctx: EK.decide(table, command, ctx).events, fold=EK.fold)
+)
 
 
 def given_kind(kind: str, *past: Any) -> Given:
     rules = for_kind(kind)
-    return given_for(Rules(decide=rules.decide, fold=rules.fold))(*past)
+    return given_for(
+        Rules(decide=lambda table, command, ctx: rules.decide(table, command, ctx).events, fold=rules.fold)
+    )(*past)
 
 
 def created(
@@ -169,7 +173,10 @@ def test_given_an_open_lobby_with_a_committed_seed_when_it_closes_then_the_seed_
     )
     lobby = given(None, committed, *seated(1)).state
     context = Context(random.Random(0), 101.0, None, seed_commitment="cd" * 32, server_seed=seed)
-    assert list(EK.decide(lobby, ActOnDeadline(), context)) == [LobbyClosed(), SeedDisclosed(seed=seed)]
+    assert list(EK.decide(lobby, ActOnDeadline(), context).events) == [
+        LobbyClosed(),
+        SeedDisclosed(seed=seed),
+    ]
 
 
 def test_given_a_lobby_without_a_timeout_when_checked_then_it_waits_for_its_host() -> None:

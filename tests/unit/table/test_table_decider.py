@@ -25,7 +25,9 @@ from tests.given import Rules, given_for
 KIND = "exploding_kittens"
 RULES = for_kind(KIND)
 # given(None, *events): the table's empty log, then these events.
-given = given_for(Rules(decide=RULES.decide, fold=RULES.fold))
+given = given_for(
+    Rules(decide=lambda table, command, ctx: RULES.decide(table, command, ctx).events, fold=RULES.fold)
+)
 CREATED = GameCreated(
     kind=KIND,
     options={"players": 2, "reaction_window": 0},
