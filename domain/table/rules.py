@@ -57,6 +57,14 @@ def check_holder(table: Table, seat: int, holder: str | None) -> None:
         )
 
 
+def admit(table: Table, command: TableCommand) -> None:
+    """Refuse a seat's command whose token's holder no longer holds the seat, as ``decide``
+    does: for whoever must answer before deciding (a version conflict tells the seat's version,
+    in its own numbering, only to its holder)."""
+    if isinstance(command, Play | RevealSeed | LeaveSeat):
+        check_holder(table, command.seat, command.holder)
+
+
 def create(game: Decider, command: CreateGame, ctx: Context) -> list[Any]:
     delay = DEFAULT_SPECTATOR_DELAY if command.spectator_delay is None else command.spectator_delay
     if not 0 <= delay <= MAX_SPECTATOR_DELAY:

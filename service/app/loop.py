@@ -30,6 +30,7 @@ from domain.registry import Kind
 from domain.table import seeds
 from domain.table.commands import CreateGame, JoinSeat, TableCommand
 from domain.table.decision import Decision
+from domain.table.rules import admit
 from domain.viewers import Viewer
 from projections import commands
 from projections.numbering import version_for
@@ -205,6 +206,7 @@ class GameLoop:
                         continue
                     if (earlier := await self._earlier(game_id, command_id, fingerprint)) is not None:
                         return earlier
+                    admit(table, command)  # the seat's version is told to its holder only
                     raise ServiceError(
                         409,
                         "version_conflict",

@@ -61,6 +61,23 @@ async def test_a_former_occupants_token_is_refused_on_every_seat_route(
     assert view.view["public"]["alive"] == [True, True]
 
 
+async def test_a_former_occupants_stale_command_is_refused_before_any_version_is_told(
+    api: PlaylogClient, http: AsyncTestClient[Litestar]
+) -> None:
+    """A version conflict names the seat's version in its own numbering (RULES 3): a token whose
+    holder left is refused as such, never told where the new holder's game stands."""
+    game, alice = await alice_left_then_bob_and_carol_joined(api)
+    for version in (0, 1, 10_000):
+        response = await http.post(
+            f"/games/{game.id}/seats/0/commands",
+            params={"expected_version": version},
+            headers=bearer(alice.token),
+            json={"type": "DrawCard"},
+        )
+        assert (response.status_code, response.json()["code"]) == (403, "seat_token_revoked"), version
+        assert "current_version" not in response.json()
+
+
 async def test_the_current_occupant_keeps_every_right(api: PlaylogClient) -> None:
     game, _ = await alice_left_then_bob_and_carol_joined(api)
     assert (await game.view(0)).seat == 0
