@@ -54,7 +54,7 @@ from bench import commands
 from bench.lib import common
 
 BGIO = Path(__file__).resolve().parent / "bgio"
-PLOT = Path(__file__).resolve().parent / "plots" / "peer_bgio.png"
+PLOT = common.PLOTS / "peer_bgio.png"
 TARGET = 6.0
 PARTIES = ("postgres", "server", "driver")
 
