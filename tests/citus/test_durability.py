@@ -260,7 +260,9 @@ async def test_no_acknowledged_command_is_lost_across_force_logical_moves_of_liv
             lost.append((game_id, key, version))
             continue
         written = await pool.fetchval(
-            "SELECT count(*) FROM events WHERE game_id = $1 AND command_id = $2", game_id, command_id
+            "SELECT count(*) FROM events WHERE game_id = $1 AND metadata->>'command_id' = $2",
+            game_id,
+            command_id,
         )
         if written != len(applied[0]):
             duplicated.append((game_id, key, written))
