@@ -39,8 +39,11 @@ async def assert_on_screen(page: Page, selector: str, what: str) -> None:
     """Every element ``selector`` finds is shown and wholly inside the viewport, the page unscrolled."""
     found = page.locator(selector)
     await expect(found.first).to_be_visible()
-    for i in range(await found.count()):
-        box = await found.nth(i).evaluate(PLACED)
+    # Every box measured in one script, at one instant: the page redraws its controls whenever a
+    # view arrives, and an element measured after a redraw replaced it is detached (all zeros).
+    boxes = await found.evaluate_all(f"els => els.map({PLACED})")
+    assert boxes, f"{what} is not on the page"
+    for box in boxes:
         size = f"{box['vw']} x {box['vh']}"
         assert box["scrolled"] == 0, f"{what}: the page was scrolled at {size}"
         assert box["width"] > 0 and box["height"] > 0, f"{what} is not shown at {size}: {box}"
