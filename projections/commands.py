@@ -16,10 +16,7 @@ import msgspec
 
 from domain import registry
 from domain.disputes import commands as _disputes  # noqa: F401  (registers the dispute commands)
-from domain.table.commands import LeaveSeat, Play, RevealSeed, TableCommand
-
-# A seat's table commands, whose holder (optional, None: not checked) the record leaves out.
-_SEATS_OWN = (Play, RevealSeed, LeaveSeat)
+from domain.table.commands import HELD, Play, TableCommand
 
 
 def record(command: TableCommand, now: float, events: int) -> dict[str, Any]:
@@ -28,7 +25,7 @@ def record(command: TableCommand, now: float, events: int) -> dict[str, Any]:
     seat's holder, the service checked it before deciding, and a verifier learns nothing from a
     copy the operator writes (commands recorded before keep theirs; either re-executes alike)."""
     body = msgspec.to_builtins(command)
-    if isinstance(command, _SEATS_OWN):
+    if isinstance(command, HELD):
         del body["holder"]
     return {"body": body, "now": now, "events": events}
 

@@ -92,4 +92,7 @@ class EraseSeats(TableCommand, frozen=True, tag="table.erase"):
 PERSONAL_FIELDS: Fields = {"table.join": {"name": "name"}}
 
 
+# A seat's own commands: each carries the holder its token named (None: not checked).
+HELD = (RevealSeed, LeaveSeat, Play)
+
 TableCommands = CreateGame | JoinSeat | RevealSeed | StartGame | LeaveSeat | Play | ActOnDeadline | EraseSeats

@@ -20,6 +20,7 @@ from domain.decider import Concede, Context, Decider
 from domain.table import clock
 from domain.table.commands import (
     DEFAULT_SPECTATOR_DELAY,
+    HELD,
     MAX_SPECTATOR_DELAY,
     NAME_LENGTH,
     ActOnDeadline,
@@ -61,7 +62,7 @@ def admit(table: Table, command: TableCommand) -> None:
     """Refuse a seat's command whose token's holder no longer holds the seat, as ``decide``
     does: for whoever must answer before deciding (a version conflict tells the seat's version,
     in its own numbering, only to its holder)."""
-    if isinstance(command, Play | RevealSeed | LeaveSeat):
+    if isinstance(command, HELD):
         check_holder(table, command.seat, command.holder)
 
 

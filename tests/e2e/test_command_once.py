@@ -63,6 +63,15 @@ def counting(
         portal.call(sys.setprofile, None)
 
 
+async def draw_with_view(http: AsyncTestClient[Litestar], game: Game, seat: int) -> Any:
+    """The seat draws, asking for its view with the answer."""
+    return await http.post(
+        f"/games/{game.id}/seats/{seat}/commands?view=true",
+        json={"type": "DrawCard"},
+        headers={"Authorization": f"Bearer {game.seats[seat].token}"},
+    )
+
+
 async def test_a_seat_s_command_computes_each_thing_once(http: AsyncTestClient[Litestar], game: Game) -> None:
     seat = await game.active()
     await game.view(seat)  # the table is in the cache, as it is for a game being played
@@ -76,11 +85,7 @@ async def test_a_seat_s_command_computes_each_thing_once(http: AsyncTestClient[L
         registry.of.__code__: "registry lookup",
     }
     with counting(http, codes, registry.of("exploding_kittens").commands.decoder) as counts:
-        response = await http.post(
-            f"/games/{game.id}/seats/{seat}/commands?view=true",
-            json={"type": "DrawCard"},
-            headers={"Authorization": f"Bearer {game.seats[seat].token}"},
-        )
+        response = await draw_with_view(http, game, seat)
     assert response.status_code == 200, response.text
     assert response.json()["view"] is not None
     appended = games.tables.latest(game.id).version - before
@@ -102,10 +107,6 @@ async def test_a_seat_s_answer_with_its_view_builds_its_legal_commands_once(
     await game.view(seat)
     codes = {exploding_kittens_legal.legal_commands.__code__: "legal commands"}
     with counting(http, codes, registry.of("exploding_kittens").commands.decoder) as counts:
-        response = await http.post(
-            f"/games/{game.id}/seats/{seat}/commands?view=true",
-            json={"type": "DrawCard"},
-            headers={"Authorization": f"Bearer {game.seats[seat].token}"},
-        )
+        response = await draw_with_view(http, game, seat)
     assert response.status_code == 200, response.text
     assert counts["legal commands"] == 1
