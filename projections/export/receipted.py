@@ -3,8 +3,8 @@
 The file must contain every receipted append exactly as receipted: for each receipt, in the
 order given, its signature verifies; the seat's events numbered ``before + 1..after``, as the
 file shows them to that seat, have the receipt's digest; the head the receipt commits to is the
-file's hash at some seq, where the seat's version is ``after``; and a command's events there carry
-its key. The first receipt that contradicts the file is the finding (docs/receipts.md).
+file's hash at some seq, where the seat's version is ``after``; and the command whose events end
+there carries its key. The first receipt that contradicts the file is the finding (docs/receipts.md).
 
 A receipts file is JSON: a list of receipts (signed notes), or an object with a ``receipts`` list
 (the play page's download holds the transcript next to it); an entry may also be an object
@@ -81,6 +81,25 @@ class _Folded:
         return version_for(self.last, Seat(seat)) if self.last else 0
 
 
+def command_ids(export: ExportFile) -> dict[int, str | None]:
+    """Each event's command id: its own metadata's, or within a recorded command's group (whose
+    later events carry none since migration 0024) the group's first event's."""
+    ids: dict[int, str | None] = {}
+    group: str | None = None
+    left = 0
+    for event in export.events:
+        metadata = event.metadata if isinstance(event.metadata, dict) else {}
+        own = metadata.get("command_id")
+        record = metadata.get("command")
+        if isinstance(record, dict) and isinstance(record.get("events"), int):
+            group, left = own, record["events"] - 1
+        elif left > 0:
+            left -= 1
+            own = own if own is not None else group
+        ids[event.seq] = own
+    return ids
+
+
 def check_receipts(export: ExportFile, receipts: Sequence[str], keys: Sequence[Verifier]) -> Receipted:
     game_id = uuid.UUID(export.header.game_id)
     try:
@@ -92,6 +111,7 @@ def check_receipts(export: ExportFile, receipts: Sequence[str], keys: Sequence[V
         for key_id, game_key in export.receipt_keys.items()
     }
     checked = others = 0
+    ids: dict[int, str | None] | None = None
     for n, text in enumerate(receipts, start=1):
         try:
             signed = verify(text, keys)
@@ -130,9 +150,9 @@ def check_receipts(export: ExportFile, receipts: Sequence[str], keys: Sequence[V
             )
             return Receipted(checked, others, (n, reason))
         if receipt.key is not None:
-            command_id = f"seat:{receipt.seat}:{receipt.key}"
-            metadata = next(e.metadata for e in export.events if e.seq == seq)
-            if not isinstance(metadata, dict) or metadata.get("command_id") != command_id:
+            if ids is None:
+                ids = command_ids(export)
+            if ids.get(seq) != f"seat:{receipt.seat}:{receipt.key}":
                 reason = f"({label}) the events at the receipted head are not this command's"
                 return Receipted(checked, others, (n, reason))
     return Receipted(checked, others)

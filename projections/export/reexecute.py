@@ -147,11 +147,14 @@ def _group(
     if not isinstance(count, int) or count < 1 or not isinstance(body, dict) or now is None:
         return [first], Finding("replay", first.seq, "the recorded command is malformed"), None
     group = events[at : at + count]
-    # The others carry the first's metadata less its command (written before: whole).
-    whole = canonical(first.metadata)
-    rest = canonical({k: v for k, v in first.metadata.items() if k != "command"})
+    # The others carry the first's metadata less its command and command_id (written before
+    # migration 0024: less its command; before 0023: whole).
+    forms = {
+        canonical({k: v for k, v in first.metadata.items() if k not in left_out})
+        for left_out in ((), ("command",), ("command", "command_id"))
+    }
     for event in group[1:]:
-        if canonical(event.metadata) not in (rest, whole):
+        if canonical(event.metadata) not in forms:
             reason = "an event no recorded command produced (its metadata is not its group's)"
             return group, Finding("replay", event.seq, reason), None
     kind = table.kind if table is not None else str(body.get("kind", ""))

@@ -183,10 +183,9 @@ class EventStore:
         if not events:
             raise ValueError("Nothing to append.")
         fields: dict[str, Any] = {"command_id": command_id, "actor": actor}
-        # The command's record rides on its first event only (migration 0023); the rest carry the others.
-        rest = metadata = _encoder.encode(fields).decode()
-        if command is not None:
-            metadata = _encoder.encode({**fields, "command": command}).decode()
+        metadata = _encoder.encode(fields if command is None else {**fields, "command": command}).decode()
+        # The first event carries the metadata whole; the others its actor (migrations 0023, 0024).
+        rest = _encoder.encode({"actor": actor}).decode()
         bodies = [e.data.decode() for e in events]
         if self._batcher is not None:
             rows = await self._batcher.append(

@@ -164,7 +164,7 @@ def append_result(
     rows: list[Any], game_id: uuid.UUID, bodies: list[str], metadata: str, rest: str
 ) -> AppendResult:
     """An append's rows (``playlog_append``'s, or its item's of ``playlog_append_batch``):
-    ``metadata`` is its first event's, ``rest`` the others' (without the recorded command)."""
+    ``metadata`` is its first event's, ``rest`` the others' (the actor alone)."""
     duplicate = bool(rows) and rows[0][9]
     if duplicate:
         stored = [appended_row(row, game_id) for row in rows]

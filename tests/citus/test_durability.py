@@ -25,6 +25,7 @@ from service.store.events import EventStore, GameUnderIncident, HeadNotInLog, Ne
 from service.tools.bot import GameReport, play_game
 from service.tools.client import PlaylogClient
 from tests.citus.cluster import Cluster
+from tests.command_groups import COMMAND_EVENTS
 
 log = logging.getLogger(__name__)
 
@@ -259,11 +260,7 @@ async def test_no_acknowledged_command_is_lost_across_force_logical_moves_of_liv
         if applied is None or applied[0][-1].seq != version:
             lost.append((game_id, key, version))
             continue
-        written = await pool.fetchval(
-            "SELECT count(*) FROM events WHERE game_id = $1 AND metadata->>'command_id' = $2",
-            game_id,
-            command_id,
-        )
+        written = len(await pool.fetch(COMMAND_EVENTS, game_id, command_id))
         if written != len(applied[0]):
             duplicated.append((game_id, key, written))
     log.info(

@@ -9,6 +9,7 @@ draws came from (docs/export-format.md).
 from __future__ import annotations
 
 import copy
+import itertools
 import secrets
 from pathlib import Path
 from typing import Any
@@ -338,9 +339,10 @@ async def test_a_modern_log_stripped_to_the_replayed_level_with_a_forged_draw_is
 async def test_groups_written_before_the_record_was_kept_once_still_re_execute(
     kittens: list[str], risk_cat: list[str]
 ) -> None:
-    """Logs written before migration 0023 carry the command's record on every event of its group:
-    they re-execute as they did, and a group mixing the two forms is still one group."""
-    for lines in (kittens, risk_cat):
+    """Logs written before migration 0023 carry the command's record on every event of its group,
+    and before 0024 its id: they re-execute as they did, and a group mixing the forms is still
+    one group."""
+    for lines, left_out in itertools.product((kittens, risk_cat), ((), ("command",))):
         honest = export_verify.verify_lines(lines)
         assert honest.ok, honest.lines()
         forged = Forged(lines)
@@ -348,9 +350,12 @@ async def test_groups_written_before_the_record_was_kept_once_still_re_execute(
         while at < len(forged.events):
             first = forged.events[at]
             count = first["metadata"]["command"]["events"]
-            for event in forged.events[at + 1 : at + count]:
-                assert "command" not in event["metadata"]  # kept once since 0023
-                event["metadata"] = copy.deepcopy(first["metadata"])
+            for n, event in enumerate(forged.events[at + 1 : at + count]):
+                assert event["metadata"] == {"actor": first["metadata"]["actor"]}  # since 0024
+                if n % 2 == 0:  # every other one: a group of mixed forms
+                    event["metadata"] = {
+                        k: copy.deepcopy(v) for k, v in first["metadata"].items() if k not in left_out
+                    }
             at += count
         report = export_verify.verify_lines(forged.lines())
         assert report.ok, report.lines()

@@ -12,6 +12,7 @@ import httpx
 
 from service.tools.bot import GameReport, play_game
 from service.tools.client import PlaylogClient, RoundRobin
+from tests.command_groups import COMMAND_EVENTS
 
 OPTIONS = {"players": 2, "reaction_window": 0}
 MAX_RETRIES = 40  # pauses up to 3 s: rides out a restart of an instance or of the database
@@ -92,11 +93,7 @@ async def check_games(database_url: str, load: Load) -> None:
                     command_id,
                 )
                 assert row is not None, f"acknowledged command lost: {command_id}"
-                seqs = await conn.fetch(
-                    "SELECT seq FROM events WHERE game_id = $1 AND metadata->>'command_id' = $2 ORDER BY seq",
-                    report.game_id,
-                    command_id,
-                )
+                seqs = await conn.fetch(COMMAND_EVENTS, report.game_id, command_id)
                 # Applied once: its events are exactly the run the command recorded, ending at the
                 # version acknowledged (a second application would add events outside that run).
                 assert [r["seq"] for r in seqs] == list(range(row["first_seq"], row["last_seq"] + 1))

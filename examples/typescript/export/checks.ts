@@ -169,18 +169,16 @@ export function checkSeeds(file: ExportFile): Finding | undefined {
 
 /** In a game with recorded commands, the events come in groups: each opened by an event whose
  * metadata holds a `command`, made of `command.events` events with that same metadata less its
- * `command` (or, in logs written before the record was kept once, with it). */
+ * `command` and `command_id` (in logs written before: less its `command` alone, or whole). */
 export function checkCommands(file: ExportFile): Finding | undefined {
   const recorded = (event: EventLine) => ((event.metadata ?? {}) as JsonObject).command;
   const first = file.events[0];
   if (first === undefined || recorded(first) === undefined) return undefined; // recorded before commands were
   let left = 0;
-  let whole = "";
-  let rest = "";
+  let forms: string[] = [];
   for (const event of file.events) {
     if (left > 0) {
-      const metadata = canonical(event.metadata);
-      if (metadata !== rest && metadata !== whole) return { check: "commands", at: event.seq, reason: "an event outside its command's group" };
+      if (!forms.includes(canonical(event.metadata))) return { check: "commands", at: event.seq, reason: "an event outside its command's group" };
       left -= 1;
       continue;
     }
@@ -190,10 +188,11 @@ export function checkCommands(file: ExportFile): Finding | undefined {
       return { check: "commands", at: event.seq, reason: "an event no recorded command produced" };
     }
     left = Number(count.value) - 1;
-    whole = canonical(event.metadata);
-    const others: JsonObject = { ...(event.metadata as JsonObject) };
-    delete others.command;
-    rest = canonical(others);
+    const lessCommand: JsonObject = { ...(event.metadata as JsonObject) };
+    delete lessCommand.command;
+    const lessId: JsonObject = { ...lessCommand };
+    delete lessId.command_id;
+    forms = [canonical(event.metadata), canonical(lessCommand), canonical(lessId)];
   }
   const last = file.events[file.events.length - 1];
   return left > 0 && last ? { check: "commands", at: last.seq + 1, reason: "a command's group is cut short" } : undefined;

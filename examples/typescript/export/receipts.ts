@@ -103,6 +103,29 @@ export interface Receipted {
   failure?: { at: number; reason: string };
 }
 
+/** Each event's command id: its own metadata's, or within a recorded command's group (whose
+ * later events carry none) the group's first event's. */
+export function commandIds(file: ExportFile): Map<number, Json | undefined> {
+  const ids = new Map<number, Json | undefined>();
+  let group: Json | undefined;
+  let left = 0;
+  for (const event of file.events) {
+    const metadata = (event.metadata ?? {}) as JsonObject;
+    let own = metadata.command_id;
+    const record = metadata.command as JsonObject | undefined;
+    const count = record && typeof record === "object" ? record.events : undefined;
+    if (isLosslessNumber(count)) {
+      group = own;
+      left = Number(count.value) - 1;
+    } else if (left > 0) {
+      left -= 1;
+      own ??= group;
+    }
+    ids.set(event.seq, own);
+  }
+  return ids;
+}
+
 export function checkReceipts(file: ExportFile, kept: Kept[], keys: VerifierKey[]): Receipted {
   const gameId = file.header.game_id as string;
   const result: Receipted = { checked: 0, otherGames: 0, digests: 0 };
@@ -112,6 +135,7 @@ export function checkReceipts(file: ExportFile, kept: Kept[], keys: VerifierKey[
     heads.set(id, new Map(file.events.map((e) => [createHmac("sha256", key).update(Buffer.from(e.hash, "hex")).digest("base64"), e.seq])));
   }
   const logKeys = keys.filter((k) => k.kind === ED25519);
+  let ids: Map<number, Json | undefined> | undefined;
   for (const [index, { text, events }] of kept.entries()) {
     const n = index + 1;
     const fail = (reason: string): Receipted => ({ ...result, failure: { at: n, reason } });
@@ -143,8 +167,8 @@ export function checkReceipts(file: ExportFile, kept: Kept[], keys: VerifierKey[
     const joined = file.events.some((e) => e.seq <= seq && e.type === "lobby.joined" && canonical((e.data as JsonObject).seat ?? null) === String(receipt.seat));
     if (!joined || receipt.after > seq) return fail(`${label} the receipted head is at seq ${seq}, where the seat cannot be at version ${receipt.after}`);
     if (receipt.key !== undefined) {
-      const metadata = (file.events.find((e) => e.seq === seq)?.metadata ?? {}) as JsonObject;
-      if (metadata.command_id !== `seat:${receipt.seat}:${receipt.key}`) return fail(`${label} the events at the receipted head are not this command's`);
+      ids ??= commandIds(file);
+      if (ids.get(seq) !== `seat:${receipt.seat}:${receipt.key}`) return fail(`${label} the events at the receipted head are not this command's`);
     }
   }
   return result;
