@@ -1,8 +1,9 @@
 """Acting on deadlines with no client request: reaction windows, decision timeouts, lobbies
 not started in time (domain/table/clock.py).
 
-Each instance polls the ``streams.due_at`` column (set by every append from the table's
-``deadline``) every ``interval`` seconds. Several instances may pick the same game: each decides
+Each instance asks the store for the games whose deadline has passed (``streams.due_at``, set by
+every append from the table's ``deadline``, found through a wake time that is never later:
+migration 0025) every ``interval`` seconds. Several instances may pick the same game: each decides
 against the state it loaded and appends with the expected seq and the command id
 ``deadline:<version>``, so exactly one append lands and nobody appends twice.
 

@@ -265,15 +265,25 @@ class EventStore:
         return bool(raised)
 
     async def due_games(self, limit: int = 100) -> list[uuid.UUID]:
-        """Games whose deadline has passed, earliest first (for the scheduler), but for those
-        under an incident (no append until a moderator clears it)."""
+        """Games whose deadline has passed (for the scheduler), but for those under an incident
+        (no append until a moderator clears it). Found by their wake time, never after the
+        deadline and left behind by a move that puts the deadline later (migration 0025): a game
+        woken early gets its wake time moved to its deadline, reread under the row's lock."""
         rows = await self.db.fetch(
-            "SELECT s.game_id FROM streams s WHERE s.due_at <= now() AND NOT EXISTS"
+            "SELECT s.game_id, coalesce(s.due_at <= now(), false) AS due FROM streams s"
+            " WHERE s.wake_at <= now() AND NOT EXISTS"
             " (SELECT 1 FROM incidents i WHERE i.game_id = s.game_id AND i.cleared_at IS NULL)"
-            " ORDER BY s.due_at LIMIT $1",
+            " ORDER BY s.wake_at LIMIT $1",
             limit,
         )
-        return [row["game_id"] for row in rows]
+        early = [row["game_id"] for row in rows if not row["due"]]
+        if early:
+            await self.db.execute(
+                "UPDATE streams SET wake_at = due_at WHERE game_id = ANY($1::uuid[])"
+                " AND wake_at <= now() AND (due_at IS NULL OR due_at > now())",
+                early,
+            )
+        return [row["game_id"] for row in rows if row["due"]]
 
     async def read(
         self, game_id: uuid.UUID, after_seq: int = 0, up_to_seq: int | None = None

@@ -231,8 +231,8 @@ async def import_game(conn: asyncpg.Connection, export: ExportFile) -> VerifyRep
         )
         last = export.events[-1]
         await conn.execute(
-            "INSERT INTO streams (game_id, seq, last_hash, updated_at, due_at)"
-            " VALUES ($1, $2, $3, $4, to_timestamp($5))",
+            "INSERT INTO streams (game_id, seq, last_hash, updated_at, due_at, wake_at)"
+            " VALUES ($1, $2, $3, $4, to_timestamp($5), to_timestamp($5))",
             game_id,
             last.seq,
             last.hash,
