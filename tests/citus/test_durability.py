@@ -309,7 +309,12 @@ async def test_a_torn_head_and_an_incident_are_refused_on_the_games_worker(
         )
     assert await store.current_seq(game) == at
 
-    await citus_pool.execute("UPDATE streams SET due_at = now() - interval '1 hour' WHERE game_id = $1", game)
+    # A deadline passed an hour ago, as an append would have left it (its wake time no later).
+    await citus_pool.execute(
+        "UPDATE streams SET due_at = now() - interval '1 hour', wake_at = now() - interval '1 hour'"
+        " WHERE game_id = $1",
+        game,
+    )
     try:
         assert await store.raise_incident(game, reason="cache_ahead_of_log", acknowledged=at + 1, log_seq=at)
         with pytest.raises(GameUnderIncident):  # PL423
@@ -319,5 +324,5 @@ async def test_a_torn_head_and_an_incident_are_refused_on_the_games_worker(
         assert cleared.cleared_by == "mia"
         assert game in await store.due_games(limit=1000)
     finally:
-        await citus_pool.execute("UPDATE streams SET due_at = NULL WHERE game_id = $1", game)
+        await citus_pool.execute("UPDATE streams SET due_at = NULL, wake_at = NULL WHERE game_id = $1", game)
     assert [e.seq for e in await store.read(game)] == list(range(1, at + 1))
