@@ -45,7 +45,6 @@ class MemoryEventStore:
         self.appends = 0  # how many appends were attempted (conflicts included)
         # Called before each append: a test makes another writer move the game in between.
         self.before_append: Callable[[uuid.UUID], None] | None = None
-        self._position = 0
         self.incidents: dict[uuid.UUID, tuple[str, int, int]] = {}  # the open ones
         self.seeds = MemorySeeds()
         self.texts: dict[str, str] = {}  # personal texts by seal (service/store/personal.py)
@@ -111,9 +110,7 @@ class MemoryEventStore:
         log.append(self._stored(game_id, len(log) + 1, event))
 
     def _stored(self, game_id: uuid.UUID, seq: int, event: NewEvent) -> StoredEvent:
-        self._position += 1
         return StoredEvent(
-            position=self._position,
             game_id=game_id,
             seq=seq,
             type=event.type,

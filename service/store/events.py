@@ -228,7 +228,8 @@ class EventStore:
     ) -> tuple[list[StoredEvent], str | None] | None:
         """The events a command appended and its fingerprint, or None if it never was applied."""
         row = await self.db.fetchrow(
-            "SELECT first_seq, last_seq, fingerprint FROM commands WHERE game_id = $1 AND command_id = $2",
+            "SELECT first_seq, last_seq, encode(fingerprint, 'hex') AS fingerprint FROM commands"
+            " WHERE game_id = $1 AND command_id = $2",
             game_id,
             command_id,
         )

@@ -67,7 +67,6 @@ class NewEvent(msgspec.Struct, frozen=True):
 
 
 class StoredEvent(msgspec.Struct, frozen=True):
-    position: int
     game_id: uuid.UUID
     seq: int
     type: str
@@ -115,13 +114,13 @@ class ChainReport(msgspec.Struct, frozen=True):
 _metadata_decoder = msgspec.json.Decoder(dict[str, Any])
 
 # Column order of every event query; ``stored_row`` reads the rows by position (it is hot).
-EVENT_COLUMNS = "position, game_id, seq, type, schema_version, data, metadata, recorded_at, prev_hash, hash"
+EVENT_COLUMNS = "game_id, seq, type, schema_version, data, metadata, recorded_at, prev_hash, hash"
 
 
 def stored_row(row: asyncpg.Record, game_id: uuid.UUID | None = None) -> StoredEvent:
     return StoredEvent(
-        row[0],
-        game_id if game_id is not None else row[1],
+        game_id if game_id is not None else row[0],
+        row[1],
         row[2],
         row[3],
         row[4],
@@ -129,7 +128,6 @@ def stored_row(row: asyncpg.Record, game_id: uuid.UUID | None = None) -> StoredE
         row[6],
         row[7],
         row[8],
-        row[9],
     )
 
 
@@ -145,9 +143,9 @@ def stored_event(row: asyncpg.Record) -> StoredEvent:
 
 def appended_row(row: asyncpg.Record, game_id: uuid.UUID, data: str = "", metadata: str = "") -> StoredEvent:
     """A row returned by ``playlog_append``: a new row comes back without the data and metadata
-    the caller sent (``data``, ``metadata``); an earlier command's rows come back whole."""
+    the caller sent (``data``, ``metadata``); an earlier command's rows come back whole. Its
+    first column, ``position``, is always null (migration 0026)."""
     return StoredEvent(
-        row[0],
         game_id,
         row[1],
         row[2],

@@ -79,14 +79,14 @@ async def test_each_append_of_a_batch_gets_its_own_answer_refusal_or_duplicate(p
     fresh, stale, ahead, repeated = (uuid.uuid4() for _ in range(4))
     await store.append(stale, 0, [event(1)])
     await store.append(ahead, 0, [event(1)])
-    first = await store.append(repeated, 0, [event(1), event(2)], command_id="c1", fingerprint="f")
+    first = await store.append(repeated, 0, [event(1), event(2)], command_id="c1", fingerprint="0f")
     batcher.calls.clear()
     blocker = asyncio.ensure_future(store.append(uuid.uuid4(), 0, [event(0)]))
     results = await asyncio.gather(
         store.append(fresh, 0, [event(1), event(2), event(3)]),
         store.append(stale, 0, [event(2)]),
         store.append(ahead, 5, [event(2)]),
-        store.append(repeated, 2, [event(3)], command_id="c1", fingerprint="f"),
+        store.append(repeated, 2, [event(3)], command_id="c1", fingerprint="0f"),
         return_exceptions=True,
     )
     await blocker
@@ -97,7 +97,7 @@ async def test_each_append_of_a_batch_gets_its_own_answer_refusal_or_duplicate(p
     assert isinstance(conflict, ConcurrencyConflict) and conflict.current == 1
     assert isinstance(early, InvalidExpectedSeq)
     assert not isinstance(duplicate, BaseException)
-    assert duplicate.duplicate and duplicate.fingerprint == "f"
+    assert duplicate.duplicate and duplicate.fingerprint == "0f"
     assert [e.hash for e in duplicate.events] == [e.hash for e in first.events]
     assert [await store.current_seq(g) for g in (fresh, stale, ahead, repeated)] == [3, 1, 1, 2]
 

@@ -102,7 +102,7 @@ def test_folding_in_runs_of_one_status_changes_the_read_models_as_folding_each_e
     raws, _ = random_game(kind, seed)
     stored = [
         StoredEvent(
-            n, GAME, n, raw.type, raw.schema_version, raw.data, "{}", AT + timedelta(seconds=n), b"", b""
+            GAME, n, raw.type, raw.schema_version, raw.data, "{}", AT + timedelta(seconds=n), b"", b""
         )
         for n, raw in enumerate(raws, 1)
     ]
