@@ -79,7 +79,8 @@ class StoredEvent(msgspec.Struct, frozen=True):
 
     @property
     def metadata(self) -> dict[str, Any]:
-        """Command id and actor, and on an append's first event the recorded command."""
+        """On an append's first event its actor, command id and recorded command; on the others
+        its actor (events written before migration 0024 carry more: docs/export-format.md)."""
         return _metadata_decoder.decode(self.metadata_json)
 
 
