@@ -185,7 +185,7 @@ class EventStore:
         fields: dict[str, Any] = {"command_id": command_id, "actor": actor}
         metadata = _encoder.encode(fields if command is None else {**fields, "command": command}).decode()
         # The first event carries the metadata whole; the others its actor (migrations 0023, 0024).
-        rest = _encoder.encode({"actor": actor}).decode()
+        rest = _encoder.encode({"actor": actor}).decode() if len(events) > 1 else ""
         bodies = [e.data.decode() for e in events]
         if self._batcher is not None:
             rows = await self._batcher.append(
