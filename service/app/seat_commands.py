@@ -55,17 +55,6 @@ class _Sent(msgspec.Struct, frozen=True):
     key: str | None
 
 
-# (kind, outcome) -> the commands counter's child: ``labels()`` checks and sorts its labels each time.
-_command_counters: dict[tuple[str, str], Any] = {}
-
-
-def _count_command(kind: str, outcome: str) -> None:
-    counter = _command_counters.get((kind, outcome))
-    if counter is None:
-        counter = _command_counters[(kind, outcome)] = metrics.COMMANDS.labels(kind=kind, outcome=outcome)
-    counter.inc()
-
-
 def _command_type(body: bytes) -> str | None:
     try:
         value = bodies.decode_any(body)
@@ -152,7 +141,7 @@ class SeatCommands(GameLoop):
             raise
         finally:
             if self.command_log:
-                _count_command(kind_name, outcome)
+                metrics.COMMANDS.inc((kind_name, outcome))
                 log.info(
                     "command",
                     game_id=str(game_id),

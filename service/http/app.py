@@ -9,7 +9,6 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.plugins.prometheus import PrometheusConfig
 
 from service.bootstrap import running
 from service.config import Settings
@@ -64,7 +63,6 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
             app.state.update(services.by_name())
             yield
 
-    prometheus = PrometheusConfig(app_name="playlog", group_path=True)
     return Litestar(
         route_handlers=[
             HealthController,
@@ -99,7 +97,7 @@ def create_app(settings: Settings | None = None, *, database_url: str | None = N
         # One edge layer (log context, metrics, OPTIONS, security and instance headers), then the
         # rate limits: the 429 they raise is answered outside both, as Litestar's own was.
         middleware=[
-            edge(settings.instance_id, prometheus),
+            edge(settings.instance_id),
             *rate_limits(settings.rate_limit_writes, settings.rate_limit_commands),
         ],
         openapi_config=OpenAPIConfig(

@@ -1,16 +1,34 @@
-"""Prometheus metrics of our own, next to the request metrics of Litestar's plugin."""
+"""The service's Prometheus metrics.
+
+Those counted on every request are tallies (service/runtime/tallies.py): the requests, under the
+names, labels and buckets of Litestar's Prometheus plugin (``litestar_requests_total`` and its
+siblings, so that its dashboards read them), and the commands by kind and outcome. The rarer ones
+are prometheus_client's own metrics.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusMiddleware
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
-from litestar.types import Receive, Scope, Send
-from prometheus_client import Counter, Histogram
+from prometheus_client import REGISTRY, Counter, Histogram
 
-COMMANDS = Counter(
-    "playlog_commands_total", "Game commands handled, by game kind and outcome", ["kind", "outcome"]
+from service.runtime.tallies import CounterTally, GaugeTally, HistogramTally, Labels, Tallies
+
+APP_NAME = "playlog"
+_REQUEST_LABELS = ("method", "path", "status_code", "app_name")  # path: the route's template
+
+COMMANDS = CounterTally(
+    "playlog_commands_total", "Game commands handled, by game kind and outcome", ("kind", "outcome")
+)
+REQUESTS_IN_PROGRESS = GaugeTally(
+    "litestar_requests_in_progress", "Total requests currently in progress", _REQUEST_LABELS
+)
+REQUESTS = CounterTally("litestar_requests_total", "Total requests", _REQUEST_LABELS)
+REQUEST_ERRORS = CounterTally("litestar_requests_error_total", "Total errors in requests", _REQUEST_LABELS)
+REQUEST_DURATION = HistogramTally(
+    "litestar_request_duration_seconds",
+    "Request duration, in seconds",
+    _REQUEST_LABELS,
+    Histogram.DEFAULT_BUCKETS,
 )
 DEADLINES = Counter("playlog_deadline_actions_total", "Commands the scheduler sent on a deadline")
 ACKNOWLEDGED_MISSING = Counter(
@@ -36,49 +54,20 @@ APPEND_BATCH_SIZE = Histogram(
 )
 
 
-class RequestMetrics(PrometheusMiddleware):
-    """Litestar's request metrics (same names, labels and values) at a fraction of the cost, for
-    the edge layer (service/http/fast/edge.py) to record; Litestar's middleware serves only as their registry.
-
-    The plugin's middleware builds a ``Request``, a label dict and four labelled children (each
-    a locked dict look-up) on every request; here the labels come from the scope and each
-    label set's children are looked up once and kept.
-    """
-
-    def __init__(self, config: PrometheusConfig) -> None:
-        super().__init__(_unused, config)
-        self._in_progress: dict[tuple[str, str], Any] = {}
-        self._done: dict[tuple[str, str, int], tuple[Any, Any]] = {}
-
-    def _labels(self, method: str, path: str, status: int) -> dict[str, str | int | float]:
-        return {"method": method, "path": path, "status_code": status, "app_name": self._config.app_name}
-
-    def started(self, method: str, path: str) -> Any:
-        """Count a request in progress; the gauge returned is decremented by ``finished``."""
-        key = (method, path)
-        gauge = self._in_progress.get(key)
-        if gauge is None:
-            labels = self._labels(method, path, 200)
-            gauge = self._in_progress[key] = self.requests_in_progress(labels).labels(*labels.values())
-        gauge.inc()
-        return gauge
-
-    def finished(self, gauge: Any, method: str, path: str, status: int, duration: float) -> None:
-        gauge.dec()
-        done = self._done.get((method, path, status))
-        if done is None:
-            labels = self._labels(method, path, status)
-            values = [*labels.values()]
-            done = self._done[(method, path, status)] = (
-                self.request_count(labels).labels(*values),
-                self.request_time(labels).labels(*values),
-            )
-        if status >= HTTP_500_INTERNAL_SERVER_ERROR:
-            labels = self._labels(method, path, status)
-            self.requests_error_count(labels).labels(*labels.values()).inc()
-        done[0].inc()
-        done[1].observe(duration)
+def request_started(method: str, path: str) -> Labels:
+    """Count a request in progress; ``request_finished`` takes the labels returned."""
+    labels = (method, path, "200", APP_NAME)
+    REQUESTS_IN_PROGRESS.add(labels, 1)
+    return labels
 
 
-async def _unused(scope: Scope, receive: Receive, send: Send) -> None:
-    raise AssertionError("RequestMetrics records; it is not called as middleware")
+def request_finished(in_progress: Labels, status: int, duration: float) -> None:
+    REQUESTS_IN_PROGRESS.add(in_progress, -1)
+    labels = (in_progress[0], in_progress[1], str(status), APP_NAME)
+    if status >= HTTP_500_INTERNAL_SERVER_ERROR:
+        REQUEST_ERRORS.inc(labels)
+    REQUESTS.inc(labels)
+    REQUEST_DURATION.observe(labels, duration)
+
+
+REGISTRY.register(Tallies(COMMANDS, REQUESTS_IN_PROGRESS, REQUESTS, REQUEST_ERRORS, REQUEST_DURATION))

@@ -1,7 +1,7 @@
 """What every HTTP request and response gets, in one ASGI layer (Litestar builds it per route):
 
 - the request's log context, bound before anything logs (service/runtime/request_context.py);
-- Litestar's request metrics, recorded at a fraction of the plugin's cost (service/runtime/metrics.py);
+- the request metrics, under the names of Litestar's Prometheus plugin (service/runtime/metrics.py);
 - ``OPTIONS`` answered from the routes as finally built (service/http/fast/methods.py);
 - the security headers outside ``/schema`` (service/http/web/security.py);
 - the instance header on every response, errors and streams included.
@@ -17,12 +17,11 @@ from typing import Any
 
 from litestar.enums import ScopeType
 from litestar.middleware.base import DefineMiddleware
-from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.http.fast.methods import allowed_methods
 from service.http.web.security import HEADERS as SECURITY_HEADERS
-from service.runtime.metrics import RequestMetrics
+from service.runtime.metrics import request_finished, request_started
 from service.runtime.request_context import bind_request_context
 
 # Which process answered: behind a load balancer, the one place a client or a test can tell.
@@ -30,9 +29,8 @@ INSTANCE_HEADER = b"x-playlog-instance"
 
 
 class Edge:
-    def __init__(self, app: ASGIApp, *, instance_id: str, metrics: RequestMetrics) -> None:
+    def __init__(self, app: ASGIApp, *, instance_id: str) -> None:
         self.app = app
-        self.metrics = metrics
         instance = (INSTANCE_HEADER, instance_id.encode())
         self.headers = [*SECURITY_HEADERS, instance]
         self.schema_headers = [instance]  # Litestar's docs pages load their renderers from a CDN
@@ -59,14 +57,14 @@ class Edge:
                 duration = time.perf_counter() - started
             await send(message)
 
-        in_progress = self.metrics.started(method, path)
+        in_progress = request_started(method, path)
         try:
             if method == "OPTIONS" and (methods := self._allowed(scope)) is not None:
                 await _allow(edge_send, methods)
             else:
                 await self.app(scope, receive, edge_send)
         finally:
-            self.metrics.finished(in_progress, method, path, status, duration)
+            request_finished(in_progress, status, duration)
 
     def _allowed(self, scope: Scope) -> str | None:
         litestar_app: Any = scope["litestar_app"]
@@ -82,6 +80,6 @@ async def _allow(send: Send, methods: str) -> None:
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def edge(instance_id: str, prometheus: PrometheusConfig) -> DefineMiddleware:
-    """The edge layer's middleware definition (one metrics registry for every route's layer)."""
-    return DefineMiddleware(Edge, instance_id=instance_id, metrics=RequestMetrics(prometheus))
+def edge(instance_id: str) -> DefineMiddleware:
+    """The edge layer's middleware definition."""
+    return DefineMiddleware(Edge, instance_id=instance_id)
