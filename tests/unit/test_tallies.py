@@ -23,7 +23,9 @@ def _scraped(registry: CollectorRegistry) -> list[str]:
 
 
 @given(observations)
-def test_tallies_are_scraped_as_prometheus_client_metrics(seen: list[tuple[tuple[str, str], float, int]]) -> None:
+def test_tallies_are_scraped_as_prometheus_client_metrics(
+    seen: list[tuple[tuple[str, str], float, int]],
+) -> None:
     theirs = CollectorRegistry()
     counter = Counter("t_requests_total", "Requests", LABELS, registry=theirs)
     gauge = Gauge("t_in_progress", "In progress", LABELS, registry=theirs)
