@@ -81,6 +81,14 @@ class Draws:
         self._buffer = b""
 
     def _take(self, count: int) -> bytes:
+        buffer = self._buffer
+        if len(buffer) < count:
+            buffer = self._refilled(count)
+        self._buffer = buffer[count:]
+        return buffer[:count]
+
+    def _refilled(self, count: int) -> bytes:
+        """The buffer, with the stream's next blocks until it holds ``count`` bytes."""
         if self._key is None:
             raise SeedUnavailable("the server seed is not disclosed yet")
         if callable(self._key):
@@ -89,8 +97,7 @@ class Draws:
             block = hmac.digest(self._key, self._prefix + self._block.to_bytes(8, "big"), "sha256")
             self._buffer += block
             self._block += 1
-        taken, self._buffer = self._buffer[:count], self._buffer[count:]
-        return taken
+        return self._buffer
 
     def getrandbits(self, k: int, /) -> int:
         """The top ``k`` bits of the next ``ceil(k / 8)`` bytes, big-endian."""
@@ -100,12 +107,17 @@ class Draws:
         return int.from_bytes(self._take(count), "big") >> (8 * count - k)
 
     def below(self, n: int) -> int:
-        """Uniform in ``0 .. n - 1`` by rejection sampling (``n = 1``: 0, nothing read)."""
-        if n <= 0:
+        """Uniform in ``0 .. n - 1`` by rejection sampling: ``getrandbits(k)`` for the smallest
+        ``k`` that covers ``n - 1``, until a value is below ``n`` (``n = 1``: 0, nothing read)."""
+        if n <= 1:
+            if n == 1:
+                return 0
             raise ValueError("below(n) needs n >= 1")
         k = (n - 1).bit_length()
-        while True:
-            value = self.getrandbits(k)
+        count = (k + 7) // 8
+        shift = 8 * count - k
+        while True:  # getrandbits(k), inlined: a deal draws once per card
+            value = int.from_bytes(self._take(count), "big") >> shift
             if value < n:
                 return value
 

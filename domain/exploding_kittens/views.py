@@ -127,7 +127,7 @@ def public_view(state: ExplodingKittensState) -> ExplodingKittensPublic:
         turns_owed=state.turns_owed,
         under_attack=state.under_attack,
         turn_deadline=state.turn_deadline,
-        hand_sizes=tuple(len(hand) for hand in state.hands),
+        hand_sizes=tuple(map(len, state.hands)),
         draw_pile_size=len(state.draw_pile),
         discard=state.discard,
         out_of_game=state.out_of_game,

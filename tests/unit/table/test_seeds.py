@@ -10,6 +10,8 @@ import uuid
 from typing import Any
 
 import pytest
+from hypothesis import given as for_all
+from hypothesis import strategies as st
 
 from domain import randomness
 from domain.decider import Concede, Context
@@ -84,6 +86,18 @@ def test_below_is_uniform_by_rejection_and_a_shuffle_is_fisher_yates() -> None:
     items = list(range(10))
     Draws(b"k" * 32, 1).shuffle(items)
     assert sorted(items) == list(range(10)) and items != list(range(10))
+
+
+@for_all(st.binary(min_size=32, max_size=32), st.lists(st.integers(1, 70_000), min_size=1, max_size=60))
+def test_below_reads_the_stream_as_the_fewest_bits_would(key: bytes, bounds: list[int]) -> None:
+    """export-format.md's construction: ``below(n)`` draws ``getrandbits(bit_length(n - 1))``
+    until a value is below ``n``, and the stream reads on from where it stopped."""
+    drawn, reference = Draws(key, 3), Draws(key, 3)
+    for n in bounds:
+        while (expected := reference.getrandbits((n - 1).bit_length())) >= n:
+            pass
+        assert drawn.below(n) == expected
+    assert drawn.getrandbits(64) == reference.getrandbits(64)
 
 
 def test_a_generator_without_the_server_seed_refuses_to_draw() -> None:
