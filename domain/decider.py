@@ -98,8 +98,7 @@ class Concede(Command, frozen=True, kw_only=True):
     from any seat still in the game, at any time; the table sends it for a seat that leaves."""
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):
     """What ``decide`` may use beyond the state: the draws, the clock and who is acting.
 
     ``seat`` is None when the server itself acts (a deadline passed). ``rng`` draws from the
@@ -117,6 +116,10 @@ class Context:
     rules_version: int = 1
     seed_commitment: str | None = None  # what ``lobby.created`` publishes of the server's seed
     server_seed: str | None = None
+
+    def acting(self, seat: int | None) -> Context:
+        """The same context, ``seat`` acting (None: the server, on a deadline)."""
+        return msgspec.structs.replace(self, seat=seat)
 
 
 class Outcome(msgspec.Struct, frozen=True):

@@ -17,8 +17,6 @@ the game's alone, and their logs re-execute to the same events.
 
 from __future__ import annotations
 
-import dataclasses
-
 import msgspec
 
 from domain.decider import Concede, Context, Decider
@@ -111,15 +109,15 @@ def on_deadline(game: Decider, table: Table, ctx: Context) -> Decision:
     limit = table.timeouts_to_remove
     seat = game.clock.waiting_for(table.state) if limit is not None else None
     if limit is None or seat is None:  # a game without the table's clock, or nobody's in particular
-        return by_game(game, table, forced, dataclasses.replace(ctx, seat=None))
+        return by_game(game, table, forced, ctx.acting(None))
     in_a_row = (table.timeouts[seat] if table.timeouts else 0) + 1
     removed = in_a_row >= limit
     # Recorded before the game's move (a lobby fact: the game's state unchanged, decided on).
     timed_out = folded(game, table, [SeatTimedOut(seat=seat, in_a_row=in_a_row, removed=removed)])
     if removed:
-        moves = by_game(game, timed_out.table, Concede(), dataclasses.replace(ctx, seat=seat))
+        moves = by_game(game, timed_out.table, Concede(), ctx.acting(seat))
     else:
-        moves = by_game(game, timed_out.table, forced, dataclasses.replace(ctx, seat=None))
+        moves = by_game(game, timed_out.table, forced, ctx.acting(None))
     return Decision([*timed_out.events, *moves.events], moves.table)
 
 

@@ -10,7 +10,6 @@ domain/disputes (composed in domain/table/decider.py).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import msgspec
@@ -154,14 +153,14 @@ def leave(game: Decider, table: Table, command: LeaveSeat, ctx: Context) -> Deci
         return folded(game, table, [SeatLeft(seat=command.seat)])
     if table.status == "finished":
         raise TableRefusal("conflict", "cannot_leave", "This game cannot be left now.")
-    return by_game(game, table, Concede(), dataclasses.replace(ctx, seat=command.seat))
+    return by_game(game, table, Concede(), ctx.acting(command.seat))
 
 
 def play(game: Decider, table: Table, command: Play, ctx: Context) -> Decision:
     check_holder(table, command.seat, command.holder)
     if table.status == "open":
         raise TableRefusal("conflict", "game_not_started", "The game has not started yet.")
-    moves = by_game(game, table, command.command, dataclasses.replace(ctx, seat=command.seat))
+    moves = by_game(game, table, command.command, ctx.acting(command.seat))
     return clock.back(table, command.seat, moves)
 
 
