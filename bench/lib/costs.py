@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import cProfile
+import dataclasses
 import datetime
+import json
 import pstats
 import random
 import tomllib
@@ -200,6 +202,15 @@ class Costs:
     figures: dict[str, float] = field(default_factory=dict)
     queries: Counter[str] = field(default_factory=Counter)  # round trips by query, all requests
     command_queries: Counter[str] = field(default_factory=Counter)  # those serving a command
+
+    def to_json(self) -> str:
+        return json.dumps({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
+
+    @classmethod
+    def from_json(cls, text: str) -> Costs:
+        fields = json.loads(text)
+        queries, command_queries = Counter(fields.pop("queries")), Counter(fields.pop("command_queries"))
+        return cls(**fields, queries=queries, command_queries=command_queries)
 
 
 async def measure(url: str, data_dir: Path, *, drivers: int = 10, commands: int = 60, seed: int = 0) -> Costs:
