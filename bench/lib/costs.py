@@ -22,6 +22,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,28 @@ LOGGING_CALLS = 3
 APPEND = "(an append, through the batcher)"
 
 Query = tuple[str | None, str, tuple[Any, ...]]  # inprocess.REQUEST when made, its text, its arguments
+
+
+# Each bot driver's dealer (``_play``): the servers' seeds of the games it creates, in its order.
+_DEALER: ContextVar[random.Random] = ContextVar("dealer")
+
+
+@contextmanager
+def dealt_by_drivers() -> Iterator[None]:
+    """The servers' seeds drawn meanwhile from the dealer of the driver whose request creates the
+    game. With its games' ids named by its keys (bench/lib/inprocess.py's ``play``), each driver
+    is dealt the same games in each run, so a run plays as many games as the last: each game's
+    lobby requests are a share of every command's cost (16 against 19 games in 600 commands, 40
+    calls a command apart). The seeds are still stored and committed as a server's are."""
+    from domain.randomness import SEED_BYTES
+    from service.store.seeds import SeedStore
+
+    original = SeedStore.draw
+    SeedStore.draw = staticmethod(lambda: _DEALER.get().randbytes(SEED_BYTES))  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        SeedStore.draw = original  # type: ignore[method-assign]
 
 
 @contextmanager
@@ -291,9 +314,12 @@ async def snapshot_at(url: str) -> Snapshot:
 
 
 async def _play(client: Asgi, drivers: int, commands: int, seed: int, counts: dict[str, int]) -> None:
-    await asyncio.gather(
-        *(play(client, random.Random(seed + n), counts, lambda sent: sent < commands) for n in range(drivers))
-    )
+    async def driver(n: int) -> None:
+        _DEALER.set(random.Random(f"dealer {seed} {n}"))  # in this driver's task alone
+        await play(client, random.Random(seed + n), counts, lambda sent: sent < commands)
+
+    with dealt_by_drivers():
+        await asyncio.gather(*(driver(n) for n in range(drivers)))
 
 
 # -- the budget ---------------------------------------------------------------------------------------

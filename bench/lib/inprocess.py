@@ -74,8 +74,11 @@ class Asgi:
             REQUEST.reset(serving)
         return status, b"".join(chunks)
 
-    async def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-        status, data = await self.request(method, path, msgspec.json.encode(body) if body else b"", token)
+    async def call(
+        self, method: str, path: str, body: Any = None, token: str | None = None, key: str | None = None
+    ) -> Any:
+        encoded = msgspec.json.encode(body) if body else b""
+        status, data = await self.request(method, path, encoded, token, key)
         if status >= 400:
             raise common.HttpError(status, data)
         return msgspec.json.decode(data) if data else None
@@ -121,15 +124,15 @@ def new_counts() -> dict[str, int]:
 
 async def play(client: Asgi, rng: random.Random, counts: dict[str, int], more: Callable[[int], bool]) -> None:
     """Bot games, a new one when one ends, while ``more(commands this driver has sent)``: each
-    command with an ``Idempotency-Key`` and ``?view=true``, a seat's view read when another seat
-    acts. ``counts``: commands, errors, games and the other requests (lobby, views)."""
+    create and command with an ``Idempotency-Key`` (a keyed create's game id is the key's, so
+    ``rng`` names the games) and each command with ``?view=true``, a seat's view read when
+    another seat acts. ``counts``: commands, errors, games and the other requests (lobby, views)."""
     sent = 0
     while more(sent):
         players = rng.randint(2, 5)
         options = {"players": players, "reaction_window": 0}
-        created = await client.call(
-            "POST", "/games", {"kind": "exploding_kittens", "options": options, "spectator_delay": 0}
-        )
+        body = {"kind": "exploding_kittens", "options": options, "spectator_delay": 0}
+        created = await client.call("POST", "/games", body, key=f"{rng.getrandbits(64):016x}")
         game = created["game_id"]
         tokens = [
             (await client.call("POST", f"/games/{game}/seats", {"name": f"bot-{n}"}))["token"]
