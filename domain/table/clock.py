@@ -71,12 +71,11 @@ def settings_of(table: Table) -> ClockSettings | None:
     """The table's clock, None when it has none at all (no per-move limit, no removal, no lobby
     deadline: as every game created before the clock without a ``decision_timeout``)."""
     timeout = table.raw_options.get("decision_timeout")
-    settings = ClockSettings(
-        decision_timeout=float(timeout) if isinstance(timeout, int | float) else None,
-        timeouts_to_remove=table.timeouts_to_remove,
-        lobby_closes_at=lobby_deadline(table),
-    )
-    return None if settings == ClockSettings(None, None, None) else settings
+    decision_timeout = float(timeout) if isinstance(timeout, int | float) else None
+    closes_at = lobby_deadline(table)
+    if decision_timeout is None and table.timeouts_to_remove is None and closes_at is None:
+        return None
+    return ClockSettings(decision_timeout, table.timeouts_to_remove, closes_at)
 
 
 def lobby_deadline(table: Table) -> float | None:

@@ -60,13 +60,9 @@ def keyed(
 
 def fingerprint(operation: str, resources: Sequence[object], body: bytes) -> str:
     """The request's fingerprint: ``operation`` on ``resources`` with ``body`` (also a receipt's)."""
-    digest = hashlib.sha256()
     # Neither the operation nor an id holds a NUL: the parts cannot run into each other.
-    for part in (operation, *resources):
-        digest.update(str(part).encode())
-        digest.update(b"\0")
-    digest.update(body)
-    return digest.hexdigest()
+    parts = "".join([f"{part}\0" for part in (operation, *resources)])
+    return hashlib.sha256(parts.encode() + body).hexdigest()
 
 
 def command_id(caller: str, key: str) -> str:
