@@ -68,12 +68,32 @@ def envelopes(
     numbered for it, from ``before + 1`` (its number of the event before the first); events it
     may not see are left out and leave no gap."""
     decider = table.decider if table is not None else None
+    return _numbered(decider, _known(decider, items, viewer), viewer, before)
+
+
+def envelopes_up_to(
+    table: Table, items: Iterable[tuple[int, float, Any]], viewer: Viewer, version: int
+) -> tuple[int, list[EventOut]]:
+    """``envelopes`` of the last events up to ``viewer``'s ``version``, numbered back from it,
+    and ``before``, its number of the event before the first (a command's answer)."""
+    decider = table.decider
+    known = _known(decider, items, viewer)
+    before = version - len(known)
+    return before, _numbered(decider, known, viewer, before)
+
+
+def _known(
+    decider: Decider | None, items: Iterable[tuple[int, float, Any]], viewer: Viewer
+) -> list[tuple[float, Any]]:
+    """The events ``viewer`` may know exist, each with its time."""
+    return [(at, event) for _, at, event in items if sees(private_seat(decider, event), viewer)]
+
+
+def _numbered(
+    decider: Decider | None, known: list[tuple[float, Any]], viewer: Viewer, before: int
+) -> list[EventOut]:
     out: list[EventOut] = []
-    number = before
-    for _, at, event in items:
-        if not sees(private_seat(decider, event), viewer):
-            continue
-        number += 1
+    for number, (at, event) in enumerate(known, before + 1):
         shown = envelope(decider, number, at, event, viewer)
         if shown is not None:
             out.append(shown)

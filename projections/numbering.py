@@ -12,7 +12,6 @@ without it hides no event's existence, and every viewer's numbers are the log's 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from domain.decider import Decider
@@ -33,11 +32,6 @@ def sees(private: int | None, viewer: Viewer) -> bool:
     if private is None or isinstance(viewer, Moderator):
         return True
     return isinstance(viewer, Seat) and viewer.index == private
-
-
-def count_seen(decider: Decider | None, events: Iterable[Any], viewer: Viewer) -> int:
-    """How many of ``events`` ``viewer`` may see."""
-    return sum(1 for event in events if sees(private_seat(decider, event), viewer))
 
 
 def version_for(table: Table, viewer: Viewer) -> int:

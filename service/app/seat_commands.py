@@ -17,8 +17,8 @@ from domain.errors import RuleViolation
 from domain.table.commands import Play
 from domain.viewers import Seat
 from projections import table as tables
-from projections.envelopes import EventOut, envelopes
-from projections.numbering import count_seen, version_for
+from projections.envelopes import EventOut, envelopes, envelopes_up_to
+from projections.numbering import version_for
 from projections.seat_view import SeatViewOut, seat_view
 from projections.table import Table
 from service.app import bodies, idempotency
@@ -163,11 +163,9 @@ class SeatCommands(GameLoop):
     ) -> CommandResult:
         """What the seat may see of the events just appended (``table``: right after them)."""
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
-        viewer = Seat(seat)
-        version = version_for(table, viewer)
+        version = version_for(table, Seat(seat))
         # Numbered back from the seat's version: the last event it sees is its number ``version``.
-        before = version - count_seen(table.decider, events, viewer)
-        shown = envelopes(table, items, viewer, before)
+        before, shown = envelopes_up_to(table, items, Seat(seat), version)
         return CommandResult(
             version=version,
             events=shown,
