@@ -163,9 +163,10 @@ class SeatCommands(GameLoop):
     ) -> CommandResult:
         """What the seat may see of the events just appended (``table``: right after them)."""
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(stored, events, strict=True)]
-        version = version_for(table, Seat(seat))
+        viewer = Seat(seat)
+        version = version_for(table, viewer)
         # Numbered back from the seat's version: the last event it sees is its number ``version``.
-        before, shown = envelopes_up_to(table, items, Seat(seat), version)
+        before, shown = envelopes_up_to(table, items, viewer, version)
         return CommandResult(
             version=version,
             events=shown,

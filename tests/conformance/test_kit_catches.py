@@ -79,7 +79,7 @@ def test_a_draw_from_the_global_generator_fails() -> None:
 
     def decide(state: Any, command: Any, ctx: Context) -> Any:
         if isinstance(command, Swap):
-            ctx = dataclasses.replace(ctx, rng=random.Random(next(calls)))
+            ctx = replace(ctx, rng=random.Random(next(calls)))
         return DECIDER.decide(state, command, ctx)
 
     failure = fails(broken(decide=decide))
