@@ -73,8 +73,8 @@ async def latency_and_replay(
             version += len(batch)
         games.forget(game_id)
         for n in range(4):
-            await games.join(game_id, f"p{n}")
-        await games.start(game_id)
+            await games.lobby.join(game_id, f"p{n}")
+        await games.lobby.start(game_id)
         table = await games.load(game_id)
         events_before = table.version
 
@@ -89,7 +89,7 @@ async def latency_and_replay(
             ]
             seat, command = rng.choice(moves)
             started = time.perf_counter()
-            await games.command(game_id, seat, encoder.encode(command))
+            await games.seats.command(game_id, seat, encoder.encode(command))
             latencies.append((time.perf_counter() - started) * 1000)
             sent += 1
             table = await games.load(game_id)

@@ -58,7 +58,7 @@ async def seat(
         player,
         name(level),
     )
-    return await games.join(game_id, name(level), player=str(player), key=key, body=body)
+    return await games.lobby.join(game_id, name(level), player=str(player), key=key, body=body)
 
 
 class ComputerPlayers(Polling):
@@ -105,7 +105,7 @@ class ComputerPlayers(Polling):
         move = bots.choose(table.kind, level, shown["view"] or {}, shown["moves"], rng)
         if move is None:
             return False
-        await self.games.command(
+        await self.games.seats.command(
             game_id,
             seat_number,
             msgspec.json.encode(move),

@@ -1,8 +1,9 @@
-"""The game service: the lobby's and the seats' use cases over the one loop, and a game's reads.
+"""The game service: the one loop, the lobby's and the seats' use cases over it, and a game's reads.
 
 - service/app/loop.py: loading (the one cache, then the log's tail) and ``execute``, the one loop
-- service/app/lobby.py: create, join, start, leave, reveal a seed, act on a deadline
-- service/app/seat_commands.py: a seat's command and its answer, a seat's view
+- service/app/lobby.py (``games.lobby``): create, join, start, leave, reveal a seed, act on a
+  deadline
+- service/app/seat_commands.py (``games.seats``): a seat's command and its answer
 - here: a game's reads that are not a viewer's answer (when it ended, a legacy token's holder)
 - service/views/: what each viewer is shown (the spectators' delayed state, a game's summary,
   the events as a viewer sees them)
@@ -12,19 +13,28 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from functools import cached_property
 
 from projections.table import Table
 from service.app.auth import Principal
 from service.app.legacy_tokens import bound
 from service.app.lobby import Lobbied, LobbyActions
-from service.app.loop import Executed
+from service.app.loop import Executed, GameLoop
 from service.app.seat_commands import CommandResult, SeatCommands
 
 __all__ = ["CommandResult", "Executed", "GameService", "Lobbied"]
 
 
-class GameService(LobbyActions, SeatCommands):
-    """Every use case of a game (the lobby's, the seats')."""
+class GameService(GameLoop):
+    """The one loop, with every use case of a game over it: the lobby's and the seats'."""
+
+    @cached_property
+    def lobby(self) -> LobbyActions:
+        return LobbyActions(self)
+
+    @cached_property
+    def seats(self) -> SeatCommands:
+        return SeatCommands(self)
 
     async def bind_legacy(self, principal: Principal) -> Principal:
         """An older release's seat token bound to the holder it was issued to, if that holder

@@ -25,7 +25,7 @@ from domain.table.events import SeatJoined
 from projections import table as tables
 from projections.table import Table
 from service.app.errors import ServiceError
-from service.app.idempotency import created_game_id, key_reused, keyed
+from service.app.idempotency import created_game_id, keyed
 from service.app.loop import Executed, GameLoop, key_arguments
 from service.runtime.log import get_logger
 
@@ -41,8 +41,11 @@ class Lobbied(msgspec.Struct, frozen=True):
     recorded_at: float
 
 
-class LobbyActions(GameLoop):
+class LobbyActions:
     """The lobby's use cases, each one table command through the one loop."""
+
+    def __init__(self, loop: GameLoop) -> None:
+        self.loop = loop
 
     async def create(
         self,
@@ -71,7 +74,7 @@ class LobbyActions(GameLoop):
         )
         command = clock.with_defaults(registry.of(kind).game, asked)
         keys = keyed(key, "host", "createGame", (), body)
-        done = await self.execute(game_id, command, "lobby", **key_arguments(keys))
+        done = await self.loop.execute(game_id, command, "lobby", **key_arguments(keys))
         return game_id, (await self._answered(game_id, done))[0]
 
     async def join(
@@ -89,13 +92,13 @@ class LobbyActions(GameLoop):
         first join with that key (and caller and ``body``) took, as it was taken."""
         caller = f"player:{player}" if player else "guest"
         if player and key is not None:  # a player's token reaches every game
-            await self.load(game_id, cached_ok=True)  # a key sent for no game binds to none
-            await self.bind_key(caller, key, game_id)
+            await self.loop.load(game_id, cached_ok=True)  # a key sent for no game binds to none
+            await self.loop.bind_key(caller, key, game_id)
         keys = keyed(key, caller, "joinGame", (game_id,), body)
         command = JoinSeat(
             name=name, occupancy=uuid.uuid4().hex, player=player, seed_commitment=seed_commitment
         )
-        done = await self.execute(game_id, command, "lobby", **key_arguments(keys))
+        done = await self.loop.execute(game_id, command, "lobby", **key_arguments(keys))
         answer, joined = await self._answered(game_id, done)
         assert isinstance(joined, SeatJoined)
         return joined.seat, answer
@@ -106,21 +109,14 @@ class LobbyActions(GameLoop):
         keys = keyed(key, by, "startGame", (game_id,), b"")
         # Without a key, two starts racing (the host's and a seat's too) still append once.
         ids = key_arguments(keys) if keys is not None else {"command_id": "start"}
-        done = await self.execute(game_id, StartGame(), by, **ids)
+        done = await self.loop.execute(game_id, StartGame(), by, **ids)
         return (await self._answered(game_id, done))[0].table
-
-    async def bind_key(self, caller: str, key: str | None, game_id: uuid.UUID) -> None:
-        """Refuse ``key`` unless ``caller`` (whose token reaches several games) sent it for
-        ``game_id`` first: each game's log knows only its own keys (migration 0013). A key is
-        bound to the first existing game it is sent for, whatever that game answers."""
-        if key is not None and await self.store.key_game(caller, key, game_id) != game_id:
-            raise key_reused()
 
     async def _answered(self, game_id: uuid.UUID, done: Executed) -> tuple[Lobbied, Any]:
         """A lobby action's answer and its first event; a replay's as the action left the game."""
         first = done.stored[0]
         if done.duplicate:
-            table = await self.tables.fold(game_id, done.stored[-1].seq, keep=False)
+            table = await self.loop.tables.fold(game_id, done.stored[-1].seq, keep=False)
             assert table is not None
             event = tables.decode(table.kind, first.type, first.data, first.schema_version)
         else:
@@ -129,24 +125,24 @@ class LobbyActions(GameLoop):
 
     async def leave(self, game_id: uuid.UUID, seat: int, *, holder: str | None = None) -> Table:
         """Leave the lobby before the start; once the game runs, concede through its rules."""
-        return (await self.execute(game_id, LeaveSeat(seat=seat, holder=holder), f"seat:{seat}")).table
+        return (await self.loop.execute(game_id, LeaveSeat(seat=seat, holder=holder), f"seat:{seat}")).table
 
     async def reveal_seed(self, game_id: uuid.UUID, seat: int, seed: str, *, holder: str | None) -> Table:
         """The seat's committed seed revealed (domain/table/rules.py says when it may be)."""
         command = RevealSeed(seat=seat, seed=seed, holder=holder)
-        return (await self.execute(game_id, command, f"seat:{seat}")).table
+        return (await self.loop.execute(game_id, command, f"seat:{seat}")).table
 
     async def act_on_deadline(self, game_id: uuid.UUID) -> bool:
         """Send the game's deadline command if its deadline has passed; True if appended."""
-        table = await self.load(game_id)
+        table = await self.loop.load(game_id)
         try:
-            done = await self.execute(
+            done = await self.loop.execute(
                 game_id, ActOnDeadline(), "server", command_id=f"deadline:{table.version}"
             )
         except ServiceError as exc:
             if exc.code != "version_conflict":
                 raise
-            self.forget(game_id)
+            self.loop.forget(game_id)
             return False
         if not done.events:
             return False

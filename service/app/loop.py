@@ -128,6 +128,13 @@ class GameLoop:
     def forget_all(self) -> None:
         self.tables.clear()
 
+    async def bind_key(self, caller: str, key: str | None, game_id: uuid.UUID) -> None:
+        """Refuse ``key`` unless ``caller`` (whose token reaches several games) sent it for
+        ``game_id`` first: each game's log knows only its own keys (migration 0013). A key is
+        bound to the first existing game it is sent for, whatever that game answers."""
+        if key is not None and await self.store.key_game(caller, key, game_id) != game_id:
+            raise key_reused()
+
     async def _context(self, table: Table, game_id: uuid.UUID) -> Context:
         """What ``decide`` may use at ``table``: the draws of its committed seeds (a game older
         than seeds: the system's), the clock, the rules version (domain/table/seeds.py)."""

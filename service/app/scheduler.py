@@ -31,7 +31,7 @@ class Scheduler(Polling):
         acted = 0
         for game_id in await self.games.store.due_games():
             try:
-                if await self.games.act_on_deadline(game_id):
+                if await self.games.lobby.act_on_deadline(game_id):
                     acted += 1
                     metrics.DEADLINES.inc()
             except Exception as exc:

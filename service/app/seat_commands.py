@@ -64,8 +64,11 @@ def _command_type(body: bytes) -> str | None:
     return command if isinstance(command, str) else None
 
 
-class SeatCommands(GameLoop):
+class SeatCommands:
     """A seat's command through the one loop, and its answer."""
+
+    def __init__(self, loop: GameLoop) -> None:
+        self.loop = loop
 
     def decode_command(self, table: Table, body: bytes) -> Any:
         """The body read once, by the decoder of ``table``'s game (its rules check no field again)."""
@@ -84,7 +87,7 @@ class SeatCommands(GameLoop):
     async def applied(self, game_id: uuid.UUID, seat: int, idempotency_key: str) -> bool:
         """Whether the seat's request with this key is in the log (its retry gets its result)."""
         command_id = idempotency.command_id(seat_caller(seat), idempotency_key)
-        return await self.store.command_events(game_id, command_id) is not None
+        return await self.loop.store.command_events(game_id, command_id) is not None
 
     async def command(
         self,
@@ -110,7 +113,7 @@ class SeatCommands(GameLoop):
         outcome, command_type, kind_name = "error", "?", "?"
         try:
             if table is None:
-                table = await self.load(game_id, cached_ok=True)
+                table = await self.loop.load(game_id, cached_ok=True)
             kind_name = table.kind
             command = self.decode_command(table, body)
             command_type = type(command).__name__
@@ -119,7 +122,7 @@ class SeatCommands(GameLoop):
                 keys.fingerprint if keys else idempotency.fingerprint("sendCommand", (game_id, seat), body),
                 idempotency_key,
             )
-            done = await self.execute(
+            done = await self.loop.execute(
                 game_id,
                 Play(seat=seat, command=command, holder=holder),
                 f"seat:{seat}",
@@ -140,7 +143,7 @@ class SeatCommands(GameLoop):
             outcome = "invalid_body"
             raise
         finally:
-            if self.command_log:
+            if self.loop.command_log:
                 metrics.COMMANDS.inc((kind_name, outcome))
                 log.info(
                     "command",
@@ -184,9 +187,9 @@ class SeatCommands(GameLoop):
         sent: _Sent,
     ) -> str | None:
         """The signed receipt of a command's answer (None: nothing appended, or no signer)."""
-        if self.receipts is None or not stored:
+        if self.loop.receipts is None or not stored:
             return None
-        return self.receipts.sign(
+        return self.loop.receipts.sign(
             game_id,
             seat,
             versions,
@@ -201,16 +204,16 @@ class SeatCommands(GameLoop):
     ) -> CommandResult:
         """What the seat may see of an earlier command's events, numbered as they were then."""
         if not stored:
-            current = await self.load(game_id)
+            current = await self.loop.load(game_id)
             return CommandResult(
                 version=version_for(current, Seat(seat)), events=[], view=_view(game_id, current, seat, view)
             )
         viewer = Seat(seat)
         first = stored[0].seq
         # The table just before the command, from the one cache's fold; its events read on.
-        table = await self.tables.fold(game_id, first - 1, keep=False) if first > 1 else None
+        table = await self.loop.tables.fold(game_id, first - 1, keep=False) if first > 1 else None
         before = version_for(table, viewer) if table is not None else 0
-        since = await self.store.read(game_id, first - 1, stored[-1].seq)
+        since = await self.loop.store.read(game_id, first - 1, stored[-1].seq)
         table, events = tables.read_on(table, since)
         items = [(s.seq, s.recorded_at.timestamp(), e) for s, e in zip(since, events, strict=True)]
         assert table is not None

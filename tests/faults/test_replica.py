@@ -159,11 +159,11 @@ async def test_a_read_waits_for_a_lagging_replica_then_falls_back_to_the_primary
     try:
         primary = EventStore(pool)
         games = GameService(primary)
-        game_id, _ = await games.create("exploding_kittens", OPTIONS, public=True, spectator_delay=0)
+        game_id, _ = await games.lobby.create("exploding_kittens", OPTIONS, public=True, spectator_delay=0)
         await caught_up(replica, game_id, 1)
         await replica.pause()
-        await games.join(game_id, "a")
-        await games.join(game_id, "b")
+        await games.lobby.join(game_id, "a")
+        await games.lobby.join(game_id, "b")
         counts = Counts()
 
         # The replica has seq 1 only: a read that needs seq 3 gets it from the primary.

@@ -122,7 +122,7 @@ async def test_a_transaction_that_commits_late_holds_back_only_its_own_game(
     store: EventStore, pool: asyncpg.Pool, database_url: str
 ) -> None:
     games = GameService(store)
-    first, _ = await games.create("exploding_kittens", {"players": 2}, public=True, spectator_delay=0)
+    first, _ = await games.lobby.create("exploding_kittens", {"players": 2}, public=True, spectator_delay=0)
     models = ReadModels(store)
     conn = await asyncpg.connect(database_url)
     try:
@@ -142,9 +142,9 @@ async def test_a_transaction_that_commits_late_holds_back_only_its_own_game(
             [created()],
         )
         # ... while later ones commit other games: those are folded, the open one is not seen.
-        others = [(await games.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=0))[0]]
-        others += [(await games.create("a_risk_cat", {"players": 3}, public=False, spectator_delay=0))[0]]
-        others += [(await games.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=9))[0]]
+        others = [(await games.lobby.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=0))[0]]
+        others += [(await games.lobby.create("a_risk_cat", {"players": 3}, public=False, spectator_delay=0))[0]]
+        others += [(await games.lobby.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=9))[0]]
         assert await models.catch_up(conn, generation, batch_size=3) == 3
         assert await models.behind(conn) == []
 
@@ -240,7 +240,7 @@ async def test_a_gap_in_a_games_events_is_held_back_until_filled(
 
 async def test_a_live_batch_read_before_a_rebuild_is_refused(store: EventStore, database_url: str) -> None:
     games = GameService(store)
-    await games.create("exploding_kittens", {"players": 2}, public=True, spectator_delay=0)
+    await games.lobby.create("exploding_kittens", {"players": 2}, public=True, spectator_delay=0)
     live, rebuilder = ReadModels(store), ReadModels(store)
     conn = await asyncpg.connect(database_url)
     try:

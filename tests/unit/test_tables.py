@@ -35,10 +35,10 @@ async def started(store: CountingStore) -> tuple[GameService, uuid.UUID]:
     typed: Any = store
     event_store: EventStore = typed
     games = GameService(event_store, tables=Tables(store), clock=lambda: 100.0)
-    game_id, _ = await games.create(KIND, OPTIONS, public=True, spectator_delay=0)
-    await games.join(game_id, "alice")
-    await games.join(game_id, "bob")
-    await games.start(game_id)
+    game_id, _ = await games.lobby.create(KIND, OPTIONS, public=True, spectator_delay=0)
+    await games.lobby.join(game_id, "alice")
+    await games.lobby.join(game_id, "bob")
+    await games.lobby.start(game_id)
     return games, game_id
 
 
@@ -80,7 +80,7 @@ async def test_the_cache_is_bounded_in_games() -> None:
     store = CountingStore()
     games, first = await started(store)
     games.tables.size = 1
-    second, _ = await games.create(KIND, OPTIONS, public=True, spectator_delay=0)
+    second, _ = await games.lobby.create(KIND, OPTIONS, public=True, spectator_delay=0)
     assert games.tables.latest(first) is None
     assert games.tables.latest(second) is not None
 
@@ -102,7 +102,7 @@ async def test_a_game_another_instance_finished_is_open_to_audit_before_its_noti
     typed: Any = store
     elsewhere = GameService(typed, tables=Tables(store), clock=lambda: 100.0)
     assert (await elsewhere.load(game_id, cached_ok=True)).status == "running"  # cached there
-    await games.leave(game_id, 1)  # the game ends through the first instance
+    await games.lobby.leave(game_id, 1)  # the game ends through the first instance
     assert (await elsewhere.load(game_id, cached_ok=True)).status == "running"  # not told yet
     assert await open_to_anyone(elsewhere, game_id)
 
@@ -112,7 +112,7 @@ async def test_a_command_decided_on_its_guard_s_table_takes_the_newer_one_an_app
     games, game_id = await started(store)
     guards = await games.load(game_id, cached_ok=True)  # taken by a guard
     assert games.tables.past(game_id, guards) is None  # still the newest
-    await games.leave(game_id, 1)  # another command of this instance appends meanwhile
+    await games.lobby.leave(game_id, 1)  # another command of this instance appends meanwhile
     newer = games.tables.past(game_id, guards)
     assert newer is not None and newer is games.tables.latest(game_id)
 

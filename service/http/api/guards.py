@@ -148,7 +148,7 @@ async def seat_actor(connection: Connection, _: BaseRouteHandler) -> None:
     if seat in (await _seat_token(connection, seat))["table"].conceded:
         # The retry of a command already applied (the concession itself, say) gets its result.
         key = header(connection.scope, b"idempotency-key")
-        if key and await _games(connection).applied(_game_id(connection), seat, key):
+        if key and await _games(connection).seats.applied(_game_id(connection), seat, key):
             return
         raise ServiceError(403, "seat_conceded", "This seat has conceded: it can read, not act.")
 

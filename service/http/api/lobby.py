@@ -220,7 +220,7 @@ class LobbyController(Controller):
     async def create(
         self, data: CreateGame, games: GameService, state: State, idempotency_key: IdempotencyKey = None
     ) -> Response[GameCreatedOut]:
-        game_id, created = await games.create(
+        game_id, created = await games.lobby.create(
             data.kind,
             data.options,
             public=data.public,
@@ -298,7 +298,7 @@ class LobbyController(Controller):
             raise ServiceError(
                 422, "invalid_name", 'Names that start with "Computer (" are kept for computer players.'
             )
-        seat, joined = await games.join(
+        seat, joined = await games.lobby.join(
             game_id,
             name,
             player=str(player_id) if player_id else None,
@@ -350,7 +350,7 @@ class LobbyController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> GameSummary:
         by = idempotency.seat_caller(principal.seat) if principal.seat is not None else "host"
-        return summary(game_id, await games.start(game_id, key=idempotency_key, by=by))
+        return summary(game_id, await games.lobby.start(game_id, key=idempotency_key, by=by))
 
     @delete(
         "/{game_id:uuid}/seats/{seat:int}",
@@ -379,7 +379,7 @@ class LobbyController(Controller):
     async def leave(
         self, game_id: uuid.UUID, seat: SeatNumber, games: GameService, holder: SeatHolder
     ) -> GameSummary:
-        return summary(game_id, await games.leave(game_id, seat, holder=holder.principal.occupancy))
+        return summary(game_id, await games.lobby.leave(game_id, seat, holder=holder.principal.occupancy))
 
     @post(
         "/{game_id:uuid}/seats/{seat:int}/seed",
@@ -410,5 +410,5 @@ class LobbyController(Controller):
     async def reveal_seed(
         self, game_id: uuid.UUID, seat: SeatNumber, data: SeedReveal, games: GameService, holder: SeatHolder
     ) -> GameSummary:
-        table = await games.reveal_seed(game_id, seat, data.seed, holder=holder.principal.occupancy)
+        table = await games.lobby.reveal_seed(game_id, seat, data.seed, holder=holder.principal.occupancy)
         return summary(game_id, table)

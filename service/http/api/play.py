@@ -54,7 +54,7 @@ async def send_command(
     bodies.check_media_type(header(request.scope, b"content-type"))
     body = await request.body()
     games, holder = games_of(request), seat_holder(request)
-    return await games.command(
+    return await games.seats.command(
         game_id,
         seat,
         body,
