@@ -142,9 +142,10 @@ async def test_a_transaction_that_commits_late_holds_back_only_its_own_game(
             [created()],
         )
         # ... while later ones commit other games: those are folded, the open one is not seen.
-        others = [(await games.lobby.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=0))[0]]
-        others += [(await games.lobby.create("a_risk_cat", {"players": 3}, public=False, spectator_delay=0))[0]]
-        others += [(await games.lobby.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=9))[0]]
+        lobby = games.lobby
+        others = [(await lobby.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=0))[0]]
+        others += [(await lobby.create("a_risk_cat", {"players": 3}, public=False, spectator_delay=0))[0]]
+        others += [(await lobby.create("exploding_kittens", EK_OPTIONS, public=True, spectator_delay=9))[0]]
         assert await models.catch_up(conn, generation, batch_size=3) == 3
         assert await models.behind(conn) == []
 
