@@ -18,8 +18,6 @@ calls.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
 import os
 import sys
 from pathlib import Path
@@ -54,14 +52,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args()
     data_dir = args.data_dir or common.DEFAULT_DATA_DIR / "costs"
-    if args.database_url is None:
-        run("costs", lambda url: measure(url, data_dir, args))
-        return
-    from service.runtime import log as logs
-
-    logs.configure("json", level=logging.WARNING)  # as run() does
-    common.install_uvloop()
-    asyncio.run(measure(args.database_url, data_dir, args))
+    run("costs", lambda url: measure(url, data_dir, args), args.database_url)
 
 
 if __name__ == "__main__":

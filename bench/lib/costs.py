@@ -134,8 +134,8 @@ def dealt_by_drivers() -> Iterator[None]:
     """The servers' seeds drawn meanwhile from the dealer of the driver whose request creates the
     game. With its games' ids named by its keys (bench/lib/inprocess.py's ``play``), each driver
     is dealt the same games in each run, so a run plays as many games as the last: each game's
-    lobby requests are a share of every command's cost (16 against 19 games in 600 commands, 40
-    calls a command apart). The seeds are still stored and committed as a server's are."""
+    lobby requests are a share of every command's cost (16 against 19 games in 600 commands, about
+    30 calls a command apart). The seeds are still stored and committed as a server's are."""
     from domain.randomness import SEED_BYTES
     from service.store.seeds import SeedStore
 

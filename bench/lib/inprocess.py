@@ -192,17 +192,21 @@ async def cpu_of_play(client: Asgi, games: int, seconds: float) -> tuple[dict[st
     return counts, per_command, (time.process_time() - cpu) / 2000
 
 
-def run(prefix: str, measure: Callable[[str], Coroutine[Any, Any, None]]) -> None:
-    """``measure(url)`` on a fresh database (dropped afterwards), without a log line per command."""
+def run(prefix: str, measure: Callable[[str], Coroutine[Any, Any, None]], url: str | None = None) -> None:
+    """``measure(url)`` on a fresh database (dropped afterwards; ``url``: on that one instead),
+    without a log line per command."""
     import logging
 
     from service.runtime import log as logs
 
     logs.configure("json", level=logging.WARNING)
+    common.install_uvloop()
+    if url is not None:
+        asyncio.run(measure(url))
+        return
     admin = common.start_postgres()
     url, name = common.fresh_database(admin, prefix)
     try:
-        common.install_uvloop()
         asyncio.run(measure(url))
     finally:
         common.drop_database(admin, name)

@@ -11,10 +11,12 @@ acknowledged seqs are missing: an incident (service/app/incidents.py), never a r
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +38,6 @@ from projections.personal import seal_append
 from projections.receipts import ReceiptSigner
 from projections.table import Table
 from service.app.errors import ServiceError, not_found
-from service.app.game_locks import GameLocks
 from service.app.idempotency import Keyed, key_reused
 from service.app.incidents import under_incident
 from service.app.tables import Tables
@@ -96,7 +97,7 @@ class GameLoop:
         self.retries = retries
         self.tables = tables or Tables(store)  # the one cache (service/app/tables.py)
         self.clock = clock
-        self._locks = GameLocks()
+        self._locks: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -127,6 +128,13 @@ class GameLoop:
 
     def forget_all(self) -> None:
         self.tables.clear()
+
+    def _lock(self, game_id: uuid.UUID) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[game_id] = lock
+        return lock
 
     async def bind_key(self, caller: str, key: str | None, game_id: uuid.UUID) -> None:
         """Refuse ``key`` unless ``caller`` (whose token reaches several games) sent it for
@@ -189,7 +197,7 @@ class GameLoop:
             return await self._append(
                 game_id, kind, None, command, created, command_id, fingerprint, actor, recorded, seed
             )
-        async with self._locks.of(game_id):
+        async with self._lock(game_id):
             if table is not None:  # unless a command of this instance went past it meanwhile
                 table = self.tables.past(game_id, table) or table
             else:

@@ -27,6 +27,8 @@ Labels = tuple[str, ...]
 class CounterTally:
     """A counter by label values."""
 
+    family: type[CounterMetricFamily | GaugeMetricFamily] = CounterMetricFamily
+
     def __init__(self, name: str, documentation: str, labelnames: Sequence[str]) -> None:
         self.name = name
         self.documentation = documentation
@@ -38,7 +40,7 @@ class CounterTally:
         values[labels] = values[labels] + 1 if labels in values else 1
 
     def metric(self) -> Metric:
-        family = CounterMetricFamily(self.name, self.documentation, labels=self.labelnames)
+        family = self.family(self.name, self.documentation, labels=self.labelnames)
         for labels, value in self.values.items():
             family.add_metric(labels, value)
         return family
@@ -47,15 +49,11 @@ class CounterTally:
 class GaugeTally(CounterTally):
     """A gauge by label values, moved up and down."""
 
+    family = GaugeMetricFamily
+
     def add(self, labels: Labels, amount: float) -> None:
         values = self.values
         values[labels] = values[labels] + amount if labels in values else amount
-
-    def metric(self) -> Metric:
-        family = GaugeMetricFamily(self.name, self.documentation, labels=self.labelnames)
-        for labels, value in self.values.items():
-            family.add_metric(labels, value)
-        return family
 
 
 class HistogramTally:

@@ -3,11 +3,11 @@
 The counts of bench/lib/costs.py over its fixed mix of bot games, the app in process: Python
 function calls, the round trips a command waits for and all round trips, committed
 transactions, WAL bytes and the bytes of the queries' arguments, each per command (the costs paid
-per second, not per command, left out). None moves with the machine's load; what moves from run
-to run (how the concurrent appends fall into batches, the projector's rounds, which games the
-server's seeds deal) is what each limit's headroom is for (bench/budget.toml). Every figure is
-printed next to its limit (``pytest -s``); bench/costs.py prints the same with the round trips
-by query.
+per second, not per command, left out). None moves with the machine's load, and the mix deals
+the same games in every run; what moves from run to run (how the concurrent appends fall into
+batches, the projector's rounds) is what each limit's headroom is for (bench/budget.toml). Every
+figure is printed next to its limit (``pytest -s``); bench/costs.py prints the same with the
+round trips by query.
 
 The measure runs bench/costs.py in a process of its own, on this test's database, so that it
 counts what a served process does: in the test session's process, the session's log capture
