@@ -173,7 +173,8 @@ def _edited(source: str, name: str, edits: list[tuple[str, str]]) -> str:
 NO_DIGEST = [(r"h := playlog_event_digest\(.*?\);", "h := cur_hash;")]
 NO_IDEMPOTENCY = [
     (r"IF p_command_ids\[k\] IS NOT NULL THEN\s+SELECT \* INTO prior.*?END IF;\s+END IF;", ""),
-    (r"IF p_command_ids\[k\] IS NOT NULL THEN\s+INSERT INTO commands.*?END IF;", ""),
+    (r"IF p_command_ids\[k\] IS NOT NULL THEN\s+INSERT INTO commands.*?END IF;", ""),  # a lone append's
+    (r"WHERE p_command_ids\[t\.k\] IS NOT NULL", "WHERE false"),  # a batch's, written together
 ]
 NO_LOCK = [(r" FOR UPDATE( SKIP LOCKED)?", "")]
 
@@ -233,7 +234,7 @@ async def writer(
         game = list(games)[n % len(games)]
         events = rng.choice((2, 2, 3, 3, 3))
         await append.fetch(
-            game, games[game], uuid.uuid4().hex, "fingerprint",
+            game, games[game], uuid.uuid4().hex, "0f" * 32,
             ["CardPlayed"] * events, [1] * events, [body] * events, METADATA, None,
         )  # fmt: skip
         games[game] += events
@@ -252,7 +253,7 @@ async def batched_writer(
         counts = [rng.choice((2, 2, 3, 3, 3)) for _ in chosen]
         events = sum(counts)
         await append.fetch(
-            chosen, [games[g] for g in chosen], [uuid.uuid4().hex for _ in chosen], ["fingerprint"] * size,
+            chosen, [games[g] for g in chosen], [uuid.uuid4().hex for _ in chosen], ["0f" * 32] * size,
             counts, ["CardPlayed"] * events, [1] * events, [body] * events, [METADATA] * size, [None] * size,
         )  # fmt: skip
         for game, count in zip(chosen, counts, strict=True):

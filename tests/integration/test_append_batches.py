@@ -115,6 +115,28 @@ async def test_one_game_twice_in_a_batch_appends_once_and_refuses_the_second(poo
     assert [e.seq for e in await store.read(game)] == [1]
 
 
+async def test_a_games_next_append_in_the_same_batch_sees_the_one_before(pool: Pool) -> None:
+    """The batch writes its items' events together at the end (migration 0027), but a game's item
+    still sees the events, command and head of that game's item before it in the batch."""
+    store, batcher = batched_store(pool, in_flight=1)
+    game = uuid.uuid4()
+    blocker = asyncio.ensure_future(store.append(uuid.uuid4(), 0, [event(0)]))
+    first, second, again = await asyncio.gather(
+        store.append(game, 0, [event(1), event(2)], command_id="a", fingerprint="0a"),
+        store.append(game, 2, [event(3)], command_id="b", fingerprint="0b"),
+        store.append(game, 3, [event(4)], command_id="a", fingerprint="0a"),
+    )
+    await blocker
+    assert batcher.calls == [1, 3]
+    assert [e.seq for e in first.events] == [1, 2] and not first.duplicate
+    assert [e.seq for e in second.events] == [3] and second.events[0].prev_hash == first.events[-1].hash
+    assert again.duplicate and [e.hash for e in again.events] == [e.hash for e in first.events]
+    stored = await store.read(game)
+    assert [e.seq for e in stored] == [1, 2, 3]
+    assert [e.hash for e in stored] == [e.hash for e in first.events + second.events]
+    assert await store.current_seq(game) == 3
+
+
 async def test_an_append_postgresql_refuses_fails_alone_and_its_batch_is_sent_again(pool: Pool) -> None:
     store, batcher = batched_store(pool, in_flight=1)
     good = [uuid.uuid4() for _ in range(3)]
