@@ -4,6 +4,8 @@ real PostgreSQL: each keeps its own answer, its own refusal and its own error.""
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -11,6 +13,8 @@ from typing import Any
 import asyncpg
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from prometheus_client import REGISTRY
 
 from service.store.batching import Append, AppendBatcher
@@ -253,3 +257,92 @@ async def test_a_batch_lost_with_its_session_fails_every_append_in_it_and_none_i
     assert batcher.calls == [1, 3]
     assert all(isinstance(r, asyncpg.ConnectionDoesNotExistError) for r in results)
     assert [await store.current_seq(g) for g in games] == [0, 0, 0, 0]
+
+
+_BATCH = "SELECT * FROM playlog_append_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false)"
+
+
+class _Item(msgspec.Struct, frozen=True):
+    game: int  # which of the three games
+    expected: int
+    command: str | None
+    count: int
+
+
+_items = st.lists(
+    st.builds(
+        _Item,
+        game=st.integers(0, 2),
+        expected=st.integers(0, 5),
+        command=st.none() | st.sampled_from(["a", "b", "c", "d"]),
+        count=st.integers(1, 3),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+async def _send(
+    conn: asyncpg.Connection, games: list[uuid.UUID], items: list[tuple[str, _Item]]
+) -> list[Any]:
+    """One call of the batch function with the labelled ``items`` (each event's type names its
+    item and place); its rows as (item's label, conflict, duplicate, seq, type)."""
+    types = [f"{label}.{e}" for label, item in items for e in range(item.count)]
+    rows = await conn.fetch(
+        _BATCH,
+        [games[i.game] for _, i in items],
+        [i.expected for _, i in items],
+        [i.command for _, i in items],
+        [None if i.command is None else "0f" * 32 for _, i in items],
+        [i.count for _, i in items],
+        types,
+        [1] * len(types),
+        [json.dumps({"type": t}) for t in types],
+        [json.dumps({"command": {"label": label}, "command_id": i.command}) for label, i in items],
+        [None] * len(items),
+    )
+    return [(items[r["item"] - 1][0], r["conflict"], r["duplicate"], r["seq"], r["type"]) for r in rows]
+
+
+async def _state(conn: asyncpg.Connection, games: list[uuid.UUID]) -> list[Any]:
+    """Each game's log (seq and type; checked chained and ending at its head) and recorded commands."""
+    out = []
+    for game in games:
+        events = await conn.fetch(
+            "SELECT seq, type, prev_hash, hash FROM events WHERE game_id = $1 ORDER BY seq", game
+        )
+        assert all(a["hash"] == b["prev_hash"] for a, b in itertools.pairwise(events))
+        head = await conn.fetchrow("SELECT seq, last_hash FROM streams WHERE game_id = $1", game)
+        if events:
+            assert (head["seq"], head["last_hash"]) == (events[-1]["seq"], events[-1]["hash"])
+        commands = await conn.fetch(
+            "SELECT command_id, first_seq, last_seq FROM commands WHERE game_id = $1 ORDER BY command_id",
+            game,
+        )
+        out.append(([(e["seq"], e["type"]) for e in events], [tuple(c) for c in commands]))
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=_items)
+async def test_a_batch_answers_and_writes_as_its_items_would_one_at_a_time(
+    database_url: str, items: list[_Item]
+) -> None:
+    """Whatever the batch holds (stale and early appends, repeated keys, one game several times),
+    its answers and what it writes are those of its items sent one by one in the order the batch
+    takes them: by game, then as given (migration 0027 writes a batch's items together)."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        together, alone = [uuid.uuid4() for _ in range(3)], [uuid.uuid4() for _ in range(3)]
+        for games in (together, alone):  # the same start: game g holds g events, by command "a"
+            for g in (1, 2):
+                await _send(conn, games, [("start", _Item(g, 0, "a", g))])
+        labelled = [(f"item{k}", item) for k, item in enumerate(items)]
+        answers = await _send(conn, together, labelled)
+        one_by_one: list[Any] = []
+        for k in sorted(range(len(items)), key=lambda k: (items[k].game, k)):
+            one_by_one += await _send(conn, alone, [labelled[k]])
+        assert sorted(answers, key=repr) == sorted(one_by_one, key=repr)
+        assert await _state(conn, together) == await _state(conn, alone)
+    finally:
+        await conn.close()
