@@ -54,7 +54,7 @@ async def _exported(
     api: PlaylogClient, http: AsyncTestClient[Litestar], moderator: dict[str, str], kind: str, options: dict
 ) -> list[str]:
     report = await play_game(api, kind, options, rng=random.Random(7))
-    assert report.finished
+    assert report.finished, (report.commands, report.errors[:3], report.errors[-1:])  # why, when it is not
     response = await http.get(f"/games/{report.game_id}/export", headers=moderator)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/x-ndjson")
