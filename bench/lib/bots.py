@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-AVOIDED = frozenset({"Concede"})
+# "Leave" is Exploding Kittens' concession before 29ea0df (#39): a baseline tree run side by side
+# (--baseline) offers it, and its games must be the ones this tree plays.
+AVOIDED = frozenset({"Concede", "Leave"})
 
 
 def actors(public: dict[str, Any], players: int) -> list[int]:
