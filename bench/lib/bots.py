@@ -5,9 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-# "Leave" is Exploding Kittens' concession before 29ea0df (#39): a baseline tree run side by side
-# (--baseline) offers it, and its games must be the ones this tree plays.
-AVOIDED = frozenset({"Concede", "Leave"})
+from domain import registry
+from domain.decider import Concede
+
+# Today's tag of a concession, and the tags games once sent it under (Exploding Kittens' "Leave"
+# before #39): a baseline tree run side by side (--baseline) offers those, and its games must be
+# the ones this tree plays.
+_CONCEDE = registry.tag_of(Concede)
+AVOIDED = frozenset({_CONCEDE}).union(
+    old
+    for game in registry.games().values()
+    for old, new in game.versions.renamed_commands.items()
+    if new == _CONCEDE
+)
 
 
 def actors(public: dict[str, Any], players: int) -> list[int]:
