@@ -333,7 +333,16 @@ def main() -> None:
     parser.add_argument("--floor-seconds", type=float, default=5.0,
                         help="seconds of GET /healthz after the play (the HTTP floor)")  # fmt: skip
     parser.add_argument(
-        "--profile", default=None, help="write a py-spy profile (collapsed stacks) of the service here"
+        "--profile",
+        default=None,
+        help="write a py-spy profile (collapsed stacks) of the service here (with --baseline, the "
+        "baseline's to PROFILE.baseline; each tree's last run)",
+    )
+    parser.add_argument(
+        "--perf",
+        default=None,
+        help="record the service's CPU with Linux perf here and print it library by library (with "
+        "--baseline, the baseline's to PERF.baseline; each tree's last run)",
     )
     parser.add_argument(
         "--without",
@@ -373,6 +382,9 @@ def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) 
     """One run of ``tree``: pgbench, the play, the HTTP floor, pgbench again; prints its tables
     and returns the headline figures."""
     url, name = tree.fresh_database()
+    suffix = "" if tree.root == common.CODE_ROOT else ".baseline"  # each tree's own recordings
+    profile = args.profile and args.profile + suffix
+    perf = args.perf and args.perf + suffix
     settings = common.pg_settings(url)
     pg_seconds = args.pgbench_seconds if args.pgbench_seconds is not None else args.seconds
     try:
@@ -399,11 +411,8 @@ def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) 
                 python=tree.python,
                 cli=tree.cli,
             ) as service:
-                spy = (
-                    common.profile(service.pid, args.profile, args.warmup, args.seconds)
-                    if args.profile
-                    else None
-                )
+                spy = common.profile(service.pid, profile, args.warmup, args.seconds) if profile else None
+                recording = common.perf_record(service.pid, perf, args.warmup, args.seconds) if perf else None
 
                 def cpu() -> dict[str, float]:
                     parts = common.postgres_cpu_breakdown(url)  # its sum is postgres_cpu_seconds
@@ -421,8 +430,9 @@ def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) 
                 stats, elapsed = asyncio.run(
                     drive(service.port, args.games, args.seconds, args.warmup, args.seed, cpu)
                 )
-                if spy is not None:
-                    spy.wait()
+                for recorder in (spy, recording):
+                    if recorder is not None:
+                        recorder.wait()
                 floor, floor_cpu = asyncio.run(http_floor(service.port, args.games, args.floor_seconds, cpu))
         after = common.pgbench(url, clients=args.clients, seconds=pg_seconds / 2)
     finally:
@@ -467,14 +477,24 @@ def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) 
         ],
     )
     print_cpu(stats, floor_cpu, [before, after], tps, elapsed)
-    if args.profile and stats.commands:
+    if profile and stats.commands:
         service_ms = 1000 * stats.cpu["service"] / stats.commands
         common.print_table(
-            f"Where the service's CPU per command goes (py-spy samples, {args.profile})",
+            f"Where the service's CPU per command goes (py-spy samples, {profile})",
             ["room", "share", "us per command"],
             [
                 [room, f"{share:.1%}", f"{share * service_ms * 1000:.0f}"]
-                for room, share in common.profile_by_room(args.profile)
+                for room, share in common.profile_by_room(profile)
+            ],
+        )
+    if perf and stats.commands:
+        service_ms = 1000 * stats.cpu["service"] / stats.commands
+        common.print_table(
+            f"The service's CPU per command by library (Linux perf, {perf})",
+            ["library", "share", "us per command"],
+            [
+                [library, f"{share:.1%}", f"{share * service_ms * 1000:.0f}"]
+                for library, share in common.perf_by_library(perf)
             ],
         )
     for error in stats.errors[:10]:

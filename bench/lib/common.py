@@ -420,6 +420,45 @@ def profile(pid: int, path: str, delay: float, seconds: float) -> subprocess.Pop
     )
 
 
+def perf_record(pid: int, path: str, delay: float, seconds: float) -> subprocess.Popen[bytes]:
+    """Linux perf's CPU samples (``cpu-clock``) of the process group ``pid`` leads (a
+    ``Service``: the server and its workers) for ``seconds`` after ``delay``, written to
+    ``path``. Unlike py-spy's, a thread that is runnable but waiting for a core is not sampled:
+    on shared cores py-spy charges that wait to the line that woke another process (a socket
+    write, asyncpg's send), perf charges nothing."""
+    perf = shutil.which("perf")
+    if perf is None:
+        raise SystemExit("--perf needs Linux perf (Debian: apt-get install linux-perf)")
+    return subprocess.Popen(
+        [
+            "sh",
+            "-c",
+            f"sleep {delay}; exec {perf} record -q -e cpu-clock -F 999 -p $(pgrep -d, -g {pid}) "
+            f"-o {path} -- sleep {max(1, int(seconds))}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def perf_by_library(path: str) -> list[tuple[str, float]]:
+    """Each library's share of a perf recording's samples (the interpreter, the kernel, each
+    extension module: Ed25519 is in cryptography's ``_rust`` and OpenSSL's ``libcrypto``)."""
+    report = subprocess.run(
+        ["perf", "report", "-i", path, "--sort", "dso", "--stdio", "-g", "none", "--percent-limit", "0.5"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    shares = []
+    for line in report.splitlines():
+        share, _, library = line.strip().partition("%")
+        if line.startswith("#") or not library:
+            continue
+        shares.append((library.strip(), float(share) / 100))
+    return shares
+
+
 def summarize_profile(path: str, top: int = 25) -> list[tuple[str, float]]:
     """Inclusive share of samples per function in a py-spy raw (collapsed) profile."""
     totals: dict[str, int] = {}
