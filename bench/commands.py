@@ -480,7 +480,7 @@ def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) 
     if profile and stats.commands:
         service_ms = 1000 * stats.cpu["service"] / stats.commands
         common.print_table(
-            f"Where the service's CPU per command goes (py-spy samples, {profile})",
+            f"Where the service's time per command goes (py-spy samples, {profile}: waits for a core too)",
             ["room", "share", "us per command"],
             [
                 [room, f"{share:.1%}", f"{share * service_ms * 1000:.0f}"]

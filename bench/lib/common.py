@@ -442,8 +442,9 @@ def perf_record(pid: int, path: str, delay: float, seconds: float) -> subprocess
 
 
 def perf_by_library(path: str) -> list[tuple[str, float]]:
-    """Each library's share of a perf recording's samples (the interpreter, the kernel, each
-    extension module: Ed25519 is in cryptography's ``_rust`` and OpenSSL's ``libcrypto``)."""
+    """Each library's share of a perf recording's samples, those under half a percent left out
+    (the interpreter, the kernel, each extension module: Ed25519 is in cryptography's ``_rust``,
+    which carries its own OpenSSL; hashlib and hmac are in the system's ``libcrypto``)."""
     report = subprocess.run(
         ["perf", "report", "-i", path, "--sort", "dso", "--stdio", "-g", "none", "--percent-limit", "0.5"],
         capture_output=True,
