@@ -477,26 +477,16 @@ def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) 
         ],
     )
     print_cpu(stats, floor_cpu, [before, after], tps, elapsed)
-    if profile and stats.commands:
-        service_ms = 1000 * stats.cpu["service"] / stats.commands
-        common.print_table(
-            f"Where the service's time per command goes (py-spy samples, {profile}: waits for a core too)",
-            ["room", "share", "us per command"],
-            [
-                [room, f"{share:.1%}", f"{share * service_ms * 1000:.0f}"]
-                for room, share in common.profile_by_room(profile)
-            ],
-        )
-    if perf and stats.commands:
-        service_ms = 1000 * stats.cpu["service"] / stats.commands
-        common.print_table(
-            f"The service's CPU per command by library (Linux perf, {perf})",
-            ["library", "share", "us per command"],
-            [
-                [library, f"{share:.1%}", f"{share * service_ms * 1000:.0f}"]
-                for library, share in common.perf_by_library(perf)
-            ],
-        )
+    if stats.commands:
+        service_us = 1e6 * stats.cpu["service"] / stats.commands
+        if profile:
+            title = (
+                f"Where the service's time per command goes (py-spy samples, {profile}: waits for a core too)"
+            )
+            print_shares(title, "room", common.profile_by_room(profile), service_us)
+        if perf:
+            title = f"The service's CPU per command by library (Linux perf, {perf})"
+            print_shares(title, "library", common.perf_by_library(perf), service_us)
     for error in stats.errors[:10]:
         print("error:", error)
     per = max(1, stats.commands)
@@ -512,6 +502,12 @@ def measure(args: argparse.Namespace, tree: Tree, switched_off: dict[str, str]) 
         "postgres CPU ms per command": 1000 * stats.cpu["postgres"] / per,
         "postgres per command / per pgbench row": 1000 * stats.cpu["postgres"] / per / pg_row,
     }
+
+
+def print_shares(title: str, what: str, shares: list[tuple[str, float]], service_us: float) -> None:
+    """A recording's shares of the service's samples, each as microseconds of its CPU per command."""
+    rows = [[name, f"{share:.1%}", f"{share * service_us:.0f}"] for name, share in shares]
+    common.print_table(title, [what, "share", "us per command"], rows)
 
 
 def print_side_by_side(runs: dict[str, list[dict[str, float]]]) -> None:
