@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -364,6 +365,8 @@ def main() -> None:
         if part not in WITHOUT:
             parser.error(f"no part called {part}: {', '.join(WITHOUT)}")
         switched_off.update(WITHOUT[part])
+    if args.perf and shutil.which("perf") is None:
+        parser.error("--perf needs Linux perf (Debian: apt-get install linux-perf)")
     common.install_uvloop()
     if args.baseline is None:
         measure(args, Tree.this(), switched_off)

@@ -426,14 +426,11 @@ def perf_record(pid: int, path: str, delay: float, seconds: float) -> subprocess
     ``path``. Unlike py-spy's, a thread that is runnable but waiting for a core is not sampled:
     on shared cores py-spy charges that wait to the line that woke another process (a socket
     write, asyncpg's send), perf charges nothing."""
-    perf = shutil.which("perf")
-    if perf is None:
-        raise SystemExit("--perf needs Linux perf (Debian: apt-get install linux-perf)")
     return subprocess.Popen(
         [
             "sh",
             "-c",
-            f"sleep {delay}; exec {perf} record -q -e cpu-clock -F 999 -p $(pgrep -d, -g {pid}) "
+            f"sleep {delay}; exec perf record -q -e cpu-clock -F 999 -p $(pgrep -d, -g {pid}) "
             f"-o {path} -- sleep {max(1, int(seconds))}",
         ],
         stdout=subprocess.DEVNULL,
