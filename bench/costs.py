@@ -4,10 +4,11 @@ Run: ``.venv/bin/python bench/costs.py [--drivers 10] [--commands 60] [--seed 0]
 
 The same measurement as tests/integration/test_cost_budget.py (which runs this script and fails
 when a figure is over its limit), on a fresh database of a PostgreSQL of its own
-(``$PLAYLOG_BENCH_DIR``, default /tmp/playlog-bench-wal: WAL is counted for the whole server, so
-it must be this run's alone), with the round trips listed by query: where a change's round trips
-and transactions come from. ``--database-url`` measures on a migrated database instead (a
-server nothing else writes to meanwhile); ``--json`` prints the figures as one JSON object.
+(``$PLAYLOG_BENCH_DIR``, default /tmp/playlog-bench-wal), with the round trips listed by query:
+where a change's round trips and transactions come from. ``--database-url`` measures on a
+migrated database instead (a superuser's: the WAL figure reads the window's records with
+pg_walinspect, this database's alone, so other databases of the server may be written
+meanwhile); ``--json`` prints the figures as one JSON object.
 
 The measure runs in a process of its own, configured as a served process is (its log lines
 below WARNING filtered out before they are built), so that nothing another program set up in

@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import asyncpg
+
 from bench.lib import costs
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "costs.py"
@@ -36,3 +38,42 @@ def test_every_figure_of_a_command_is_within_its_budget(database_url: str, tmp_p
     assert measured.commands >= 600 and measured.errors == 0
     assert set(limits) == set(costs.FIGURES), "bench/budget.toml gives a limit to each figure, no other"
     assert not costs.over_budget(measured, limits), "over bench/budget.toml: see the table above"
+
+
+async def _window(url: str, neighbour: str, table: str) -> tuple[float, float]:
+    """This database's WAL and the whole server's over a window in which this database inserts
+    100 rows into a new table of its own and, when ``neighbour`` is given, another database
+    writes, deletes and vacuums 5,000 rows meanwhile (what another test or its autovacuum does)."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f"CREATE TABLE {table} (id int PRIMARY KEY, note text)")
+    finally:
+        await conn.close()
+    await costs.checkpoint(url)
+    before = await costs.snapshot_at(url)
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f"INSERT INTO {table} SELECT n, repeat('x', 100) FROM generate_series(1, 100) n")
+        if neighbour:
+            other = await asyncpg.connect(neighbour)
+            try:
+                rows = "SELECT n, repeat('y', 100) AS note FROM generate_series(1, 5000) n"
+                await other.execute(f"CREATE TABLE {table} AS {rows}")
+                await other.execute(f"DELETE FROM {table}")
+                await other.execute(f"VACUUM {table}")
+            finally:
+                await other.close()
+        after = await costs.snapshot(conn)
+        return await costs.database_wal(conn, before, after), after.totals["wal"] - before.totals["wal"]
+    finally:
+        await conn.close()
+
+
+async def test_the_wal_figure_counts_this_database_alone(database_url: str, empty_database_url: str) -> None:
+    """The test databases share one server, so the budget's WAL is this database's records, not
+    the server's write position: another database writing meanwhile adds nothing to it."""
+    alone, _ = await _window(database_url, "", "wal_alone")
+    beside, server = await _window(database_url, empty_database_url, "wal_beside")
+    assert 20_000 < alone < 40_000, alone
+    assert abs(beside - alone) <= 64, (alone, beside)
+    assert server > beside + 500_000, (beside, server)
