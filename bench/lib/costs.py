@@ -102,17 +102,26 @@ async def snapshot(conn: asyncpg.Connection) -> Snapshot:
 
 async def database_wal(conn: asyncpg.Connection, before: Snapshot, after: Snapshot) -> float:
     """The WAL bytes between two snapshots that this database's commands wrote, read record by
-    record with pg_walinspect: each record that changes a block of one of the database's own
-    relations, and each record without a block (a commit) of a transaction that changed one or
-    of none that changed another's. Left out: another database's records (its autovacuum, its
-    tests) and this database's catalogs', and the records of no transaction that name no block
-    (checkpoints, the standby snapshots), which no command writes. Each record is counted as it
-    lies in the WAL, padded to 8 bytes; the pages' headers (24 bytes in 8 KB) are not."""
+    record with pg_walinspect (created here if need be: it reads the WAL after the fact): each
+    record that changes a block of one of the database's own relations, and each record without
+    a block (a commit) of a transaction that changed one or of none that changed another's. Left
+    out: another database's records (its autovacuum, its tests) and this database's catalogs',
+    and the records of no transaction that name no block (checkpoints, the standby snapshots),
+    which no command writes. Each record is counted as it lies in the WAL, padded to 8 bytes; the
+    pages' headers (24 bytes in 8 KB) are not."""
+    try:
+        await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
+    except asyncpg.PostgresError as error:
+        raise SystemExit(
+            f"the WAL figure reads the window's records with pg_walinspect (PostgreSQL 15 and "
+            f"later, its contrib, a superuser to create it): {error}"
+        ) from error
     database = await conn.fetchval("SELECT oid FROM pg_database WHERE datname = current_database()")
     ours = before.filenodes | after.filenodes
     counted = 0
     mine: set[int] = set()  # the transactions that changed the database's relations
     others: set[int] = set()  # those that changed another's
+    # Told apart once every record is read: a transaction's lock records come before its changes.
     blockless: list[tuple[int, int]] = []
     for xid, length, blocks in await conn.fetch(_RECORDS, before.lsn, after.lsn):
         aligned = (length + 7) // 8 * 8
@@ -133,22 +142,14 @@ async def database_wal(conn: asyncpg.Connection, before: Snapshot, after: Snapsh
 async def checkpoint(url: str) -> None:
     """Before the counted window: no autovacuum on the database's tables (its transactions and
     WAL come when its timer says, not with the commands), the PL/pgSQL functions' statistics
-    switched on, pg_walinspect to read the window's WAL (``database_wal``), and a
-    ``CHECKPOINT``, so that each run's first change to a page writes its full-page image in the
-    window, as the last run's did."""
+    switched on, and a ``CHECKPOINT``, so that each run's first change to a page writes its
+    full-page image in the window, as the last run's did."""
     conn = await asyncpg.connect(url)
     try:
         database = await conn.fetchval("SELECT current_database()")
         await conn.execute(f"ALTER DATABASE \"{database}\" SET track_functions = 'pl'")
         for table in await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'"):
             await conn.execute(f'ALTER TABLE "{table[0]}" SET (autovacuum_enabled = false)')
-        try:
-            await conn.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
-        except asyncpg.PostgresError as error:
-            raise SystemExit(
-                f"the WAL figure reads the window's records with pg_walinspect (PostgreSQL 15 and "
-                f"later, its contrib, a superuser to create it): {error}"
-            ) from error
         # The catalog rows those statements wrote, read once here: the measured app's first read
         # would set their hint bits, a full-page image each (the data checksums are on), in
         # bench/wal.py's WAL of the whole server.
@@ -343,9 +344,9 @@ async def measure(url: str, data_dir: Path, *, drivers: int = 10, commands: int 
                 await conn.close()
                 REQUEST.reset(settling)
     await asyncio.sleep(1.0)
-    after = await snapshot_at(url)
     conn = await asyncpg.connect(url)
     try:
+        after = await snapshot(conn)
         wal = await database_wal(conn, before, after)
     finally:
         await conn.close()
