@@ -87,8 +87,8 @@ class Snapshot:
     totals: dict[str, float]
     tables: dict[str, list[float]]
     functions: dict[str, list[float]]
-    lsn: str = ""
-    filenodes: set[int] = field(default_factory=set)
+    lsn: str
+    filenodes: set[int]
 
 
 async def snapshot(conn: asyncpg.Connection) -> Snapshot:
